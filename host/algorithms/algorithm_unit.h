@@ -1,0 +1,40 @@
+// What every algorithm unit (one header per algorithm) provides, and helpers they share.
+//
+//   struct X {
+//     static constexpr const char* name, *description, *formula_text;
+//     static constexpr Operation op;
+//     static constexpr uint32_t topologies;  // where it may run (bit per TopologyKind)
+//     static constexpr uint32_t native;      // where it is the default for its operation
+//     static constexpr uint32_t flags;       // kNeedsPow2 | kCommutativeOnly | kRootZeroIfNoncommutative
+//     static int rounds(const AlgoParams&);
+//     static double formula(const AlgoParams&, const CostParams&);   // NaN: no closed form
+//     PPSIM_HD static void ops(const AlgoParams&, int64_t proc, int round, StepOps&);
+//   };
+#pragma once
+#include <cmath>
+
+#include "ppsim/cost.h"
+#include "ppsim/operation.h"
+#include "ppsim/schedule.h"
+#include "ppsim/topology.h"
+#include "algorithms/tree_pattern.h"
+
+namespace ppsim {
+
+constexpr uint32_t topo_bit(TopologyKind k) { return 1u << int(k); }
+inline constexpr uint32_t kAllTopologies = (1u << kTopologyCount) - 1;
+inline constexpr uint32_t kGridTopologies = topo_bit(TopologyKind::mesh) | topo_bit(TopologyKind::torus);
+
+inline constexpr uint32_t kNeedsPow2 = 1;                 // p must be a power of two
+inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an order that needs a commutative ⊕
+inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative to the root
+
+// The combine mode that keeps a fold in processor order when `from`'s data sits on the other side
+// of `me`'s (both hold contiguous, adjacent ranges of processors).
+PPSIM_HD inline RecvMode fold_mode(int64_t me, int64_t from) {
+  return from < me ? RecvMode::recv_op_slot : RecvMode::slot_op_recv;
+}
+
+inline double no_formula() { return std::nan(""); }
+
+}  // namespace ppsim

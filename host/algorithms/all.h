@@ -1,0 +1,55 @@
+// The registry: every algorithm is listed here exactly once. The host table (registry.cpp), the
+// per-round dispatch used by both backends, the CLI, the tests and the benchmarks all read it.
+#pragma once
+#include "algorithms/allgather_hypercube.h"
+#include "algorithms/allgather_mesh.h"
+#include "algorithms/allgather_ring.h"
+#include "algorithms/allreduce_hypercube.h"
+#include "algorithms/broadcast_binomial.h"
+#include "algorithms/broadcast_binomial_low_first.h"
+#include "algorithms/broadcast_hypercube.h"
+#include "algorithms/broadcast_hypercube_low_first.h"
+#include "algorithms/broadcast_mesh.h"
+#include "algorithms/reduce_binomial.h"
+#include "algorithms/reduce_binomial_high_first.h"
+#include "algorithms/reduce_hypercube.h"
+#include "algorithms/reduce_hypercube_high_first.h"
+#include "algorithms/reduce_mesh.h"
+
+// X(unit): order matters only for listings and for picking a default (first native match wins).
+#define PPSIM_ALGORITHMS(X)       \
+  X(BroadcastBinomial)            \
+  X(BroadcastBinomialLowFirst)    \
+  X(BroadcastHypercube)           \
+  X(BroadcastHypercubeLowFirst)   \
+  X(BroadcastMesh)                \
+  X(ReduceBinomial)               \
+  X(ReduceBinomialHighFirst)      \
+  X(ReduceHypercube)              \
+  X(ReduceHypercubeHighFirst)     \
+  X(ReduceMesh)                   \
+  X(AllgatherRing)                \
+  X(AllgatherMesh)                \
+  X(AllgatherHypercube)           \
+  X(AllreduceHypercube)
+
+namespace ppsim {
+
+enum class AlgorithmId : int16_t {
+#define PPSIM_ALGO_ENUM(unit) unit,
+  PPSIM_ALGORITHMS(PPSIM_ALGO_ENUM)
+#undef PPSIM_ALGO_ENUM
+  count
+};
+
+// One processor's sends and receives in one round of an algorithm (host and device).
+PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t proc, int round, StepOps& out) {
+  switch (id) {
+#define PPSIM_ALGO_CASE(unit) case AlgorithmId::unit: unit::ops(a, proc, round, out); return;
+    PPSIM_ALGORITHMS(PPSIM_ALGO_CASE)
+#undef PPSIM_ALGO_CASE
+    default: out.overflow = true; return;
+  }
+}
+
+}  // namespace ppsim

@@ -1,0 +1,29 @@
+// Ring all-to-all broadcast (textbook Alg. 4-4, Fig. 4-9): p - 1 steps; in step j processor i
+// passes block (i - j + 1) mod p, the one it received last, to its right neighbour and receives
+// block (i - j) mod p from its left. T = (t_s + t_w m)(p - 1)  [eq. 4-2].
+#pragma once
+#include "algorithms/algorithm_unit.h"
+
+namespace ppsim {
+
+struct AllgatherRing {
+  static constexpr const char* name = "allgather_ring";
+  static constexpr const char* description = "pass blocks around a ring, p - 1 steps (Alg. 4-4)";
+  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)  [eq. 4-2]";
+  static constexpr Operation op = Operation::allgather;
+  static constexpr uint32_t topologies = kAllTopologies;
+  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) |
+                                     topo_bit(TopologyKind::star) | topo_bit(TopologyKind::full);
+  static constexpr uint32_t flags = 0;
+
+  static int rounds(const AlgoParams& a) { return int(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;
+    out.add_send(right, kData, pos_mod(id - round + 1, a.p) * a.m, a.m);
+    out.add_recv(left, kData, pos_mod(id - round, a.p) * a.m, a.m, RecvMode::copy);
+  }
+};
+
+}  // namespace ppsim

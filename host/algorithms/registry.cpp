@@ -1,0 +1,90 @@
+// The host-side registry table, built from the single list in algorithms/all.h.
+#include <cstring>
+
+#include "algorithms/all.h"
+#include "ppsim/algorithm.h"
+
+namespace ppsim {
+
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> table = {
+#define PPSIM_ALGO_INFO(unit) \
+  {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
+   unit::native, unit::flags, &unit::rounds, &unit::formula},
+      PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
+#undef PPSIM_ALGO_INFO
+  };
+  return table;
+}
+
+const AlgorithmInfo* find_algorithm(const std::string& name) {
+  for (const auto& a : algorithms()) if (name == a.name) return &a;
+  return nullptr;
+}
+
+namespace {
+struct OpName { const char* name; Operation op; };
+constexpr OpName kOpNames[] = {
+    {"broadcast", Operation::broadcast}, {"reduce", Operation::reduce},
+    {"allgather", Operation::allgather}, {"reduce-scatter", Operation::reduce_scatter},
+    {"allreduce", Operation::allreduce}, {"scan", Operation::scan},
+    {"scatter", Operation::scatter},     {"gather", Operation::gather},
+    {"alltoall", Operation::alltoall},   {"shift", Operation::shift},
+    // MPI names (textbook Table 4-2)
+    {"MPI_Bcast", Operation::broadcast}, {"MPI_Reduce", Operation::reduce},
+    {"MPI_Allgather", Operation::allgather}, {"MPI_Reduce_scatter", Operation::reduce_scatter},
+    {"MPI_Allreduce", Operation::allreduce}, {"MPI_Scan", Operation::scan},
+    {"MPI_Scatter", Operation::scatter}, {"MPI_Gather", Operation::gather},
+    {"MPI_Alltoall", Operation::alltoall},
+};
+constexpr const char* kOperatorNames[kOperatorCount] = {"sum", "prod", "min", "max", "and", "or", "xor", "affine", "interval"};
+}  // namespace
+
+const char* operation_name(Operation op) {
+  for (const auto& e : kOpNames) if (e.op == op) return e.name;
+  return "?";
+}
+bool parse_operation(const std::string& name, Operation& out) {
+  for (const auto& e : kOpNames) if (name == e.name) { out = e.op; return true; }
+  return false;
+}
+const char* operator_name(OperatorKind k) { return kOperatorNames[int(k)]; }
+bool parse_operator(const std::string& name, OperatorKind& out) {
+  for (int i = 0; i < kOperatorCount; ++i)
+    if (name == kOperatorNames[i]) { out = OperatorKind(i); return true; }
+  return false;
+}
+
+AlgoParams params_for(const Topology& t, int64_t m, int64_t root) {
+  AlgoParams a;
+  a.p = t.p;
+  a.m = m;
+  a.root = root;
+  a.ndims = t.ndims;
+  for (int k = 0; k < 8; ++k) a.dims[k] = t.dims[k];
+  return a;
+}
+
+std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, const AlgoParams& a, OperatorKind k) {
+  std::string n = algo.name;
+  if (!algo.runs_on(t.kind)) return n + " does not run on a " + topology_name(t.kind) + " topology";
+  if (algo.needs_pow2() && !is_pow2(t.p)) return n + " needs p to be a power of two (got " + std::to_string(t.p) + ")";
+  if (!operator_commutative(k)) {
+    if (algo.commutative_only())
+      return n + " folds in an order that needs a commutative operator; " + operator_name(k) + " is not";
+    if (algo.root_zero_if_noncommutative() && a.root != 0)
+      return n + " orders ranks relative to the root, so the non-commutative operator " +
+             operator_name(k) + " needs --root 0";
+  }
+  return "";
+}
+
+const AlgorithmInfo* default_algorithm(Operation op, const Topology& t, const AlgoParams& a, OperatorKind k) {
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& algo : algorithms())
+      if (algo.op == op && (pass == 1 || algo.native_on(t.kind)) && algorithm_rejects(algo, t, a, k).empty())
+        return &algo;
+  return nullptr;
+}
+
+}  // namespace ppsim

@@ -1,0 +1,240 @@
+// ppsim command line: `ppsim list`, `ppsim run`. Every bad input ends with one line on stderr and
+// exit code 2; nothing is written to --json unless the run completed.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "ppsim/algorithm.h"
+#include "ppsim/engine.h"
+#include "ppsim/report.h"
+#include "ppsim/run.h"
+
+namespace {
+
+using namespace ppsim;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "1024", "2^10"
+int64_t parse_count(const std::string& text, const char* option) {
+  auto digits = [](const std::string& s) { return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos; };
+  size_t caret = text.find('^');
+  if (caret == std::string::npos) {
+    if (!digits(text)) throw UsageError(std::string(option) + " '" + text + "' is not a whole number (or 2^k)");
+    return std::stoll(text);
+  }
+  std::string base = text.substr(0, caret), exp = text.substr(caret + 1);
+  if (!digits(base) || !digits(exp) || std::stoll(exp) > 62)
+    throw UsageError(std::string(option) + " '" + text + "' is not a whole number (or 2^k)");
+  double v = std::pow(double(std::stoll(base)), double(std::stoll(exp)));
+  if (v > 9.2e18) throw UsageError(std::string(option) + " '" + text + "' is too large");
+  int64_t r = 1;
+  for (int64_t i = 0; i < std::stoll(exp); ++i) r *= std::stoll(base);
+  return r;
+}
+
+InputSpec parse_input(const std::string& text) {
+  if (text == "iota") return {};
+  const std::string prefix = "random:";
+  if (text.rfind(prefix, 0) == 0) {
+    std::string seed = text.substr(prefix.size());
+    if (!seed.empty() && seed.size() <= 19 && seed.find_first_not_of("0123456789") == std::string::npos)
+      return InputSpec{true, std::stoull(seed)};
+  }
+  throw UsageError("--input '" + text + "' is neither 'iota' nor 'random:SEED'");
+}
+
+std::string topology_list(const AlgorithmInfo& a) {
+  std::string s;
+  for (int k = 0; k < kTopologyCount; ++k)
+    if (a.runs_on(TopologyKind(k))) s += std::string(s.empty() ? "" : ",") + topology_name(TopologyKind(k));
+  return a.topologies == (1u << kTopologyCount) - 1 ? "any" : s;
+}
+
+int cmd_list() {
+  std::cout << "topologies:\n";
+  for (int k = 0; k < kTopologyCount; ++k) {
+    auto kind = TopologyKind(k);
+    std::cout << "  " << topology_name(kind)
+              << (kind == TopologyKind::mesh || kind == TopologyKind::torus ? "  (--dims RxC[xD...] or a square --p)" : "")
+              << (kind == TopologyKind::hypercube || kind == TopologyKind::tree ? "  (p a power of two)" : "") << "\n";
+  }
+  std::cout << "operations:\n ";
+  for (int o = 0; o < kOperationCount; ++o) std::cout << " " << operation_name(Operation(o));
+  std::cout << "\n  (MPI names are accepted too: MPI_Bcast, MPI_Reduce, MPI_Allgather, MPI_Reduce_scatter,\n"
+               "   MPI_Allreduce, MPI_Scan, MPI_Scatter, MPI_Gather, MPI_Alltoall)\n";
+  std::cout << "algorithms:\n";
+  for (int o = 0; o < kOperationCount; ++o)
+    for (const auto& a : algorithms())
+      if (a.op == Operation(o)) {
+        std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; topologies: " << topology_list(a);
+        if (a.native) {
+          std::string nat;
+          for (int k = 0; k < kTopologyCount; ++k)
+            if (a.native_on(TopologyKind(k))) nat += std::string(nat.empty() ? "" : ",") + topology_name(TopologyKind(k));
+          std::cout << "; default on: " << nat;
+        }
+        if (a.needs_pow2()) std::cout << "; p = 2^d";
+        if (a.commutative_only()) std::cout << "; commutative operators only";
+        if (a.root_zero_if_noncommutative()) std::cout << "; non-commutative operators need root 0";
+        std::cout << "]\n      " << a.description << "\n      T = " << a.formula_text << "\n";
+      }
+  std::cout << "operators:\n  sum prod min max and or xor affine interval\n";
+  std::cout << "ports:\n  single half-duplex telephone all K (k-port, 1.." << kMaxOps << ")\n";
+  return 0;
+}
+
+struct RunOptions {
+  std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
+              routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
+  int64_t root = 0;
+  int lambda = 1, threads = 0;
+  double ts = 1.0, tw = 1.0, th = 0.0;
+  bool trace = false;
+};
+
+void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
+  if (path == "-") { std::cout << doc.dump(1) << "\n"; return; }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (!f) throw UsageError("--json: cannot write " + path);
+    f << doc.dump(1) << "\n";
+    if (!f.good()) throw UsageError("--json: failed writing " + path);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+int cmd_run(const RunOptions& o) {
+  RunConfig c;
+  TopologyKind kind;
+  if (!parse_topology_kind(o.topology, kind)) throw UsageError("--topology '" + o.topology + "' is unknown (see `ppsim list`)");
+  if (o.p.empty() && o.dims.empty()) throw UsageError("give --p (or --dims for mesh and torus)");
+  int64_t p = o.p.empty() ? 0 : parse_count(o.p, "--p");
+  if (!o.p.empty() && p < 1) throw UsageError("--p must be at least 1 (got " + o.p + ")");
+  try {
+    c.topology = make_topology(kind, p, o.dims);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  Operation op;
+  if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
+  if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (sum prod min max and or xor affine interval)");
+  if (!parse_port_spec(o.ports, c.ports)) throw UsageError("--ports '" + o.ports + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+  if (o.routing == "cut-through") c.cost.routing = Routing::cut_through;
+  else if (o.routing == "store-and-forward") c.cost.routing = Routing::store_and_forward;
+  else throw UsageError("--routing '" + o.routing + "' is not cut-through or store-and-forward");
+  Backend backend;
+  if (o.backend == "cpu") backend = Backend::cpu;
+  else if (o.backend == "cuda") backend = Backend::cuda;
+  else if (o.backend == "auto") backend = Backend::automatic;
+  else throw UsageError("--backend '" + o.backend + "' is not cpu, cuda or auto");
+  if (o.threads < 0) throw UsageError("--threads must not be negative");
+  int64_t m = parse_count(o.m, "--m");
+  c.input = parse_input(o.input);
+  c.params = params_for(c.topology, m, o.root);
+  c.params.lambda = o.lambda;
+  c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
+  c.cost.ts = o.ts;
+  c.cost.tw = o.tw;
+  c.cost.th = o.th;
+  c.threads = o.threads;
+  c.trace = o.trace;
+  if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th)) throw UsageError("--ts, --tw and --th must be finite");
+  if (o.algo.empty()) {
+    c.algorithm = default_algorithm(op, c.topology, c.params, c.combine);
+    if (!c.algorithm) {
+      std::string why;
+      for (const auto& a : algorithms())
+        if (a.op == op) { why = algorithm_rejects(a, c.topology, c.params, c.combine); if (!why.empty()) break; }
+      throw UsageError(std::string("no registered algorithm performs ") + operation_name(op) + " on " + topology_shape(c.topology) +
+                       (why.empty() ? " (see `ppsim list`)" : ": " + why));
+    }
+  } else {
+    c.algorithm = find_algorithm(o.algo);
+    if (!c.algorithm) throw UsageError("--algo '" + o.algo + "' is unknown (see `ppsim list`)");
+    if (c.algorithm->op != op)
+      throw UsageError("--algo " + o.algo + " performs " + operation_name(c.algorithm->op) + ", not " + operation_name(op));
+  }
+  std::string notice;
+  RunResult r = run_simulation(c, backend, &notice);
+  if (!notice.empty()) std::cerr << notice << "\n";
+  nlohmann::json doc = run_json(c, backend, r);
+  if (!o.json.empty()) write_json_atomically(o.json, doc);
+  if (o.json != "-") {
+    std::ostream& out = std::cout;
+    double f = formula_time(c);
+    out << "ppsim: " << c.algorithm->name << " (" << operation_name(op) << ") on " << topology_shape(c.topology) << ", m = " << m
+        << " words, " << operator_name(c.combine) << ", " << port_spec_name(c.ports) << "-port, lambda = " << c.params.lambda << "\n";
+    out << "  steps " << r.steps << ", time " << r.time;
+    if (!std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
+    out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
+        << r.max_link_load << "\n";
+    out << "  verified: " << (r.verified ? "yes" : "NO") << " (" << r.mismatches << " mismatching words against the sequential reference)"
+        << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
+  }
+  if (!r.verified) {
+    std::cerr << "ppsim: error: the result differs from the sequential reference in " << r.mismatches << " words\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ppsim: simulate collective communication on massively parallel processor arrays"};
+  app.require_subcommand(1);
+  auto* list = app.add_subcommand("list", "list topologies, operations, algorithms and operators");
+  RunOptions o;
+  auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
+  run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree")->capture_default_str();
+  run->add_option("--p", o.p, "processors (e.g. 1024 or 2^10)");
+  run->add_option("--dims", o.dims, "mesh/torus extents, RxC or RxCxD");
+  run->add_option("--op", o.op, "collective operation (see `ppsim list`)")->capture_default_str();
+  run->add_option("--algo", o.algo, "algorithm (default: the topology's natural one)");
+  run->add_option("--m", o.m, "words per message unit")->capture_default_str();
+  run->add_option("--root", o.root, "root of broadcast/reduce/scatter/gather")->capture_default_str();
+  run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
+  run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
+  run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();
+  run->add_option("--tw", o.tw, "time per word per link")->capture_default_str();
+  run->add_option("--th", o.th, "time per hop")->capture_default_str();
+  run->add_option("--routing", o.routing, "cut-through | store-and-forward")->capture_default_str();
+  run->add_option("--combine", o.combine, "operator: sum prod min max and or xor affine interval")->capture_default_str();
+  run->add_option("--input", o.input, "iota | random:SEED")->capture_default_str();
+  run->add_option("--backend", o.backend, "cpu | cuda | auto")->capture_default_str();
+  run->add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
+  run->add_option("--json", o.json, "write the JSON report to FILE (- for stdout)");
+  run->add_flag("--trace", o.trace, "record buffers and messages after every step (small runs)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ppsim: error: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    if (*list) return cmd_list();
+    return cmd_run(o);
+  } catch (const UsageError& e) {
+    std::cerr << "ppsim: error: " << e.what() << "\n";
+  } catch (const ConfigError& e) {
+    std::cerr << "ppsim: error: " << e.what() << "\n";
+  } catch (const ScheduleError& e) {
+    std::cerr << "ppsim: schedule error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "ppsim: error: " << e.what() << "\n";
+  }
+  return 2;
+}

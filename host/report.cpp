@@ -1,0 +1,127 @@
+// Builds the JSON report of a run.
+#include "ppsim/report.h"
+
+#include <cmath>
+
+namespace ppsim {
+
+using nlohmann::json;
+
+std::string word_text(OperatorKind k, uint64_t w) {
+  if (k != OperatorKind::interval) return std::to_string(int64_t(w));
+  if (w == kIntervalUnset) return "-";
+  if (w == kIntervalIdentity) return "e";
+  if (!interval_valid(w)) return "!";
+  uint32_t lo = interval_lo(w), hi = interval_hi(w);
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + ":" + std::to_string(hi);
+}
+
+json word_json(OperatorKind k, uint64_t w) {
+  if (k == OperatorKind::interval) return word_text(k, w);
+  return int64_t(w);
+}
+
+double formula_time(const RunConfig& c) {
+  if (c.params.lambda > 1) return std::nan("");
+  return c.algorithm->formula(c.params, c.cost);
+}
+
+namespace {
+const char* backend_name(Backend b) {
+  return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto";
+}
+
+json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs) {
+  json out = json::object();
+  const Operation op = c.algorithm->op;
+  for (int b = 0; b < int(bufs.size()); ++b) {
+    int64_t words = operation_buffer_words(op, b, c.params.p, c.params.m);
+    json procs = json::array();
+    for (int64_t i = 0; i < c.params.p; ++i) {
+      json row = json::array();
+      for (int64_t w = 0; w < words; ++w) row.push_back(word_json(c.combine, bufs[size_t(b)][size_t(i * words + w)]));
+      procs.push_back(std::move(row));
+    }
+    out[buffer_name(op, b)] = std::move(procs);
+  }
+  return out;
+}
+
+json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
+}  // namespace
+
+json config_json(const RunConfig& c, Backend requested) {
+  const Topology& t = c.topology;
+  json dims = json::array();
+  for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
+  std::string input = c.input.random ? "random:" + std::to_string(c.input.seed) : "iota";
+  return json{{"topology", topology_name(t.kind)},
+              {"p", t.p},
+              {"dims", dims},
+              {"op", operation_name(c.algorithm->op)},
+              {"algo", c.algorithm->name},
+              {"m", c.params.m},
+              {"root", c.params.root},
+              {"ports", port_spec_name(c.ports)},
+              {"lambda", c.params.lambda},
+              {"ts", c.cost.ts},
+              {"tw", c.cost.tw},
+              {"th", c.cost.th},
+              {"routing", c.cost.routing == Routing::cut_through ? "cut-through" : "store-and-forward"},
+              {"combine", operator_name(c.combine)},
+              {"input", input},
+              {"backend", backend_name(requested)},
+              {"threads", c.threads},
+              {"trace", c.trace}};
+}
+
+json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
+  TopologyMetrics tm = topology_metrics(c.topology);
+  json doc;
+  doc["config"] = config_json(c, requested);
+  doc["backend_used"] = r.backend;
+  doc["topology"] = {{"shape", topology_shape(c.topology)},
+                     {"diameter", tm.diameter},
+                     {"bisection_width", tm.bisection_width},
+                     {"arc_connectivity", tm.arc_connectivity},
+                     {"links", tm.links}};
+  doc["steps"] = r.steps;
+  doc["time"] = r.time;
+  doc["formula_time"] = number_or_null(formula_time(c));
+  doc["formula"] = c.algorithm->formula_text;
+  doc["messages"] = r.messages;
+  doc["words"] = r.words;
+  doc["link_hops"] = r.link_hops;
+  doc["max_link_load"] = r.max_link_load;
+  json steps = json::array();
+  for (const auto& s : r.per_step)
+    steps.push_back({{"step", s.step}, {"messages", s.messages}, {"words", s.words}, {"link_hops", s.link_hops},
+                     {"max_link_load", s.max_link_load}, {"time", s.time}});
+  doc["per_step"] = std::move(steps);
+  doc["verified"] = r.verified;
+  doc["mismatches"] = r.mismatches;
+  json examples = json::array();
+  for (const auto& m : r.first_mismatches)
+    examples.push_back({{"buffer", buffer_name(c.algorithm->op, m.buf)}, {"processor", m.proc}, {"word", m.word},
+                        {"expected", word_json(c.combine, m.expected)}, {"got", word_json(c.combine, m.got)}});
+  doc["mismatch_examples"] = std::move(examples);
+  doc["wall_seconds"] = r.wall_seconds;
+  uint64_t words = 0;
+  for (const auto& b : r.buffers) words += b.size();
+  doc["final"] = json::object();
+  if (words <= kReportFinalWords) doc["final"]["buffers"] = buffers_json(c, r.buffers);
+  if (c.trace) {
+    json trace = json::array();
+    for (const auto& ts : r.trace) {
+      json msgs = json::array();
+      for (const auto& m : ts.messages)
+        msgs.push_back({{"from", m.from}, {"to", m.to}, {"words", m.words}, {"buffer", buffer_name(c.algorithm->op, m.buf)},
+                        {"offset", m.src_off}, {"sent", m.sent}, {"arrives", m.arrives}});
+      trace.push_back({{"step", ts.step}, {"buffers", buffers_json(c, ts.buffers)}, {"messages", std::move(msgs)}});
+    }
+    doc["trace"] = std::move(trace);
+  }
+  return doc;
+}
+
+}  // namespace ppsim

@@ -1,0 +1,96 @@
+// Checking a configuration before it runs: applicability, port model, latency, sizes, memory.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ppsim/engine.h"
+#include "topologies/routing.h"
+
+namespace ppsim {
+
+std::string port_spec_name(const PortSpec& s) {
+  switch (s.model) {
+    case PortModel::single: return "single";
+    case PortModel::half_duplex: return "half-duplex";
+    case PortModel::telephone: return "telephone";
+    case PortModel::all: return "all";
+    case PortModel::kport: return std::to_string(s.k);
+  }
+  return "?";
+}
+
+bool parse_port_spec(const std::string& text, PortSpec& out) {
+  if (text == "single") { out = {PortModel::single, 1}; return true; }
+  if (text == "half-duplex") { out = {PortModel::half_duplex, 1}; return true; }
+  if (text == "telephone") { out = {PortModel::telephone, 1}; return true; }
+  if (text == "all") { out = {PortModel::all, kMaxOps}; return true; }
+  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  int k = std::stoi(text);
+  if (k < 1 || k > kMaxOps) return false;
+  out = {PortModel::kport, k};
+  return true;
+}
+
+namespace {
+uint64_t available_memory_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return uint64_t{1} << 40;  // unknown: do not refuse
+}
+std::string gib(uint64_t bytes) {
+  std::ostringstream o;
+  o.precision(2);
+  o << std::fixed << double(bytes) / double(uint64_t{1} << 30) << " GiB";
+  return o.str();
+}
+}  // namespace
+
+uint64_t estimate_run_bytes(const RunConfig& c) {
+  const Operation op = c.algorithm->op;
+  const int64_t p = c.params.p;
+  uint64_t buffers = 0;
+  for (int b = 0; b < operation_buffer_count(op); ++b)
+    buffers += uint64_t(p) * uint64_t(operation_buffer_words(op, b, p, c.params.m)) * 8;
+  uint64_t per_store = uint64_t(p) * (2 * 8 + 2 * 4 + 48 + 80) + buffers;  // index arrays, one send/recv each, payloads
+  uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
+  return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links;
+}
+
+void validate_config(const RunConfig& c) {
+  if (!c.algorithm) throw ConfigError("no algorithm chosen");
+  const AlgoParams& a = c.params;
+  if (a.p != c.topology.p) throw ConfigError("internal: params.p differs from the topology's p");
+  if (a.m < 1) throw ConfigError("--m must be at least 1 (got " + std::to_string(a.m) + ")");
+  if (a.lambda < 1) throw ConfigError("--lambda must be at least 1 (got " + std::to_string(a.lambda) + ")");
+  if (a.lambda > 1024) throw ConfigError("--lambda must be at most 1024 (got " + std::to_string(a.lambda) + ")");
+  if (a.root < 0 || a.root >= a.p)
+    throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");
+  if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0) throw ConfigError("--ts, --tw and --th must not be negative");
+  std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
+  if (!why.empty()) throw ConfigError(why);
+  const Operation op = c.algorithm->op;
+  for (int b = 0; b < operation_buffer_count(op); ++b) {
+    int64_t words = operation_buffer_words(op, b, a.p, a.m);
+    if (double(words) * double(a.p) > double(uint64_t{1} << 40))
+      throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors x " +
+                        std::to_string(words) + " words)");
+  }
+  if (c.trace) {
+    uint64_t words = 0;
+    for (int b = 0; b < operation_buffer_count(op); ++b) words += uint64_t(a.p) * uint64_t(operation_buffer_words(op, b, a.p, a.m));
+    uint64_t steps = uint64_t(c.algorithm->rounds(a)) * uint64_t(a.lambda);
+    if (a.p > 1024 || words * (steps + 1) > 20'000'000)
+      throw ConfigError("--trace keeps every buffer after every step; it is limited to p <= 1024 and 2e7 words in all (this run: p = " +
+                        std::to_string(a.p) + ", " + std::to_string(words) + " words x " + std::to_string(steps) + " steps)");
+  }
+  uint64_t need = estimate_run_bytes(c), have = available_memory_bytes();
+  if (need > have - have / 10)
+    throw ConfigError("this run needs about " + gib(need) + " of memory but only " + gib(have) + " is available");
+}
+
+}  // namespace ppsim

@@ -1,0 +1,53 @@
+// The algorithm registry as the rest of ppsim sees it: names, descriptions, where each applies,
+// its step count and its closed-form cost.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ppsim/cost.h"
+#include "ppsim/operation.h"
+#include "ppsim/operators.h"
+#include "ppsim/schedule.h"
+#include "ppsim/topology.h"
+
+namespace ppsim {
+
+enum class AlgorithmId : int16_t;
+
+struct AlgorithmInfo {
+  AlgorithmId id;
+  const char* name;
+  const char* description;
+  const char* formula_text;
+  Operation op;
+  uint32_t topologies;  // bit per TopologyKind
+  uint32_t native;
+  uint32_t flags;
+  int (*rounds)(const AlgoParams&);
+  double (*formula)(const AlgoParams&, const CostParams&);
+
+  bool runs_on(TopologyKind k) const { return (topologies >> int(k)) & 1u; }
+  bool native_on(TopologyKind k) const { return (native >> int(k)) & 1u; }
+  bool needs_pow2() const { return flags & 1u; }
+  bool commutative_only() const { return flags & 2u; }
+  bool root_zero_if_noncommutative() const { return flags & 4u; }
+};
+
+const std::vector<AlgorithmInfo>& algorithms();
+const AlgorithmInfo* find_algorithm(const std::string& name);
+
+const char* operation_name(Operation op);
+bool parse_operation(const std::string& name, Operation& out);  // accepts MPI names too
+const char* operator_name(OperatorKind k);
+bool parse_operator(const std::string& name, OperatorKind& out);
+
+// Why `algo` cannot run this configuration, or "" if it can.
+std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, const AlgoParams& a, OperatorKind k);
+// The default algorithm for (op, topology, params): the first registered native one that accepts
+// the configuration, else the first that accepts it; nullptr if none does.
+const AlgorithmInfo* default_algorithm(Operation op, const Topology& t, const AlgoParams& a, OperatorKind k);
+
+// The AlgoParams a topology implies (p, mesh extents).
+AlgoParams params_for(const Topology& t, int64_t m, int64_t root);
+
+}  // namespace ppsim

@@ -1,0 +1,113 @@
+// Running one configuration: what a run takes (RunConfig) and what it reports (RunResult).
+// Semantics are DESIGN.md §2-§3: synchronous steps, sends read the start-of-step state, receives
+// apply at the end of their arrival step, postal latency lambda, port models, linear costs with
+// per-step congestion.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ppsim/algorithm.h"
+#include "ppsim/cost.h"
+#include "ppsim/operators.h"
+#include "ppsim/schedule.h"
+#include "ppsim/topology.h"
+
+namespace ppsim {
+
+enum class PortModel : int8_t { single, half_duplex, telephone, kport, all };
+
+struct PortSpec {
+  PortModel model = PortModel::single;
+  int32_t k = 1;  // kport only
+};
+std::string port_spec_name(const PortSpec& s);      // "single", "half-duplex", "telephone", "all", "3"
+bool parse_port_spec(const std::string& text, PortSpec& out);
+
+enum class Backend : int8_t { cpu, cuda, automatic };
+
+struct RunConfig {
+  Topology topology;
+  const AlgorithmInfo* algorithm = nullptr;
+  AlgoParams params;           // p, m, root, mesh extents, lambda, kports
+  OperatorKind combine = OperatorKind::sum;
+  InputSpec input;
+  PortSpec ports;
+  CostParams cost;
+  int threads = 0;             // 0: all the machine has
+  bool trace = false;          // keep buffers and messages after every step (small runs only)
+  bool verify = true;
+};
+
+struct StepStats {
+  int64_t step = 0;
+  int64_t messages = 0;
+  int64_t words = 0;
+  int64_t link_hops = 0;
+  int64_t max_link_load = 0;
+  double time = 0.0;
+};
+
+struct TraceMessage {
+  int64_t from, to, words, src_off;
+  int32_t buf;
+  int64_t sent, arrives;  // steps
+};
+
+struct TraceStep {
+  int64_t step = 0;
+  std::vector<std::vector<uint64_t>> buffers;  // [buffer][proc * words + w] after the step
+  std::vector<TraceMessage> messages;          // sent in this step
+};
+
+struct Mismatch {
+  int32_t buf;
+  int64_t proc, word;
+  uint64_t expected, got;
+};
+
+struct RunResult {
+  int64_t steps = 0;
+  double time = 0.0;
+  int64_t messages = 0, words = 0, link_hops = 0, max_link_load = 0;
+  std::vector<StepStats> per_step;
+  bool verified = false;
+  int64_t mismatches = 0;
+  std::vector<Mismatch> first_mismatches;  // up to 10
+  double wall_seconds = 0.0;
+  std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
+  std::vector<TraceStep> trace;
+  std::string backend = "cpu";
+};
+
+// A violated schedule or port rule: names the step and the processors involved.
+class ScheduleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A configuration that cannot run (memory, sizes, trace limits...).
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Checks the configuration (algorithm applicability, ports, lambda, memory). Throws ConfigError.
+void validate_config(const RunConfig& c);
+// Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
+uint64_t estimate_run_bytes(const RunConfig& c);
+
+RunResult run_cpu(const RunConfig& c);
+
+// Compares final buffers with the sequential reference of the operation (DESIGN.md §6).
+struct Verification {
+  int64_t mismatches = 0;
+  std::vector<Mismatch> first;
+};
+Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
+
+// Buffer names of an operation, for reports.
+const char* buffer_name(Operation op, int32_t b);
+
+}  // namespace ppsim

@@ -1,0 +1,28 @@
+// One macro marks code that must compile for both the host and the device.
+// Code under PPSIM_HD uses no STL containers, no virtual calls and no exceptions.
+#pragma once
+
+#if defined(__CUDACC__)
+#define PPSIM_HD __host__ __device__
+#else
+#define PPSIM_HD
+#endif
+
+#include <cstdint>
+
+namespace ppsim {
+
+PPSIM_HD inline int ceil_log2(int64_t x) {  // smallest d with 2^d >= x (x >= 1)
+  int d = 0;
+  while ((int64_t{1} << d) < x) ++d;
+  return d;
+}
+PPSIM_HD inline int floor_log2(int64_t x) {  // largest d with 2^d <= x (x >= 1)
+  int d = 0;
+  while ((x >> (d + 1)) != 0) ++d;
+  return d;
+}
+PPSIM_HD inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) { int64_t r = a % n; return r < 0 ? r + n : r; }
+
+}  // namespace ppsim

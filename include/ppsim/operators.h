@@ -1,0 +1,121 @@
+// Combine operators ⊕ over 64-bit words, and the input values a run starts from (DESIGN.md §6).
+//
+//   sum, prod, min, max, band, bor, bxor : int64 words, commutative (sum/prod wrap mod 2^64)
+//   affine   : word = (a << 32) | b encodes x -> a*x + b (mod 2^32); f ⊕ g = "f, then g",
+//              i.e. (a1,b1) ⊕ (a2,b2) = (a1*a2, a2*b1 + b2). Associative, not commutative.
+//   interval : word = (lo << 32) | hi stands for v(lo) ⊕ ... ⊕ v(hi). (a,b) ⊕ (c,d) = (a,d)
+//              only when c == b + 1; any other combine yields the error value, which
+//              poisons everything it touches and fails verification.
+#pragma once
+#include "ppsim/hd.h"
+
+namespace ppsim {
+
+enum class OperatorKind : int8_t { sum, prod, min, max, band, bor, bxor, affine, interval };
+inline constexpr int kOperatorCount = 9;
+
+// Value left in every slot that the operation's input does not set ("never written").
+inline constexpr uint64_t kPoison = 0x5A5A5A5A5A5A5A5AULL;
+// interval encodings that are not intervals (lo > hi):
+inline constexpr uint64_t kIntervalUnset = 0xFFFFFFFE00000000ULL;
+inline constexpr uint64_t kIntervalError = 0xFFFFFFFF00000000ULL;
+inline constexpr uint64_t kIntervalIdentity = 0xFFFFFFFD00000000ULL;
+
+PPSIM_HD inline uint64_t interval_make(uint32_t lo, uint32_t hi) { return (uint64_t(lo) << 32) | hi; }
+PPSIM_HD inline uint32_t interval_lo(uint64_t w) { return uint32_t(w >> 32); }
+PPSIM_HD inline uint32_t interval_hi(uint64_t w) { return uint32_t(w); }
+PPSIM_HD inline bool interval_valid(uint64_t w) { return interval_lo(w) <= interval_hi(w); }
+
+PPSIM_HD inline uint64_t combine_interval(uint64_t x, uint64_t y) {
+  if (x == kIntervalIdentity) return y;
+  if (y == kIntervalIdentity) return x;
+  if (!interval_valid(x) || !interval_valid(y)) return kIntervalError;
+  if (interval_lo(y) != interval_hi(x) + 1u) return kIntervalError;
+  return interval_make(interval_lo(x), interval_hi(y));
+}
+
+PPSIM_HD inline uint64_t combine_affine(uint64_t f, uint64_t g) {
+  uint32_t a1 = uint32_t(f >> 32), b1 = uint32_t(f), a2 = uint32_t(g >> 32), b2 = uint32_t(g);
+  uint32_t a = a1 * a2, b = a2 * b1 + b2;  // uint32 arithmetic wraps mod 2^32
+  return (uint64_t(a) << 32) | b;
+}
+
+// x ⊕ y for an operator fixed at compile time (the engine's inner loops are instantiated per operator).
+template <OperatorKind K>
+PPSIM_HD inline uint64_t combine(uint64_t x, uint64_t y) {
+  if constexpr (K == OperatorKind::sum) return x + y;
+  else if constexpr (K == OperatorKind::prod) return x * y;
+  else if constexpr (K == OperatorKind::min) return int64_t(x) < int64_t(y) ? x : y;
+  else if constexpr (K == OperatorKind::max) return int64_t(x) < int64_t(y) ? y : x;
+  else if constexpr (K == OperatorKind::band) return x & y;
+  else if constexpr (K == OperatorKind::bor) return x | y;
+  else if constexpr (K == OperatorKind::bxor) return x ^ y;
+  else if constexpr (K == OperatorKind::affine) return combine_affine(x, y);
+  else return combine_interval(x, y);
+}
+
+// x ⊕ y for an operator chosen at run time (references and small paths).
+PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
+  switch (k) {
+    case OperatorKind::sum: return combine<OperatorKind::sum>(x, y);
+    case OperatorKind::prod: return combine<OperatorKind::prod>(x, y);
+    case OperatorKind::min: return combine<OperatorKind::min>(x, y);
+    case OperatorKind::max: return combine<OperatorKind::max>(x, y);
+    case OperatorKind::band: return combine<OperatorKind::band>(x, y);
+    case OperatorKind::bor: return combine<OperatorKind::bor>(x, y);
+    case OperatorKind::bxor: return combine<OperatorKind::bxor>(x, y);
+    case OperatorKind::affine: return combine<OperatorKind::affine>(x, y);
+    case OperatorKind::interval: return combine<OperatorKind::interval>(x, y);
+  }
+  return kPoison;
+}
+
+PPSIM_HD inline bool operator_commutative(OperatorKind k) {
+  return k != OperatorKind::affine && k != OperatorKind::interval;
+}
+
+PPSIM_HD inline uint64_t operator_identity(OperatorKind k) {
+  switch (k) {
+    case OperatorKind::sum: case OperatorKind::bor: case OperatorKind::bxor: return 0;
+    case OperatorKind::prod: return 1;
+    case OperatorKind::min: return uint64_t(INT64_MAX);
+    case OperatorKind::max: return uint64_t(INT64_MIN);
+    case OperatorKind::band: return ~uint64_t{0};
+    case OperatorKind::affine: return uint64_t{1} << 32;  // x -> 1*x + 0
+    case OperatorKind::interval: return kIntervalIdentity;
+  }
+  return kPoison;
+}
+
+PPSIM_HD inline uint64_t operator_unset(OperatorKind k) {
+  return k == OperatorKind::interval ? kIntervalUnset : kPoison;
+}
+
+// Input values: `iota` is readable (processor i, word w of W input words -> i*W + w + 1),
+// `random:SEED` is splitmix64 of the same index. interval words always name their processor (i:i).
+struct InputSpec {
+  bool random = false;
+  uint64_t seed = 0;
+};
+
+PPSIM_HD inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+PPSIM_HD inline uint64_t input_word(OperatorKind k, InputSpec in, int64_t proc, int64_t word,
+                                    int64_t words_per_proc) {
+  if (k == OperatorKind::interval) return interval_make(uint32_t(proc), uint32_t(proc));
+  uint64_t index = uint64_t(proc) * uint64_t(words_per_proc) + uint64_t(word);
+  uint64_t v = in.random ? splitmix64(in.seed * 0x100000001B3ULL ^ splitmix64(index)) : index + 1;
+  if (k == OperatorKind::affine) {
+    uint32_t a = in.random ? (uint32_t(v >> 32) | 1u) : uint32_t(2 * index + 3);
+    uint32_t b = in.random ? uint32_t(v) : uint32_t(index + 1);
+    return (uint64_t(a) << 32) | b;
+  }
+  return v;
+}
+
+}  // namespace ppsim

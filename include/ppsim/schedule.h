@@ -1,0 +1,78 @@
+// The per-processor, per-round communication description that every algorithm produces.
+// An algorithm is a pure function (params, processor, round) -> StepOps; DESIGN.md §2.
+#pragma once
+#include "ppsim/hd.h"
+
+namespace ppsim {
+
+// Most sends (and most receives) one processor may post in one round.
+inline constexpr int kMaxOps = 32;
+// Most buffer slots one received message may update.
+inline constexpr int kMaxActions = 2;
+
+enum class RecvMode : int8_t {
+  copy = 0,          // slot = received
+  recv_op_slot = 1,  // slot = received ⊕ slot   (received data comes first in the fold)
+  slot_op_recv = 2,  // slot = slot ⊕ received   (received data comes last in the fold)
+};
+
+struct Send {
+  int64_t to;
+  int64_t src_off;  // first word in the sender's buffer
+  int64_t len;      // words
+  int32_t buf;      // buffer index (see Operation buffers)
+};
+
+struct RecvAction {
+  int64_t dst_off;
+  int32_t buf;
+  RecvMode mode;
+};
+
+struct Recv {
+  int64_t from;
+  int64_t len;
+  int32_t nact;
+  RecvAction act[kMaxActions];
+};
+
+// What one processor does in one round. overflow is set if an algorithm posts more
+// than kMaxOps of either kind (the engine reports it as a schedule error).
+struct StepOps {
+  int32_t nsend = 0;
+  int32_t nrecv = 0;
+  bool overflow = false;
+  Send send[kMaxOps];
+  Recv recv[kMaxOps];
+
+  PPSIM_HD void add_send(int64_t to, int32_t buf, int64_t off, int64_t len) {
+    if (nsend == kMaxOps) { overflow = true; return; }
+    send[nsend++] = Send{to, off, len, buf};
+  }
+  PPSIM_HD void add_recv(int64_t from, int32_t buf, int64_t off, int64_t len, RecvMode mode) {
+    if (nrecv == kMaxOps) { overflow = true; return; }
+    Recv& r = recv[nrecv++];
+    r.from = from; r.len = len; r.nact = 1;
+    r.act[0] = RecvAction{off, buf, mode};
+  }
+  // A second slot updated by the most recent receive (e.g. prefix: result and outgoing partial).
+  PPSIM_HD void add_action(int32_t buf, int64_t off, RecvMode mode) {
+    if (nrecv == 0) { overflow = true; return; }
+    Recv& r = recv[nrecv - 1];
+    if (r.nact == kMaxActions) { overflow = true; return; }
+    r.act[r.nact++] = RecvAction{off, buf, mode};
+  }
+};
+
+// Everything an algorithm may look at besides its processor id and round number.
+struct AlgoParams {
+  int64_t p = 1;        // processors
+  int64_t m = 1;        // words per message unit
+  int64_t root = 0;     // source / destination of rooted operations
+  int32_t ndims = 0;    // mesh/torus dimensions (row-major; dims[ndims-1] varies fastest)
+  int64_t dims[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int32_t lambda = 1;   // postal latency
+  int32_t kports = 1;   // ports per processor (k-port), informational for algorithms
+};
+
+}  // namespace ppsim

@@ -1,0 +1,41 @@
+// A static interconnect: processors, directed links, a deterministic minimal route per ordered pair.
+// Plain data, usable on the host and the device; per-kind behaviour lives in host/topologies/.
+#pragma once
+#include <string>
+#include "ppsim/hd.h"
+
+namespace ppsim {
+
+enum class TopologyKind : int8_t { linear, ring, mesh, torus, hypercube, full, star, tree };
+inline constexpr int kTopologyCount = 8;
+
+struct Topology {
+  TopologyKind kind = TopologyKind::full;
+  int64_t p = 1;
+  int32_t ndims = 1;                           // mesh/torus: number of dimensions
+  int64_t dims[8] = {1, 0, 0, 0, 0, 0, 0, 0};  // mesh/torus: row-major extents (last varies fastest)
+  int32_t log2p = 0;                           // hypercube/tree: log2 p
+};
+
+// Table 2-1 figures for this instance (undirected links; processors only for diameter).
+struct TopologyMetrics {
+  int64_t diameter = 0;
+  int64_t bisection_width = 0;
+  int64_t arc_connectivity = 0;
+  int64_t links = 0;
+};
+
+const char* topology_name(TopologyKind k);
+bool parse_topology_kind(const std::string& name, TopologyKind& out);
+// Builds a topology from --p or --dims ("RxC", "RxCxD", ...). Throws std::invalid_argument with a
+// one-line message naming the problem.
+Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
+std::string topology_shape(const Topology& t);  // "ring p=8", "torus 4x4", ...
+TopologyMetrics topology_metrics(const Topology& t);
+
+// Nodes of the link graph: processors 0..p-1 and, for the tree, switches p..nodes-1.
+int64_t topology_nodes(const Topology& t);
+// For tests and drawings: the endpoints (node ids) of a directed link id; false if unused.
+bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int64_t& to);
+
+}  // namespace ppsim

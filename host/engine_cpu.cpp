@@ -213,7 +213,8 @@ class CpuRun {
     for (int64_t i = ch.first; i < ch.last; ++i) {
       ops.nsend = ops.nrecv = 0;
       ops.overflow = false;
-      algorithm_ops(c_.algorithm->id, a_, i, round, ops);
+      if (c_.test_ops_override) c_.test_ops_override(a_, i, round, ops);
+      else algorithm_ops(c_.algorithm->id, a_, i, round, ops);
       if (ops.overflow) { ch.fail(i, at(t, i) + " posts more than " + std::to_string(kMaxOps) + " sends or receives"); return; }
       check_ports(ch, ops, i, t, arrive);
       s.send_begin[size_t(i)] = int64_t(ch.sends.size());

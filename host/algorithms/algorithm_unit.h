@@ -6,6 +6,7 @@
 //     static constexpr uint32_t topologies;  // where it may run (bit per TopologyKind)
 //     static constexpr uint32_t native;      // where it is the default for its operation
 //     static constexpr uint32_t flags;       // kNeedsPow2 | kCommutativeOnly | kRootZeroIfNoncommutative
+//     static constexpr int sends_per_step;   // most sends (and receives) per processor per step
 //     static int rounds(const AlgoParams&);
 //     static double formula(const AlgoParams&, const CostParams&);   // NaN: no closed form
 //     PPSIM_HD static void ops(const AlgoParams&, int64_t proc, int round, StepOps&);

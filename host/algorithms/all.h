@@ -4,6 +4,7 @@
 #include "algorithms/allgather_hypercube.h"
 #include "algorithms/allgather_mesh.h"
 #include "algorithms/allgather_ring.h"
+#include "algorithms/allgather_ring_bidirectional.h"
 #include "algorithms/allreduce_hypercube.h"
 #include "algorithms/broadcast_binomial.h"
 #include "algorithms/broadcast_binomial_low_first.h"
@@ -29,6 +30,7 @@
   X(ReduceHypercubeHighFirst)     \
   X(ReduceMesh)                   \
   X(AllgatherRing)                \
+  X(AllgatherRingBidirectional)   \
   X(AllgatherMesh)                \
   X(AllgatherHypercube)           \
   X(AllreduceHypercube)

@@ -17,6 +17,7 @@ struct AllgatherMesh {
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = 0;
+  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) {
     int r = 0;

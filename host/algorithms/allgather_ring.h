@@ -15,6 +15,7 @@ struct AllgatherRing {
   static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) |
                                      topo_bit(TopologyKind::star) | topo_bit(TopologyKind::full);
   static constexpr uint32_t flags = 0;
+  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }

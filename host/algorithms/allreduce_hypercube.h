@@ -19,6 +19,7 @@ struct AllreduceHypercube {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
+  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return floor_log2(a.p) + (is_pow2(a.p) ? 0 : 2); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

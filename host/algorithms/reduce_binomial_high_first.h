@@ -15,6 +15,7 @@ struct ReduceBinomialHighFirst {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kCommutativeOnly;
+  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -16,6 +16,7 @@ struct ReduceMesh {
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = kRootZeroIfNoncommutative;
+  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return BroadcastMesh::rounds(a); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

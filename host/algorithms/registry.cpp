@@ -10,7 +10,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
 #define PPSIM_ALGO_INFO(unit) \
   {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
-   unit::native, unit::flags, &unit::rounds, &unit::formula},
+   unit::native, unit::flags, unit::sends_per_step, &unit::rounds, &unit::formula},
       PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
 #undef PPSIM_ALGO_INFO
   };

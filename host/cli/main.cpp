@@ -172,7 +172,7 @@ int cmd_run(const RunOptions& o) {
     std::ostream& out = std::cout;
     double f = formula_time(c);
     out << "ppsim: " << c.algorithm->name << " (" << operation_name(op) << ") on " << topology_shape(c.topology) << ", m = " << m
-        << " words, " << operator_name(c.combine) << ", " << port_spec_name(c.ports) << "-port, lambda = " << c.params.lambda << "\n";
+        << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
     out << "  steps " << r.steps << ", time " << r.time;
     if (!std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
     out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "

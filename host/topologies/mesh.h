@@ -10,7 +10,8 @@
 //
 // Route: dimension-ordered (XY): the fastest-varying coordinate (X, along a row) first, then
 // the next, ...; on a torus each dimension goes the shorter way (+ at a tie).
-// Links: (node * d + dim) * 2 + dir, dir 0 = +1, 1 = -1. An extent of 2 has one link, not two.
+// Links: (node * d + dim) * 2 + dir, dir 0 = +1, 1 = -1. A torus extent of 2 has no wrap link
+// (it would duplicate the one link between the two nodes).
 // Table 2-1: 2-D mesh diameter 2(sqrt p - 1), bisection sqrt p, arc connectivity 2, 2(p - sqrt p)
 // links; 2-D torus 2 floor(sqrt p / 2), 2 sqrt p, 4, 2p; k-ary d-cube d floor(k/2), 2k^(d-1), 2d, dp.
 #pragma once
@@ -69,7 +70,6 @@ inline bool link_endpoints(const Topology& t, int64_t id, int64_t& from, int64_t
     if (!wraps(t, k)) return false;
     next = pos_mod(next, n);
   }
-  if (n == 2 && dir == 1) return false;  // extent 2: the + link of each node covers the pair
   to = from + (next - c) * stride(t, k);
   return true;
 }

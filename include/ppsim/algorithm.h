@@ -23,6 +23,7 @@ struct AlgorithmInfo {
   uint32_t topologies;  // bit per TopologyKind
   uint32_t native;
   uint32_t flags;
+  int sends_per_step;  // a port model must allow this many sends and receives per step
   int (*rounds)(const AlgoParams&);
   double (*formula)(const AlgoParams&, const CostParams&);
 

@@ -1,0 +1,144 @@
+// The registry-driven suite: every registered algorithm x every topology it runs on x
+// p in {1, 2, 3, 5, 8, 13, 64, 1000} (where the topology allows) x several operators and roots,
+// compared with the sequential reference. Configurations an algorithm declares it cannot run
+// (p not 2^d, non-commutative operator where the fold order needs commutativity) must be
+// refused with a ConfigError, never run silently.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ppsim/algorithm.h"
+#include "ppsim/engine.h"
+#include "test_helpers.h"
+
+using namespace ppsim;
+
+namespace {
+
+struct Case {
+  std::string algo;
+  TopologyKind kind;
+  int64_t p;
+  std::string dims;
+  OperatorKind combine;
+  int64_t root;
+  bool random_input;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.algo << " on " << topology_name(c.kind) << " p=" << c.p << " " << c.dims << " " << operator_name(c.combine)
+      << " root " << c.root << (c.random_input ? " random input" : "");
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  std::string d = c.dims;
+  for (auto& ch : d) if (ch == 'x') ch = '_';
+  return c.algo + "_" + topology_name(c.kind) + "_p" + std::to_string(c.p) + (d.empty() ? "" : "_d" + d) + "_" +
+         operator_name(c.combine) + "_root" + std::to_string(c.root) + (c.random_input ? "_rnd" : "");
+}
+
+// Grid shapes for p processors: a near-square 2-D shape and, where p is a cube, a 3-D one.
+std::vector<std::string> grid_shapes(int64_t p) {
+  std::vector<std::string> out;
+  int64_t r = 1;
+  for (int64_t x = 1; x * x <= p; ++x) if (p % x == 0) r = x;
+  out.push_back(std::to_string(r) + "x" + std::to_string(p / r));
+  for (int64_t c = 2; c * c * c <= p; ++c)
+    if (c * c * c == p) out.push_back(std::to_string(c) + "x" + std::to_string(c) + "x" + std::to_string(c));
+  return out;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  const std::vector<int64_t> ps = {1, 2, 3, 5, 8, 13, 64, 1000};
+  const std::vector<OperatorKind> ops = {OperatorKind::sum, OperatorKind::interval, OperatorKind::affine, OperatorKind::bxor};
+  for (const auto& a : algorithms())
+    for (int k = 0; k < kTopologyCount; ++k) {
+      auto kind = TopologyKind(k);
+      if (!a.runs_on(kind)) continue;
+      for (int64_t p : ps) {
+        if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree) && !is_pow2(p)) continue;
+        // A logical algorithm on a foreign topology: one operator suffices beyond p = 64.
+        bool big_foreign = p == 1000 && !a.native_on(kind);
+        std::vector<std::string> shapes = (kind == TopologyKind::mesh || kind == TopologyKind::torus) ? grid_shapes(p)
+                                                                                                   : std::vector<std::string>{""};
+        std::vector<int64_t> roots = {0};
+        if (operation_rooted(a.op) && p > 1) { roots.push_back(p - 1); if (p == 13) roots.push_back(6); }
+        for (const auto& dims : shapes)
+          for (OperatorKind op : ops) {
+            if (big_foreign && op != OperatorKind::interval) continue;
+            for (int64_t root : roots) cases.push_back({a.name, kind, p, dims, op, root, false});
+          }
+        for (const auto& dims : shapes)
+          if (!big_foreign) cases.push_back({a.name, kind, p, dims, OperatorKind::max, roots.back(), true});
+      }
+    }
+  return cases;
+}
+
+class AlgorithmSuite : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
+  const Case& k = GetParam();
+  RunConfig c = testing_support::make_config(k.algo, k.kind, k.dims.empty() ? k.p : 0, k.dims, 2, k.combine, k.root);
+  c.input = InputSpec{k.random_input, 12345};
+  if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
+  std::string why = algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine);
+  if (!why.empty()) {
+    // Only the declared limitations may refuse a configuration.
+    bool declared = (c.algorithm->needs_pow2() && !is_pow2(k.p)) ||
+                    (!operator_commutative(k.combine) && (c.algorithm->commutative_only() ||
+                                                          (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
+    EXPECT_TRUE(declared) << why;
+    EXPECT_THROW(run_cpu(c), ConfigError);
+    return;
+  }
+  RunResult r = run_cpu(c);
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.mismatches, 0);
+  EXPECT_EQ(r.steps, c.algorithm->rounds(c.params));
+  EXPECT_EQ(int64_t(r.per_step.size()), r.steps);
+  int64_t messages = 0, words = 0;
+  for (const auto& s : r.per_step) { messages += s.messages; words += s.words; }
+  EXPECT_EQ(messages, r.messages);
+  EXPECT_EQ(words, r.words);
+  if (k.p == 1) {
+    EXPECT_EQ(r.messages, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, AlgorithmSuite, ::testing::ValuesIn(all_cases()), case_name);
+
+// The verification is not a check that cannot fail: corrupt one word and it reports it.
+TEST(Verification, DetectsACorruptedWord) {
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, 16, "", 3, OperatorKind::interval);
+  RunResult r = run_cpu(c);
+  ASSERT_TRUE(r.verified);
+  r.buffers[0][5 * 3 + 1] = interval_make(0, 14);
+  Verification v = verify_buffers(c, r.buffers);
+  EXPECT_EQ(v.mismatches, 1);
+  ASSERT_EQ(v.first.size(), 1u);
+  EXPECT_EQ(v.first[0].proc, 5);
+  EXPECT_EQ(v.first[0].word, 1);
+}
+
+// Every operation that has algorithms gets a default on every topology where one applies.
+TEST(Registry, DefaultsAndNamesAreConsistent) {
+  for (const auto& a : algorithms()) {
+    EXPECT_EQ(find_algorithm(a.name), &a);
+    EXPECT_NE(std::string(a.description), "");
+    EXPECT_NE(std::string(a.formula_text), "");
+    EXPECT_NE(a.topologies, 0u);
+    EXPECT_EQ(a.native & ~a.topologies, 0u) << a.name;
+  }
+  Topology ring13 = make_topology(TopologyKind::ring, 13, "");
+  AlgoParams a = params_for(ring13, 1, 0);
+  ASSERT_NE(default_algorithm(Operation::allgather, ring13, a, OperatorKind::sum), nullptr);
+  EXPECT_STREQ(default_algorithm(Operation::allgather, ring13, a, OperatorKind::sum)->name, "allgather_ring");
+  Topology hc = make_topology(TopologyKind::hypercube, 16, "");
+  EXPECT_STREQ(default_algorithm(Operation::broadcast, hc, params_for(hc, 1, 3), OperatorKind::sum)->name, "broadcast_hypercube");
+}
+
+}  // namespace

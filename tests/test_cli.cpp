@@ -1,0 +1,151 @@
+// The command line as a contract: JSON fields, final buffers, traces, and one-line errors with exit
+// code 2 for every invalid option (run through the real executable, from any directory).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ppsim/algorithm.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ppsim_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome ppsim(const std::string& args) {
+    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    std::string cmd = std::string("'") + PPSIM_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, RunWritesTheJsonContract) {
+  fs::path file = dir_ / "r.json";
+  Outcome o = ppsim("run --topology hypercube --p 8 --op allreduce --m 2 --ts 3 --tw 0.5 --combine interval --json '" + file.string() + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("verified: yes"), std::string::npos);
+  json d = json::parse(slurp(file));
+  for (const char* key : {"config", "steps", "time", "formula_time", "messages", "words", "link_hops", "max_link_load",
+                          "per_step", "verified", "mismatches", "wall_seconds", "final"})
+    EXPECT_TRUE(d.contains(key)) << key;
+  for (const char* key : {"topology", "p", "dims", "op", "algo", "m", "root", "ports", "lambda", "ts", "tw", "th", "routing",
+                          "combine", "input", "backend", "threads", "trace"})
+    EXPECT_TRUE(d["config"].contains(key)) << key;
+  EXPECT_EQ(d["config"]["algo"], "allreduce_hypercube");
+  EXPECT_EQ(d["steps"], 3);
+  EXPECT_DOUBLE_EQ(d["time"].get<double>(), 3 * (3 + 0.5 * 2));  // eq. 4-5
+  EXPECT_DOUBLE_EQ(d["formula_time"].get<double>(), d["time"].get<double>());
+  EXPECT_EQ(d["per_step"].size(), 3u);
+  EXPECT_EQ(d["per_step"][0]["messages"], 8);
+  EXPECT_TRUE(d["verified"].get<bool>());
+  ASSERT_EQ(d["final"]["buffers"]["data"].size(), 8u);
+  EXPECT_EQ(d["final"]["buffers"]["data"][5][1], "0:7");
+}
+
+TEST_F(Cli, TraceShowsBuffersAndMessagesAfterEveryStep) {
+  Outcome o = ppsim("run --topology ring --p 4 --op allgather --combine interval --trace --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json d = json::parse(o.out);
+  ASSERT_EQ(d["trace"].size(), 3u);
+  // After step 1 processor 1 holds its own block and its left neighbour's.
+  EXPECT_EQ(d["trace"][0]["buffers"]["data"][1], json::array({"0", "1", "-", "-"}));
+  EXPECT_EQ(d["trace"][2]["buffers"]["data"][1], json::array({"0", "1", "2", "3"}));
+  EXPECT_EQ(d["trace"][0]["messages"].size(), 4u);
+  EXPECT_EQ(d["trace"][0]["messages"][0]["from"], 0);
+  EXPECT_EQ(d["trace"][0]["messages"][0]["to"], 1);
+}
+
+TEST_F(Cli, ListNamesEveryAlgorithm) {
+  Outcome o = ppsim("list");
+  ASSERT_EQ(o.code, 0);
+  for (const auto& a : ppsim::algorithms()) EXPECT_NE(o.out.find(a.name), std::string::npos) << a.name;
+}
+
+TEST_F(Cli, MpiNamesAreAliases) {
+  Outcome o = ppsim("run --topology ring --p 5 --op MPI_Bcast --root 2");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("broadcast_binomial"), std::string::npos);
+}
+
+TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
+  const char* bad[] = {
+      "run --topology moebius --p 8",
+      "run --topology ring",
+      "run --topology ring --p 0",
+      "run --topology ring --p eight",
+      "run --topology hypercube --p 12",
+      "run --topology tree --p 12",
+      "run --topology mesh --p 12",
+      "run --topology mesh --dims 4x",
+      "run --topology ring --p 8 --dims 2x4",
+      "run --topology ring --p 8 --op transmogrify",
+      "run --topology ring --p 8 --op broadcast --algo nonesuch",
+      "run --topology ring --p 8 --op broadcast --algo allgather_ring",
+      "run --topology ring --p 8 --op allgather --algo allgather_mesh",
+      "run --topology ring --p 12 --op allgather --algo allgather_hypercube",
+      "run --topology ring --p 8 --m 0",
+      "run --topology ring --p 8 --op broadcast --root 8",
+      "run --topology ring --p 8 --op broadcast --root -1",
+      "run --topology ring --p 8 --ports 0",
+      "run --topology ring --p 8 --ports sideways",
+      "run --topology ring --p 8 --lambda 0",
+      "run --topology ring --p 8 --routing wormhole",
+      "run --topology ring --p 8 --combine avg",
+      "run --topology ring --p 8 --input zeros",
+      "run --topology ring --p 8 --input random:x",
+      "run --topology ring --p 8 --backend tpu",
+      "run --topology ring --p 8 --backend cuda",
+      "run --topology ring --p 8 --ts -1",
+      "run --topology ring --p 8 --threads -2",
+      "run --topology ring --p 8 --bogus",
+      "run --topology ring --p 8 --op reduce --algo reduce_binomial_high_first --combine interval",
+      "run --topology ring --p 6 --op reduce --combine affine --root 3",
+      "run --topology ring --p 4096 --op allgather --trace",
+      "run --topology ring --p 8 --op allgather --algo allgather_ring_bidirectional --ports single",
+      "run --topology ring --p 8 --op scan",
+      "frobnicate",
+  };
+  for (const char* args : bad) {
+    fs::path file = dir_ / "never.json";
+    Outcome o = ppsim(std::string(args) + " --json '" + file.string() + "'");
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_EQ(o.err.rfind("ppsim: ", 0), 0u) << args << ": " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    EXPECT_FALSE(fs::exists(file)) << args << " left a partial output file";
+    fs::remove(file);
+  }
+}

@@ -1,0 +1,105 @@
+// Simulated time against the closed forms of the textbook's Chapter 4 (seed 003), with t_h = 0:
+//   (4-1) broadcast / reduce        T = (t_s + t_w m) log p
+//   (4-2) ring all-to-all broadcast T = (t_s + t_w m)(p - 1)
+//   (4-3) mesh all-to-all broadcast T = 2 t_s (sqrt p - 1) + t_w m (p - 1)
+//   (4-4) hypercube all-to-all bc.  T = t_s log p + t_w m (p - 1)
+//   (4-5) hypercube all-reduce      T = (t_s + t_w m) log p
+// and the per-message models of §2.5.1 (cut-through t_s + l t_h + t_w m, store-and-forward
+// t_s + l (t_h + t_w m)) on a route of known length.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ppsim/engine.h"
+#include "ppsim/report.h"
+#include "test_helpers.h"
+
+using namespace ppsim;
+using testing_support::make_config;
+
+namespace {
+
+struct Costs { double ts, tw; };
+const Costs kCosts[] = {{1, 1}, {100, 1}, {10, 0.5}, {0, 3}};
+const int64_t kMs[] = {1, 7, 64};
+
+double simulate(RunConfig c, Costs k) {
+  c.cost.ts = k.ts;
+  c.cost.tw = k.tw;
+  c.cost.th = 0;
+  RunResult r = run_cpu(c);
+  EXPECT_TRUE(r.verified);
+  EXPECT_DOUBLE_EQ(formula_time(c), r.time) << "reported formula_time";
+  return r.time;
+}
+
+}  // namespace
+
+TEST(Formula, Eq4_1_BroadcastAndReduce) {
+  for (int64_t p : {2, 8, 64, 256})
+    for (int64_t m : kMs)
+      for (Costs k : kCosts) {
+        double lg = std::log2(double(p));
+        double expected = (k.ts + k.tw * m) * lg;
+        for (const char* algo : {"broadcast_hypercube", "reduce_hypercube"})
+          EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::hypercube, p, "", m, OperatorKind::sum, p - 1), k), expected) << algo << p;
+        for (const char* algo : {"broadcast_binomial", "reduce_binomial"})
+          EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::ring, p, "", m), k), expected) << algo << p;
+        EXPECT_DOUBLE_EQ(simulate(make_config("broadcast_hypercube", TopologyKind::tree, p, "", m), k), expected);
+        int64_t side = int64_t(std::llround(std::sqrt(double(p))));
+        if (side * side == p) {
+          for (const char* algo : {"broadcast_mesh", "reduce_mesh"})
+            EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::mesh, p, "", m), k), expected) << algo << p;
+        }
+      }
+  // Any p (exercise 4.1): ceil(log2 p) steps of t_s + t_w m.
+  for (int64_t p : {3, 5, 13, 100})
+    EXPECT_DOUBLE_EQ(simulate(make_config("broadcast_binomial", TopologyKind::ring, p, "", 4), {5, 2}),
+                     (5 + 2 * 4) * std::ceil(std::log2(double(p))));
+}
+
+TEST(Formula, Eq4_2_RingAllgather) {
+  for (int64_t p : {2, 5, 8, 13, 64})
+    for (int64_t m : kMs)
+      for (Costs k : kCosts)
+        EXPECT_DOUBLE_EQ(simulate(make_config("allgather_ring", TopologyKind::ring, p, "", m), k), (k.ts + k.tw * m) * (p - 1));
+}
+
+TEST(Formula, Eq4_3_MeshAllgather) {
+  for (int64_t side : {2, 3, 4, 8})
+    for (int64_t m : kMs)
+      for (Costs k : kCosts) {
+        int64_t p = side * side;
+        double expected = 2 * k.ts * (side - 1) + k.tw * m * (p - 1);
+        EXPECT_DOUBLE_EQ(simulate(make_config("allgather_mesh", TopologyKind::torus, p, "", m), k), expected) << side;
+      }
+}
+
+TEST(Formula, Eq4_4_HypercubeAllgather) {
+  for (int64_t p : {2, 8, 32, 128})
+    for (int64_t m : kMs)
+      for (Costs k : kCosts)
+        EXPECT_DOUBLE_EQ(simulate(make_config("allgather_hypercube", TopologyKind::hypercube, p, "", m), k),
+                         k.ts * std::log2(double(p)) + k.tw * m * (p - 1));
+}
+
+TEST(Formula, Eq4_5_HypercubeAllreduce) {
+  for (int64_t p : {2, 8, 64, 1024})
+    for (int64_t m : kMs)
+      for (Costs k : kCosts)
+        EXPECT_DOUBLE_EQ(simulate(make_config("allreduce_hypercube", TopologyKind::hypercube, p, "", m), k),
+                         (k.ts + k.tw * m) * std::log2(double(p)));
+}
+
+// Fig. 4-2 on an 8-node ring: steps move the message 4, 2 and 1 links.
+TEST(Formula, CutThroughAndStoreAndForwardPerHop) {
+  const double ts = 10, tw = 2, th = 3;
+  const int64_t m = 5;
+  RunConfig c = make_config("broadcast_binomial", TopologyKind::ring, 8, "", m);
+  c.cost = CostParams{ts, tw, th, Routing::cut_through};
+  double ct = 0, sf = 0;
+  for (int l : {4, 2, 1}) { ct += ts + l * th + tw * m; sf += ts + l * (th + tw * m); }
+  EXPECT_DOUBLE_EQ(run_cpu(c).time, ct);
+  c.cost.routing = Routing::store_and_forward;
+  EXPECT_DOUBLE_EQ(run_cpu(c).time, sf);
+}

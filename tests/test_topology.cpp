@@ -1,0 +1,259 @@
+// Topologies: Table 2-1 of the textbook (seed 003, lines 1011-1045), exhaustive checks of the
+// metrics on small instances, and validity/minimality of every route.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "ppsim/topology.h"
+#include "topologies/routing.h"
+
+using namespace ppsim;
+
+namespace {
+
+struct Graph {
+  int64_t nodes = 0, procs = 0;
+  std::vector<std::vector<int64_t>> adj;  // undirected, from the directed link list
+  std::set<std::pair<int64_t, int64_t>> directed;
+};
+
+Graph graph_of(const Topology& t) {
+  Graph g;
+  g.nodes = topology_nodes(t);
+  g.procs = t.p;
+  g.adj.resize(size_t(g.nodes));
+  int64_t space = t.kind == TopologyKind::full ? t.p * t.p : link_space(t);
+  for (int64_t id = 0; id < space; ++id) {
+    int64_t a, b;
+    if (!topology_link_endpoints(t, id, a, b)) continue;
+    g.directed.insert({a, b});
+  }
+  for (auto [a, b] : g.directed) g.adj[size_t(a)].push_back(b);
+  return g;
+}
+
+std::vector<int64_t> bfs(const Graph& g, int64_t s) {
+  std::vector<int64_t> dist(size_t(g.nodes), -1);
+  std::queue<int64_t> q;
+  dist[size_t(s)] = 0;
+  q.push(s);
+  while (!q.empty()) {
+    int64_t u = q.front();
+    q.pop();
+    for (int64_t v : g.adj[size_t(u)])
+      if (dist[size_t(v)] < 0) { dist[size_t(v)] = dist[size_t(u)] + 1; q.push(v); }
+  }
+  return dist;
+}
+
+// Max flow with unit capacities on every undirected link, from the set `src` to the set `dst`.
+int64_t min_cut(const Graph& g, const std::vector<int>& side /* 1: source, 2: sink, 0: free */) {
+  int64_t n = g.nodes + 2, S = g.nodes, T = g.nodes + 1;
+  std::vector<std::vector<int64_t>> cap(size_t(n), std::vector<int64_t>(size_t(n), 0));
+  for (auto [a, b] : g.directed) cap[size_t(a)][size_t(b)] = 1;  // both directions exist
+  for (int64_t v = 0; v < g.nodes; ++v) {
+    if (side[size_t(v)] == 1) cap[size_t(S)][size_t(v)] = 1 << 20;
+    if (side[size_t(v)] == 2) cap[size_t(v)][size_t(T)] = 1 << 20;
+  }
+  int64_t flow = 0;
+  while (true) {
+    std::vector<int64_t> prev(size_t(n), -1);
+    std::queue<int64_t> q;
+    q.push(S);
+    prev[size_t(S)] = S;
+    while (!q.empty() && prev[size_t(T)] < 0) {
+      int64_t u = q.front();
+      q.pop();
+      for (int64_t v = 0; v < n; ++v)
+        if (prev[size_t(v)] < 0 && cap[size_t(u)][size_t(v)] > 0) { prev[size_t(v)] = u; q.push(v); }
+    }
+    if (prev[size_t(T)] < 0) return flow;
+    for (int64_t v = T; v != S; v = prev[size_t(v)]) {
+      --cap[size_t(prev[size_t(v)])][size_t(v)];
+      ++cap[size_t(v)][size_t(prev[size_t(v)])];
+    }
+    ++flow;
+  }
+}
+
+// Fewest links separating the processors into halves floor(p/2) / ceil(p/2), switches free.
+int64_t exhaustive_bisection(const Graph& g) {
+  int64_t p = g.procs, best = -1;
+  for (uint32_t mask = 0; mask < (1u << p); ++mask) {
+    if (__builtin_popcount(mask) != p / 2) continue;
+    if (p % 2 == 0 && (mask & 1u) == 0) continue;  // equal halves: fix processor 0 on side 1 (symmetry)
+    std::vector<int> side(size_t(g.nodes), 0);
+    for (int64_t v = 0; v < p; ++v) side[size_t(v)] = (mask >> v) & 1u ? 1 : 2;
+    int64_t cut = min_cut(g, side);
+    if (best < 0 || cut < best) best = cut;
+  }
+  if (p == 1) return 0;
+  return best;
+}
+
+int64_t exhaustive_arc_connectivity(const Graph& g) {
+  int64_t best = -1;
+  for (int64_t t = 1; t < g.nodes; ++t) {
+    std::vector<int> side(size_t(g.nodes), 0);
+    side[0] = 1;
+    side[size_t(t)] = 2;
+    int64_t c = min_cut(g, side);
+    if (best < 0 || c < best) best = c;
+  }
+  return best < 0 ? 0 : best;
+}
+
+std::vector<Topology> small_topologies() {
+  std::vector<Topology> out;
+  for (int64_t p = 1; p <= 16; ++p) {
+    out.push_back(make_topology(TopologyKind::linear, p, ""));
+    out.push_back(make_topology(TopologyKind::ring, p, ""));
+    out.push_back(make_topology(TopologyKind::full, p, ""));
+    out.push_back(make_topology(TopologyKind::star, p, ""));
+    if (is_pow2(p)) {
+      out.push_back(make_topology(TopologyKind::hypercube, p, ""));
+      out.push_back(make_topology(TopologyKind::tree, p, ""));
+    }
+  }
+  for (const char* d : {"2x2", "2x3", "3x3", "2x4", "3x4", "4x4", "2x2x2", "2x2x3", "2x8", "3x5", "1x4", "2x2x4"}) {
+    out.push_back(make_topology(TopologyKind::mesh, 0, d));
+    out.push_back(make_topology(TopologyKind::torus, 0, d));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Topology, MetricsMatchExhaustiveSearchForSmallP) {
+  for (const Topology& t : small_topologies()) {
+    SCOPED_TRACE(topology_shape(t));
+    Graph g = graph_of(t);
+    TopologyMetrics m = topology_metrics(t);
+    EXPECT_EQ(int64_t(g.directed.size()), 2 * m.links) << "every link is in both directions";
+    int64_t diameter = 0;
+    for (int64_t s = 0; s < t.p; ++s) {
+      auto d = bfs(g, s);
+      for (int64_t x = 0; x < t.p; ++x) diameter = std::max(diameter, d[size_t(x)]);
+    }
+    EXPECT_EQ(diameter, m.diameter);
+    EXPECT_EQ(exhaustive_bisection(g), m.bisection_width);
+    EXPECT_EQ(exhaustive_arc_connectivity(g), m.arc_connectivity);
+  }
+}
+
+TEST(Topology, RoutesArePathsOfMinimalLength) {
+  for (const Topology& t : small_topologies()) {
+    SCOPED_TRACE(topology_shape(t));
+    Graph g = graph_of(t);
+    for (int64_t s = 0; s < t.p; ++s) {
+      auto dist = bfs(g, s);
+      for (int64_t d = 0; d < t.p; ++d) {
+        int64_t at = s, n = 0;
+        bool ok = true;
+        for_each_route_link(t, s, d, [&](int64_t id) {
+          int64_t a, b;
+          ok = ok && topology_link_endpoints(t, id, a, b) && a == at;
+          at = b;
+          ++n;
+        });
+        EXPECT_TRUE(ok) << s << " -> " << d << " is not a chain of links";
+        EXPECT_EQ(at, d);
+        EXPECT_EQ(n, dist[size_t(d)]) << s << " -> " << d << " is not minimal";
+        EXPECT_EQ(route_hops(t, s, d), n);
+      }
+    }
+  }
+}
+
+TEST(Topology, EcubeCorrectsLowestBitFirstAndXYRoutesRowFirst) {
+  Topology h = make_topology(TopologyKind::hypercube, 8, "");
+  std::vector<int64_t> dims;
+  for_each_route_link(h, 0, 7, [&](int64_t id) { dims.push_back(id % h.log2p); });
+  EXPECT_EQ(dims, (std::vector<int64_t>{0, 1, 2}));
+  Topology m = make_topology(TopologyKind::mesh, 0, "4x4");
+  std::vector<int64_t> nodes;
+  for_each_route_link(m, 0, 15, [&](int64_t id) { int64_t a, b; topology_link_endpoints(m, id, a, b); nodes.push_back(b); });
+  EXPECT_EQ(nodes, (std::vector<int64_t>{1, 2, 3, 7, 11, 15}));  // along row 0 (X), then down column 3 (Y)
+}
+
+// Table 2-1, row by row, for several sizes (p counts processors; for the tree with switches the
+// table's p is the number of all 2p-1 nodes).
+TEST(Topology, Table2_1) {
+  for (int64_t p : {4, 16, 64, 256, 1024}) {
+    auto sq = int64_t(std::llround(std::sqrt(double(p))));
+    int64_t lg = int64_t(std::llround(std::log2(double(p))));
+    TopologyMetrics full = topology_metrics(make_topology(TopologyKind::full, p, ""));
+    EXPECT_EQ(full.diameter, 1);
+    EXPECT_EQ(full.bisection_width, p * p / 4);
+    EXPECT_EQ(full.arc_connectivity, p - 1);
+    EXPECT_EQ(full.links, p * (p - 1) / 2);
+    TopologyMetrics star = topology_metrics(make_topology(TopologyKind::star, p, ""));
+    EXPECT_EQ(star.diameter, 2);
+    EXPECT_EQ(star.arc_connectivity, 1);
+    EXPECT_EQ(star.links, p - 1);
+    EXPECT_EQ(star.bisection_width, p / 2);  // Table 2-1 says 1; see star.h and the exhaustive test
+    int64_t nodes = 2 * p - 1;
+    TopologyMetrics tree = topology_metrics(make_topology(TopologyKind::tree, p, ""));
+    EXPECT_EQ(tree.diameter, 2 * int64_t(std::llround(std::log2(double(nodes + 1) / 2))));
+    EXPECT_EQ(tree.bisection_width, 1);
+    EXPECT_EQ(tree.arc_connectivity, 1);
+    EXPECT_EQ(tree.links, nodes - 1);
+    TopologyMetrics lin = topology_metrics(make_topology(TopologyKind::linear, p, ""));
+    EXPECT_EQ(lin.diameter, p - 1);
+    EXPECT_EQ(lin.bisection_width, 1);
+    EXPECT_EQ(lin.arc_connectivity, 1);
+    EXPECT_EQ(lin.links, p - 1);
+    TopologyMetrics hc = topology_metrics(make_topology(TopologyKind::hypercube, p, ""));
+    EXPECT_EQ(hc.diameter, lg);
+    EXPECT_EQ(hc.bisection_width, p / 2);
+    EXPECT_EQ(hc.arc_connectivity, lg);
+    EXPECT_EQ(hc.links, p * lg / 2);
+    if (sq * sq == p && sq >= 3) {
+      TopologyMetrics mesh = topology_metrics(make_topology(TopologyKind::mesh, p, ""));
+      EXPECT_EQ(mesh.diameter, 2 * (sq - 1));
+      EXPECT_EQ(mesh.bisection_width, sq);
+      EXPECT_EQ(mesh.arc_connectivity, 2);
+      EXPECT_EQ(mesh.links, 2 * (p - sq));
+      TopologyMetrics torus = topology_metrics(make_topology(TopologyKind::torus, p, ""));
+      EXPECT_EQ(torus.diameter, 2 * (sq / 2));
+      EXPECT_EQ(torus.bisection_width, 2 * sq);
+      EXPECT_EQ(torus.arc_connectivity, 4);
+      EXPECT_EQ(torus.links, 2 * p);
+    }
+  }
+  // The ring is the wraparound k-ary 1-cube; Table 2-1's ring figures: floor(p/2), 2, 2, p.
+  for (int64_t p : {3, 8, 13, 100}) {
+    TopologyMetrics r = topology_metrics(make_topology(TopologyKind::ring, p, ""));
+    EXPECT_EQ(r.diameter, p / 2);
+    EXPECT_EQ(r.bisection_width, 2);
+    EXPECT_EQ(r.arc_connectivity, 2);
+    EXPECT_EQ(r.links, p);
+  }
+  // Wraparound k-ary d-cube (even k >= 4): d floor(k/2), 2 k^(d-1), 2d, dp.
+  for (auto [k, d] : {std::pair<int64_t, int>{4, 2}, {4, 3}, {6, 3}, {8, 2}, {4, 4}}) {
+    std::string dims;
+    int64_t p = 1;
+    for (int j = 0; j < d; ++j) { dims += (j ? "x" : "") + std::to_string(k); p *= k; }
+    TopologyMetrics c = topology_metrics(make_topology(TopologyKind::torus, 0, dims));
+    SCOPED_TRACE(dims);
+    EXPECT_EQ(c.diameter, d * (k / 2));
+    EXPECT_EQ(c.bisection_width, 2 * p / k);
+    EXPECT_EQ(c.arc_connectivity, 2 * d);
+    EXPECT_EQ(c.links, d * p);
+  }
+}
+
+TEST(Topology, BadShapesAreRejectedWithAMessage) {
+  EXPECT_THROW(make_topology(TopologyKind::hypercube, 12, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::tree, 6, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::mesh, 12, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::mesh, 0, "4x"), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::mesh, 0, "4x0"), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::ring, 0, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::ring, 8, "2x4"), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::torus, 9, "2x4"), std::invalid_argument);
+}

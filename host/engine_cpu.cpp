@@ -30,28 +30,33 @@ namespace ppsim {
 
 namespace {
 
+// Compact records (processor ids fit in 31 bits: make_topology caps p at 2^31): the passes stream
+// through these arrays, so their size is the engine's memory traffic.
 struct StoredSend {
-  int64_t to, src_off, len, pool_off;
-  int32_t buf;
+  int32_t from, to, buf, hops;
+  int64_t src_off, len, pool_off;
 };
 
 struct StoredRecv {
-  int64_t from, len, pool_off;  // pool_off < 0: not matched yet
-  int32_t pool_chunk, nact;
-  RecvAction act[kMaxActions];
+  int32_t proc, from, pool_chunk, more;  // more: index of the further actions in Chunk::more_actions, or -1
+  int64_t len, pool_off;                 // pool_off < 0: not matched yet
+  RecvAction act;                        // the first slot the message updates
 };
 
 struct Chunk {
   int64_t first = 0, last = 0;  // processors [first, last)
-  std::vector<StoredSend> sends;
-  std::vector<StoredRecv> recvs;
+  std::vector<StoredSend> sends;  // in processor order
+  std::vector<StoredRecv> recvs;  // in processor order
   std::vector<uint64_t> pool;
+  std::vector<RecvAction> more_actions;  // second (and later) actions, as {count, actions...} runs
   StepStats stats;
+  int64_t matched = 0;  // receives of this chunk's messages that found their send
   int64_t error_proc = -1;
   std::string error;
 
+  // Keeps the error of the lowest processor, so the report does not depend on the thread count.
   void fail(int64_t proc, std::string message) {
-    if (error_proc < 0) { error_proc = proc; error = std::move(message); }
+    if (error_proc < 0 || proc < error_proc) { error_proc = proc; error = std::move(message); }
   }
 };
 
@@ -60,7 +65,7 @@ struct StepStore {
   bool active = false;
   int64_t send_step = 0;
   std::vector<Chunk> chunks;
-  std::vector<int64_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
+  std::vector<int32_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
   std::vector<int32_t> send_count, recv_count;
 };
 
@@ -113,6 +118,7 @@ class CpuRun {
     nchunks_ = int(std::max<int64_t>(1, std::min<int64_t>(threads, p_)));
     chunk_len_ = (p_ + nchunks_ - 1) / nchunks_;
     nchunks_ = int((p_ + chunk_len_ - 1) / chunk_len_);
+    port_limit_ = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
   }
 
   RunResult run() {
@@ -143,7 +149,10 @@ class CpuRun {
         s.send_step = t;
         parallel([&](Chunk& ch, int k) { post_round(s, ch, k, round, t); }, s, "post");
         parallel([&](Chunk& ch, int k) { match_and_load(s, ch, k, t); }, s, "match");
-        parallel([&](Chunk& ch, int) { cost_and_check(s, ch, t); }, s, "cost");
+        if (!direct_links(topo_)) parallel([&](Chunk& ch, int) { routed_cost(ch, t); }, s, "cost");
+        int64_t posted = 0, matched = 0;
+        for (auto& ch : s.chunks) { posted += int64_t(ch.recvs.size()); matched += ch.matched; }
+        if (posted != matched) parallel([&](Chunk& ch, int) { unmatched_receives(ch, t); }, s, "unmatched");
         for (auto& ch : s.chunks) {
           st.messages += ch.stats.messages;
           st.words += ch.stats.words;
@@ -207,7 +216,9 @@ class CpuRun {
     ch.sends.clear();
     ch.recvs.clear();
     ch.pool.clear();
+    ch.more_actions.clear();
     ch.stats = StepStats{};
+    ch.matched = 0;
     StepOps ops;
     const int64_t arrive = t + lambda_ - 1;
     for (int64_t i = ch.first; i < ch.last; ++i) {
@@ -217,7 +228,7 @@ class CpuRun {
       else algorithm_ops(c_.algorithm->id, a_, i, round, ops);
       if (ops.overflow) { ch.fail(i, at(t, i) + " posts more than " + std::to_string(kMaxOps) + " sends or receives"); return; }
       check_ports(ch, ops, i, t, arrive);
-      s.send_begin[size_t(i)] = int64_t(ch.sends.size());
+      s.send_begin[size_t(i)] = int32_t(ch.sends.size());
       s.send_count[size_t(i)] = ops.nsend;
       for (int n = 0; n < ops.nsend; ++n) {
         const Send& x = ops.send[n];
@@ -226,19 +237,24 @@ class CpuRun {
           return;
         }
         const uint64_t* src = bufs_[x.buf].data() + i * words_[x.buf] + x.src_off;
-        ch.sends.push_back(StoredSend{x.to, x.src_off, x.len, int64_t(ch.pool.size()), x.buf});
-        ch.pool.insert(ch.pool.end(), src, src + x.len);
+        ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
+        if (x.len <= 8) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
+        else ch.pool.insert(ch.pool.end(), src, src + x.len);
       }
-      s.recv_begin[size_t(i)] = int64_t(ch.recvs.size());
+      s.recv_begin[size_t(i)] = int32_t(ch.recvs.size());
       s.recv_count[size_t(i)] = ops.nrecv;
       for (int n = 0; n < ops.nrecv; ++n) {
         const Recv& x = ops.recv[n];
         bool ok = x.from >= 0 && x.from < p_ && x.from != i && x.nact >= 1;
         for (int q = 0; ok && q < x.nact; ++q) ok = slice_ok(x.act[q].buf, x.act[q].dst_off, x.len);
         if (!ok) { ch.fail(i, at(t, i) + " posts an invalid receive (from " + std::to_string(x.from) + ")"); return; }
-        StoredRecv rec{x.from, x.len, -1, -1, x.nact, {}};
-        for (int q = 0; q < x.nact; ++q) rec.act[q] = x.act[q];
-        ch.recvs.push_back(rec);
+        int32_t more = -1;
+        if (x.nact > 1) {
+          more = int32_t(ch.more_actions.size());
+          ch.more_actions.push_back(RecvAction{x.nact - 1, 0, RecvMode::copy});  // run length in dst_off
+          for (int q = 1; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
+        }
+        ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0]});
       }
     }
     (void)k;
@@ -246,10 +262,9 @@ class CpuRun {
 
   // Port limits that one round's own operations can break (DESIGN.md §2, port models).
   void check_ports(Chunk& ch, const StepOps& ops, int64_t i, int64_t t, int64_t arrive) {
+    if (ops.nsend <= port_limit_ && ops.nrecv <= port_limit_ && c_.ports.model != PortModel::all) return;
     const PortSpec& ps = c_.ports;
-    int64_t send_limit = 1, recv_limit = 1;
-    if (ps.model == PortModel::kport) send_limit = recv_limit = ps.k;
-    if (ps.model == PortModel::all) send_limit = recv_limit = kMaxOps;
+    const int64_t send_limit = port_limit_, recv_limit = port_limit_;
     const char* model = ps.model == PortModel::kport ? "k-port" : ps.model == PortModel::all ? "all-port"
                         : ps.model == PortModel::single ? "single-port" : ps.model == PortModel::half_duplex ? "half-duplex" : "telephone";
     if (ops.nsend > send_limit) {
@@ -294,42 +309,45 @@ class CpuRun {
   // Pass 2: match every send with its receive; count link loads.
   void match_and_load(StepStore& s, Chunk& ch, int k, int64_t t) {
     const uint32_t stamp = uint32_t(t);
-    for (int64_t i = ch.first; i < ch.last; ++i) {
-      const StoredSend* sends = ch.sends.data() + s.send_begin[size_t(i)];
-      int32_t ns = s.send_count[size_t(i)];
-      for (int n = 0; n < ns; ++n) {
-        const StoredSend& x = sends[n];
-        int occurrence = 0;
-        for (int q = 0; q < n; ++q) occurrence += sends[q].to == x.to;
-        int32_t nr;
-        StoredRecv* rv = recvs_of(s, x.to, nr);
-        StoredRecv* match = nullptr;
-        for (int q = 0; q < nr; ++q)
-          if (rv[q].from == i && occurrence-- == 0) { match = &rv[q]; break; }
-        if (!match) {
-          ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) +
-                         ", which posts no matching receive from " + std::to_string(i));
-          return;
-        }
-        if (match->len != x.len) {
-          ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) + ", which expects " +
-                         std::to_string(match->len) + " words from " + std::to_string(i));
-          return;
-        }
-        match->pool_chunk = k;
-        match->pool_off = x.pool_off;
-        ch.stats.messages += 1;
-        ch.stats.words += x.len;
-        ch.stats.link_hops += route_hops(topo_, i, x.to);
-        if (!direct_links(topo_)) {
-          for_each_route_link(topo_, i, x.to, [&](int64_t id) {
-            std::atomic_ref<uint64_t> cell(link_load_[size_t(id)]);
-            uint64_t old = cell.load(std::memory_order_relaxed), next;
-            do {
-              next = (uint32_t(old >> 32) == stamp) ? old + 1 : ((uint64_t(stamp) << 32) | 1u);
-            } while (!cell.compare_exchange_weak(old, next, std::memory_order_relaxed));
-          });
-        }
+    const bool direct = direct_links(topo_);
+    const size_t n_sends = ch.sends.size();
+    for (size_t n = 0; n < n_sends; ++n) {
+      const StoredSend& x = ch.sends[n];
+      const int64_t i = x.from;
+      int occurrence = 0;  // earlier sends of the same processor to the same destination
+      for (size_t q = n; q-- > 0 && ch.sends[q].from == i;) occurrence += ch.sends[q].to == x.to;
+      int32_t nr;
+      StoredRecv* rv = recvs_of(s, x.to, nr);
+      StoredRecv* match = nullptr;
+      for (int q = 0; q < nr; ++q)
+        if (rv[q].from == i && occurrence-- == 0) { match = &rv[q]; break; }
+      if (!match) {
+        ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) +
+                       ", which posts no matching receive from " + std::to_string(i));
+        continue;
+      }
+      if (match->len != x.len) {
+        ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) + ", which expects " +
+                       std::to_string(match->len) + " words from " + std::to_string(i));
+        continue;
+      }
+      match->pool_chunk = k;
+      match->pool_off = x.pool_off;
+      ch.sends[n].hops = int32_t(route_hops(topo_, i, x.to));
+      ch.matched += 1;
+      ch.stats.messages += 1;
+      ch.stats.words += x.len;
+      ch.stats.link_hops += ch.sends[n].hops;
+      if (direct) {
+        add_message_cost(ch, x.len, ch.sends[n].hops, direct_congestion(ch, n));
+      } else {
+        for_each_route_link(topo_, i, x.to, [&](int64_t id) {
+          std::atomic_ref<uint64_t> cell(link_load_[size_t(id)]);
+          uint64_t old = cell.load(std::memory_order_relaxed), next;
+          do {
+            next = (uint32_t(old >> 32) == stamp) ? old + 1 : ((uint64_t(stamp) << 32) | 1u);
+          } while (!cell.compare_exchange_weak(old, next, std::memory_order_relaxed));
+        });
       }
     }
   }
@@ -339,62 +357,76 @@ class CpuRun {
     return uint32_t(v >> 32) == stamp ? int64_t(uint32_t(v)) : 0;
   }
 
-  // Pass 3: congestion and cost of every message; unmatched receives.
-  void cost_and_check(StepStore& s, Chunk& ch, int64_t t) {
+  // On a direct-link topology the link x.from -> x.to carries exactly the sender's own messages to x.to.
+  int64_t direct_congestion(const Chunk& ch, size_t n) const {
+    const StoredSend& x = ch.sends[n];
+    int64_t congestion = 0;
+    size_t a = n, b = n + 1, end = ch.sends.size();
+    while (a > 0 && ch.sends[a - 1].from == x.from) --a;
+    while (b < end && ch.sends[b].from == x.from) ++b;
+    for (size_t q = a; q < b; ++q) congestion += ch.sends[q].to == x.to;
+    return congestion;
+  }
+
+  void add_message_cost(Chunk& ch, int64_t len, int64_t hops, int64_t congestion) {
+    ch.stats.max_link_load = std::max(ch.stats.max_link_load, congestion);
+    ch.stats.time = std::max(ch.stats.time, message_time(c_.cost, len, hops, congestion));
+  }
+
+  // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
+  void routed_cost(Chunk& ch, int64_t t) {
     const uint32_t stamp = uint32_t(t);
-    for (int64_t i = ch.first; i < ch.last; ++i) {
-      const StoredSend* sends = ch.sends.data() + s.send_begin[size_t(i)];
-      int32_t ns = s.send_count[size_t(i)];
-      for (int n = 0; n < ns; ++n) {
-        int64_t congestion = 0;
-        if (direct_links(topo_)) {
-          for (int q = 0; q < ns; ++q) congestion += sends[q].to == sends[n].to;
-        } else {
-          for_each_route_link(topo_, i, sends[n].to, [&](int64_t id) { congestion = std::max(congestion, load_of(id, stamp)); });
-        }
-        ch.stats.max_link_load = std::max(ch.stats.max_link_load, congestion);
-        double tm = message_time(c_.cost, sends[n].len, route_hops(topo_, i, sends[n].to), congestion);
-        ch.stats.time = std::max(ch.stats.time, tm);
-      }
-      const StoredRecv* rv = ch.recvs.data() + s.recv_begin[size_t(i)];
-      for (int q = 0; q < s.recv_count[size_t(i)]; ++q)
-        if (rv[q].pool_off < 0) {
-          ch.fail(i, at(t, i) + " expects " + std::to_string(rv[q].len) + " words from " + std::to_string(rv[q].from) +
-                         ", which sends it nothing in that step");
-          return;
-        }
+    for (const StoredSend& x : ch.sends) {
+      int64_t congestion = 0;
+      for_each_route_link(topo_, x.from, x.to, [&](int64_t id) { congestion = std::max(congestion, load_of(id, stamp)); });
+      add_message_cost(ch, x.len, x.hops, congestion);
     }
+  }
+
+  // Receives that no send matched (only searched for when the counts say one exists).
+  void unmatched_receives(Chunk& ch, int64_t t) {
+    for (const StoredRecv& rv : ch.recvs)
+      if (rv.pool_off < 0)
+        ch.fail(rv.proc, at(t, rv.proc) + " expects " + std::to_string(rv.len) + " words from " + std::to_string(rv.from) +
+                             ", which sends it nothing in that step");
   }
 
   // Pass R: apply the messages that arrive at the end of step t; check the port rules that
   // combine this step's sends with its arrivals (half-duplex, telephone).
   void deliver(StepStore& arrived, StepStore& sending, Chunk& ch, int k, int64_t t) {
-    bool both = sending.active && sending.send_step == t;
-    for (int64_t i = ch.first; i < ch.last; ++i) {
-      int32_t nr = arrived.recv_count[size_t(i)];
-      if (both && nr > 0 && sending.send_count[size_t(i)] > 0) {
-        const StoredSend& out = sending.chunks[size_t(k)].sends[size_t(sending.send_begin[size_t(i)])];
-        const StoredRecv& in = arrived.chunks[size_t(k)].recvs[size_t(arrived.recv_begin[size_t(i)])];
+    const bool both = sending.active && sending.send_step == t &&
+                      (c_.ports.model == PortModel::half_duplex || c_.ports.model == PortModel::telephone);
+    const Chunk& out_chunk = sending.chunks[size_t(k)];
+    int64_t last_checked = -1;
+    for (const StoredRecv& rv : ch.recvs) {
+      const int64_t i = rv.proc;
+      if (both && i != last_checked && sending.send_count[size_t(i)] > 0) {
+        last_checked = i;
+        const StoredSend& out = out_chunk.sends[size_t(sending.send_begin[size_t(i)])];
         if (c_.ports.model == PortModel::half_duplex) {
-          ch.fail(i, at(t, i) + " both sends (to " + std::to_string(out.to) + ") and receives (from " + std::to_string(in.from) +
+          ch.fail(i, at(t, i) + " both sends (to " + std::to_string(out.to) + ") and receives (from " + std::to_string(rv.from) +
                          "), which the half-duplex model forbids");
           return;
         }
-        if (c_.ports.model == PortModel::telephone && out.to != in.from) {
-          ch.fail(i, at(t, i) + " sends to " + std::to_string(out.to) + " but receives from " + std::to_string(in.from) +
+        if (out.to != rv.from) {
+          ch.fail(i, at(t, i) + " sends to " + std::to_string(out.to) + " but receives from " + std::to_string(rv.from) +
                          "; the telephone model allows one exchange with one partner");
           return;
         }
       }
-      StoredRecv* rv = arrived.chunks[size_t(k)].recvs.data() + arrived.recv_begin[size_t(i)];
-      for (int q = 0; q < nr; ++q) {
-        const uint64_t* src = arrived.chunks[size_t(rv[q].pool_chunk)].pool.data() + rv[q].pool_off;
-        for (int x = 0; x < rv[q].nact; ++x) {
-          const RecvAction& act = rv[q].act[x];
-          apply_(bufs_[act.buf].data() + i * words_[act.buf] + act.dst_off, src, rv[q].len, act.mode);
-        }
+      const uint64_t* src = arrived.chunks[size_t(rv.pool_chunk)].pool.data() + rv.pool_off;
+      apply_action(rv.act, i, src, rv.len);
+      if (rv.more >= 0) {
+        const RecvAction* run = ch.more_actions.data() + rv.more;
+        for (int64_t x = 1; x <= run[0].dst_off; ++x) apply_action(run[x], i, src, rv.len);
       }
     }
+  }
+
+  void apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) {
+    uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words_[act.buf] + act.dst_off;
+    if (len == 1 && act.mode == RecvMode::copy) *dst = *src;
+    else apply_(dst, src, len, act.mode);
   }
 
   void record_trace(RunResult& r, StepStore& s, int64_t t) {
@@ -422,6 +454,7 @@ class CpuRun {
   int64_t words_[2] = {0, 0};
   std::vector<std::vector<uint64_t>> bufs_;
   int lambda_ = 1, rounds_ = 0, nchunks_ = 1;
+  int64_t port_limit_ = 1;  // sends (and receives) one processor may post per step
   int64_t total_steps_ = 0, chunk_len_ = 1;
   std::vector<StepStore> stores_;
   std::vector<uint64_t> link_load_;  // (step << 32) | messages on the link in that step

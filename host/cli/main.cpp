@@ -166,8 +166,7 @@ int cmd_run(const RunOptions& o) {
   std::string notice;
   RunResult r = run_simulation(c, backend, &notice);
   if (!notice.empty()) std::cerr << notice << "\n";
-  nlohmann::json doc = run_json(c, backend, r);
-  if (!o.json.empty()) write_json_atomically(o.json, doc);
+  if (!o.json.empty()) write_json_atomically(o.json, run_json(c, backend, r));
   if (o.json != "-") {
     std::ostream& out = std::cout;
     double f = formula_time(c);

@@ -12,15 +12,15 @@
 
 namespace ppsim {
 
-PPSIM_HD inline int ceil_log2(int64_t x) {  // smallest d with 2^d >= x (x >= 1)
-  int d = 0;
-  while ((int64_t{1} << d) < x) ++d;
-  return d;
-}
 PPSIM_HD inline int floor_log2(int64_t x) {  // largest d with 2^d <= x (x >= 1)
-  int d = 0;
-  while ((x >> (d + 1)) != 0) ++d;
-  return d;
+#if defined(__CUDA_ARCH__)
+  return 63 - __clzll(x);
+#else
+  return 63 - __builtin_clzll(uint64_t(x));
+#endif
+}
+PPSIM_HD inline int ceil_log2(int64_t x) {  // smallest d with 2^d >= x (x >= 1)
+  return x <= 1 ? 0 : floor_log2(x - 1) + 1;
 }
 PPSIM_HD inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) { int64_t r = a % n; return r < 0 ? r + n : r; }

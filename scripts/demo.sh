@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The default demonstration: a few collectives on simulated machines of thousands to a million
+# processors, each verified against the sequential reference.
+set -euo pipefail
+ppsim=${1:-build/ppsim}
+run() { echo "\$ ppsim $*"; "$ppsim" "$@"; echo; }
+run run --topology hypercube --p 2^16 --op allreduce --m 8 --ts 10 --tw 1
+run run --topology torus --dims 64x64 --op allgather --m 1 --ts 10 --tw 1
+run run --topology ring --p 8 --op allgather --algo allgather_hypercube   # Fig. 4-12: 4 messages on one link
+run run --topology full --p 2^20 --op allreduce --threads 1
+run run --topology mesh --dims 3x5 --op reduce --combine interval --json -

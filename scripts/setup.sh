@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what ppsim needs to build and test, from Debian packages. Safe to run again: it only
+# calls apt-get when a package is missing. nvcc (CUDA) is optional and is not installed here.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

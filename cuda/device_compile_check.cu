@@ -17,7 +17,7 @@ __global__ void device_compile_check_kernel(AlgorithmId algo, AlgoParams a, Topo
   int64_t links = 0;
   for (int n = 0; n < ops.nsend; ++n)
     for_each_route_link(t, proc, ops.send[n].to, [&](int64_t) { ++links; });
-  uint64_t w = operation_initial_word(Operation::allreduce, OperatorKind::interval, InputSpec{}, a.p, a.m, a.root, 0, proc, 0);
+  uint64_t w = operation_initial_word(Operation::scan, OperatorKind::interval, InputSpec{}, a, 0, proc, 0);
   out[proc] = links + int64_t(combine_dyn(OperatorKind::affine, w, w) & 1) + route_hops(t, proc, 0) + link_space(t);
 }
 

@@ -105,10 +105,13 @@ class CpuRun {
         apply_(apply_for(c.combine)) {
     nbuf_ = operation_buffer_count(op_);
     bufs_.resize(size_t(nbuf_));
-    for (int b = 0; b < nbuf_; ++b) words_[b] = operation_buffer_words(op_, b, p_, a_.m);
+    for (int b = 0; b < nbuf_; ++b) words_[b] = operation_buffer_words(op_, b, a_);
     lambda_ = std::max(1, a_.lambda);
     rounds_ = c.algorithm->rounds(a_);
-    total_steps_ = int64_t(rounds_) * lambda_;
+    // A postal-native algorithm sends in every step it likes and counts steps itself; the others
+    // are written in rounds and run one round every lambda steps (each waits for the last's data).
+    postal_native_ = c.algorithm->postal_native();
+    total_steps_ = postal_native_ ? int64_t(rounds_) : int64_t(rounds_) * lambda_;
     int threads = c.threads;
 #if defined(PPSIM_HAVE_OPENMP)
     if (threads <= 0) threads = omp_get_max_threads();
@@ -137,14 +140,16 @@ class CpuRun {
       s.recv_count.assign(size_t(p_), 0);
     }
     if (!direct_links(topo_)) link_load_.assign(size_t(link_space(topo_)), 0);
+    if (c_.algorithm->has_local) local_phase(LocalPhase::before_first_step);
+    if (c_.trace) record_trace(r, stores_[0], 0);
 
     for (int64_t t = 1; t <= total_steps_; ++t) {
       StepStore& s = stores_[size_t(t % lambda_)];
       s.active = false;
       StepStats st;
       st.step = t;
-      if ((t - 1) % lambda_ == 0) {
-        int round = int((t - 1) / lambda_) + 1;
+      if (postal_native_ || (t - 1) % lambda_ == 0) {
+        int round = postal_native_ ? int(t) : int((t - 1) / lambda_) + 1;
         s.active = true;
         s.send_step = t;
         parallel([&](Chunk& ch, int k) { post_round(s, ch, k, round, t); }, s, "post");
@@ -174,7 +179,12 @@ class CpuRun {
       r.link_hops += st.link_hops;
       r.max_link_load = std::max(r.max_link_load, st.max_link_load);
       r.time += st.time;
+      if (t == total_steps_ && c_.algorithm->has_local) local_phase(LocalPhase::after_last_step);
       if (c_.trace) record_trace(r, s, t);
+    }
+    if (total_steps_ == 0 && c_.algorithm->has_local) {
+      local_phase(LocalPhase::after_last_step);
+      if (c_.trace) { r.trace.clear(); record_trace(r, stores_[0], 0); }
     }
     r.steps = total_steps_;
     r.buffers = std::move(bufs_);
@@ -196,14 +206,27 @@ class CpuRun {
   void init_buffers() {
     for (int b = 0; b < nbuf_; ++b) {
       bufs_[b].assign(size_t(p_ * words_[b]), 0);
-      uint64_t* data = bufs_[b].data();
+      uint64_t* data = bufs_[size_t(b)].data();
       int64_t w_per = words_[b];
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nchunks_) if (nchunks_ > 1)
 #endif
       for (int64_t i = 0; i < p_; ++i)
         for (int64_t w = 0; w < w_per; ++w)
-          data[i * w_per + w] = operation_initial_word(op_, c_.combine, c_.input, p_, a_.m, a_.root, b, i, w);
+          data[i * w_per + w] = operation_initial_word(op_, c_.combine, c_.input, a_, b, i, w);
+    }
+  }
+
+  // Local (non-communicating) work of every processor, e.g. seed 000's Algorithm B folding its
+  // own elements before step 1 and expanding its prefixes after the last.
+  void local_phase(LocalPhase phase) {
+#if defined(PPSIM_HAVE_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(nchunks_) if (nchunks_ > 1)
+#endif
+    for (int64_t i = 0; i < p_; ++i) {
+      ProcBuffers view;
+      for (int b = 0; b < nbuf_; ++b) { view.buf[b] = bufs_[size_t(b)].data() + i * words_[b]; view.words[b] = words_[b]; }
+      algorithm_local(c_.algorithm->id, a_, c_.combine, i, phase, view);
     }
   }
 
@@ -433,7 +456,7 @@ class CpuRun {
     TraceStep ts;
     ts.step = t;
     for (int b = 0; b < nbuf_; ++b) ts.buffers.push_back(bufs_[b]);
-    if (s.active && s.send_step == t)
+    if (t > 0 && s.active && s.send_step == t)
       for (int64_t i = 0; i < p_; ++i) {
         const Chunk& ch = s.chunks[size_t(i / chunk_len_)];
         for (int n = 0; n < s.send_count[size_t(i)]; ++n) {
@@ -451,7 +474,8 @@ class CpuRun {
   const Operation op_;
   ApplyFn apply_;
   int nbuf_ = 1;
-  int64_t words_[2] = {0, 0};
+  int64_t words_[kMaxBuffers] = {0, 0, 0};
+  bool postal_native_ = false;
   std::vector<std::vector<uint64_t>> bufs_;
   int lambda_ = 1, rounds_ = 0, nchunks_ = 1;
   int64_t port_limit_ = 1;  // sends (and receives) one processor may post per step

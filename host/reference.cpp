@@ -44,7 +44,7 @@ class Checker {
 const char* buffer_name(Operation op, int32_t b) {
   if (b == kData) return op == Operation::alltoall ? "send" : "data";
   switch (op) {
-    case Operation::scan: return "partial";
+    case Operation::scan: return b == kPartial ? "partial" : "prefix";
     case Operation::reduce_scatter: return "result";
     default: return "recv";
   }
@@ -81,14 +81,18 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
       for (int64_t i = 0; i < p; ++i)
         for (int64_t w = 0; w < m; ++w) chk.expect(kData, i, p * m, i * m + w, input(root, i * m + w, p * m));
       break;
-    case Operation::scan:
+    case Operation::scan: {  // element e (of n, spread as scan_first/scan_count say) = v(0) ⊕ ... ⊕ v(e)
+      const int64_t n = scan_elements(c.params), words = operation_buffer_words(op, kData, c.params);
       for (int64_t w = 0; w < m; ++w) {
-        std::vector<uint64_t> in(static_cast<size_t>(p)), prefix(static_cast<size_t>(p));
-        for (int64_t i = 0; i < p; ++i) in[size_t(i)] = input(i, w, m);
+        std::vector<uint64_t> in(static_cast<size_t>(n)), prefix(static_cast<size_t>(n));
+        for (int64_t e = 0; e < n; ++e) in[size_t(e)] = input(e, w, m);
         std::inclusive_scan(in.begin(), in.end(), prefix.begin(), [&](uint64_t a, uint64_t b) { return combine_dyn(k, a, b); });
-        for (int64_t i = 0; i < p; ++i) chk.expect(kData, i, m, w, prefix[size_t(i)]);
+        for (int64_t i = 0; i < p; ++i)
+          for (int64_t e = 0; e < scan_count(c.params, i); ++e)
+            chk.expect(kData, i, words, e * m + w, prefix[size_t(scan_first(c.params, i) + e)]);
       }
       break;
+    }
     case Operation::reduce_scatter:
       for (int64_t i = 0; i < p; ++i) {
         auto block = ordered_fold(k, p, m, [&](int64_t j, int64_t w) { return input(j, i * m + w, p * m); });

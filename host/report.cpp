@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "ppsim/postal.h"
+
 namespace ppsim {
 
 using nlohmann::json;
@@ -26,6 +28,12 @@ double formula_time(const RunConfig& c) {
   return c.algorithm->formula(c.params, c.cost);
 }
 
+int64_t postal_lower_bound_steps(const RunConfig& c) {
+  if (c.algorithm->op == Operation::shift || c.ports.model == PortModel::all) return -1;
+  int k = c.ports.model == PortModel::kport ? c.ports.k : 1;
+  return postal_min_steps(c.params.p, k, c.params.lambda);
+}
+
 namespace {
 const char* backend_name(Backend b) {
   return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto";
@@ -35,7 +43,7 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
   json out = json::object();
   const Operation op = c.algorithm->op;
   for (int b = 0; b < int(bufs.size()); ++b) {
-    int64_t words = operation_buffer_words(op, b, c.params.p, c.params.m);
+    int64_t words = operation_buffer_words(op, b, c.params);
     json procs = json::array();
     for (int64_t i = 0; i < c.params.p; ++i) {
       json row = json::array();
@@ -62,6 +70,7 @@ json config_json(const RunConfig& c, Backend requested) {
               {"algo", c.algorithm->name},
               {"m", c.params.m},
               {"root", c.params.root},
+              {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},
               {"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},
@@ -89,6 +98,8 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["time"] = r.time;
   doc["formula_time"] = number_or_null(formula_time(c));
   doc["formula"] = c.algorithm->formula_text;
+  int64_t bound = postal_lower_bound_steps(c);
+  doc["lower_bound_steps"] = bound < 0 ? json(nullptr) : json(bound);
   doc["messages"] = r.messages;
   doc["words"] = r.words;
   doc["link_hops"] = r.link_hops;

@@ -80,13 +80,15 @@ TEST_F(Cli, TraceShowsBuffersAndMessagesAfterEveryStep) {
   Outcome o = ppsim("run --topology ring --p 4 --op allgather --combine interval --trace --json -");
   ASSERT_EQ(o.code, 0) << o.err;
   json d = json::parse(o.out);
-  ASSERT_EQ(d["trace"].size(), 3u);
+  ASSERT_EQ(d["trace"].size(), 4u);  // trace[0]: before step 1; trace[j]: after step j
+  EXPECT_EQ(d["trace"][0]["buffers"]["data"][1], json::array({"-", "1", "-", "-"}));
+  EXPECT_TRUE(d["trace"][0]["messages"].empty());
   // After step 1 processor 1 holds its own block and its left neighbour's.
-  EXPECT_EQ(d["trace"][0]["buffers"]["data"][1], json::array({"0", "1", "-", "-"}));
-  EXPECT_EQ(d["trace"][2]["buffers"]["data"][1], json::array({"0", "1", "2", "3"}));
-  EXPECT_EQ(d["trace"][0]["messages"].size(), 4u);
-  EXPECT_EQ(d["trace"][0]["messages"][0]["from"], 0);
-  EXPECT_EQ(d["trace"][0]["messages"][0]["to"], 1);
+  EXPECT_EQ(d["trace"][1]["buffers"]["data"][1], json::array({"0", "1", "-", "-"}));
+  EXPECT_EQ(d["trace"][3]["buffers"]["data"][1], json::array({"0", "1", "2", "3"}));
+  EXPECT_EQ(d["trace"][1]["messages"].size(), 4u);
+  EXPECT_EQ(d["trace"][1]["messages"][0]["from"], 0);
+  EXPECT_EQ(d["trace"][1]["messages"][0]["to"], 1);
 }
 
 TEST_F(Cli, ListNamesEveryAlgorithm) {
@@ -136,7 +138,15 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --topology ring --p 6 --op reduce --combine affine --root 3",
       "run --topology ring --p 4096 --op allgather --trace",
       "run --topology ring --p 8 --op allgather --algo allgather_ring_bidirectional --ports single",
-      "run --topology ring --p 8 --op scan",
+      "run --topology ring --p 8 --op alltoall",
+      "run --topology full --p 8 --op scan --n 4",
+      "run --topology full --p 8 --op scan --algo scan_postal_a --n 20",
+      "run --topology full --p 8 --op broadcast --n 20",
+      "run --machine pram-erew --op scan --p 8 --topology ring",
+      "run --machine pram-eeee --op scan --p 8",
+      "run --machine pram-erew --op alltoall --p 8",
+      "run --machine pram-erew --op broadcast --algo pram_broadcast_concurrent --p 8",
+      "bounds --n 0",
       "frobnicate",
   };
   for (const char* args : bad) {

@@ -69,20 +69,20 @@ TEST(Postal, LambdaThreeDelaysReceipt) {
   ASSERT_TRUE(r.verified);
   EXPECT_EQ(r.steps, 2 * 3);
   EXPECT_DOUBLE_EQ(r.time, 6.0) << "under the postal model time is the number of steps";
-  ASSERT_EQ(r.trace.size(), 6u);
-  ASSERT_EQ(r.trace[0].messages.size(), 1u);
-  EXPECT_EQ(r.trace[0].messages[0].from, 0);
-  EXPECT_EQ(r.trace[0].messages[0].to, 2);
-  EXPECT_EQ(r.trace[0].messages[0].arrives, 3);
-  EXPECT_EQ(r.trace[0].buffers[0][2], kIntervalUnset);
+  ASSERT_EQ(r.trace.size(), 7u);  // trace[j]: after step j, trace[0]: the initial state
+  ASSERT_EQ(r.trace[1].messages.size(), 1u);
+  EXPECT_EQ(r.trace[1].messages[0].from, 0);
+  EXPECT_EQ(r.trace[1].messages[0].to, 2);
+  EXPECT_EQ(r.trace[1].messages[0].arrives, 3);
   EXPECT_EQ(r.trace[1].buffers[0][2], kIntervalUnset);
-  EXPECT_EQ(r.trace[2].buffers[0][2], interval_make(0, 0));
-  EXPECT_TRUE(r.trace[1].messages.empty() && r.trace[2].messages.empty());
-  ASSERT_EQ(r.trace[3].messages.size(), 2u);  // 0 -> 1 and 2 -> 3, sent in step 4 = 1 + lambda
-  EXPECT_EQ(r.trace[3].messages[1].from, 2);
-  EXPECT_EQ(r.trace[3].messages[1].sent, 4);
-  EXPECT_EQ(r.trace[4].buffers[0][3], kIntervalUnset);
-  EXPECT_EQ(r.trace[5].buffers[0][3], interval_make(0, 0));
+  EXPECT_EQ(r.trace[2].buffers[0][2], kIntervalUnset);
+  EXPECT_EQ(r.trace[3].buffers[0][2], interval_make(0, 0));
+  EXPECT_TRUE(r.trace[2].messages.empty() && r.trace[3].messages.empty());
+  ASSERT_EQ(r.trace[4].messages.size(), 2u);  // 0 -> 1 and 2 -> 3, sent in step 4 = 1 + lambda
+  EXPECT_EQ(r.trace[4].messages[1].from, 2);
+  EXPECT_EQ(r.trace[4].messages[1].sent, 4);
+  EXPECT_EQ(r.trace[5].buffers[0][3], kIntervalUnset);
+  EXPECT_EQ(r.trace[6].buffers[0][3], interval_make(0, 0));
 }
 
 TEST(Postal, MessagesInFlightOverlapWithLambda) {

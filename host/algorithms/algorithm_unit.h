@@ -7,6 +7,8 @@
 //     static constexpr uint32_t native;      // where it is the default for its operation
 //     static constexpr uint32_t flags;       // kNeedsPow2 | kCommutativeOnly | kRootZeroIfNoncommutative
 //     static constexpr int sends_per_step;   // most sends (and receives) per processor per step
+//     static constexpr bool has_local;       // local() runs before step 1 and after the last step
+//   (sends_per_step, has_local and local() default through AlgorithmDefaults)
 //     static int rounds(const AlgoParams&);
 //     static double formula(const AlgoParams&, const CostParams&);   // NaN: no closed form
 //     PPSIM_HD static void ops(const AlgoParams&, int64_t proc, int round, StepOps&);
@@ -29,6 +31,15 @@ inline constexpr uint32_t kGridTopologies = topo_bit(TopologyKind::mesh) | topo_
 inline constexpr uint32_t kNeedsPow2 = 1;                 // p must be a power of two
 inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an order that needs a commutative ⊕
 inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative to the root
+inline constexpr uint32_t kPostalNative = 8;              // counts steps itself under latency lambda
+inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
+
+// Defaults every unit inherits: one send per step, no local work.
+struct AlgorithmDefaults {
+  static constexpr int sends_per_step = 1;
+  static constexpr bool has_local = false;
+  PPSIM_HD static void local(const AlgoParams&, OperatorKind, int64_t, LocalPhase, ProcBuffers&) {}
+};
 
 // The combine mode that keeps a fold in processor order when `from`'s data sits on the other side
 // of `me`'s (both hold contiguous, adjacent ranges of processors).

@@ -11,11 +11,16 @@
 #include "algorithms/broadcast_hypercube.h"
 #include "algorithms/broadcast_hypercube_low_first.h"
 #include "algorithms/broadcast_mesh.h"
+#include "algorithms/broadcast_postal.h"
 #include "algorithms/reduce_binomial.h"
 #include "algorithms/reduce_binomial_high_first.h"
 #include "algorithms/reduce_hypercube.h"
 #include "algorithms/reduce_hypercube_high_first.h"
 #include "algorithms/reduce_mesh.h"
+#include "algorithms/scan_hypercube.h"
+#include "algorithms/scan_hypercube_ts.h"
+#include "algorithms/scan_postal_a.h"
+#include "algorithms/scan_postal_b.h"
 
 // X(unit): order matters only for listings and for picking a default (first native match wins).
 #define PPSIM_ALGORITHMS(X)       \
@@ -24,6 +29,7 @@
   X(BroadcastHypercube)           \
   X(BroadcastHypercubeLowFirst)   \
   X(BroadcastMesh)                \
+  X(BroadcastPostal)              \
   X(ReduceBinomial)               \
   X(ReduceBinomialHighFirst)      \
   X(ReduceHypercube)              \
@@ -33,7 +39,11 @@
   X(AllgatherRingBidirectional)   \
   X(AllgatherMesh)                \
   X(AllgatherHypercube)           \
-  X(AllreduceHypercube)
+  X(AllreduceHypercube)           \
+  X(ScanHypercube)                \
+  X(ScanHypercubeTs)              \
+  X(ScanPostalA)                  \
+  X(ScanPostalB)
 
 namespace ppsim {
 
@@ -51,6 +61,17 @@ PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t 
     PPSIM_ALGORITHMS(PPSIM_ALGO_CASE)
 #undef PPSIM_ALGO_CASE
     default: out.overflow = true; return;
+  }
+}
+
+// Local work of one processor before the first / after the last step (algorithms with has_local).
+PPSIM_HD inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase,
+                                     ProcBuffers& b) {
+  switch (id) {
+#define PPSIM_ALGO_LOCAL(unit) case AlgorithmId::unit: unit::local(a, k, proc, phase, b); return;
+    PPSIM_ALGORITHMS(PPSIM_ALGO_LOCAL)
+#undef PPSIM_ALGO_LOCAL
+    default: return;
   }
 }
 

@@ -6,7 +6,7 @@
 
 namespace ppsim {
 
-struct AllgatherHypercube {
+struct AllgatherHypercube : AlgorithmDefaults {
   static constexpr const char* name = "allgather_hypercube";
   static constexpr const char* description = "exchange the gathered half across each dimension, log p steps (Alg. 4-7)";
   static constexpr const char* formula_text = "t_s log p + t_w m (p - 1)  [eq. 4-4]";
@@ -14,7 +14,6 @@ struct AllgatherHypercube {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) {

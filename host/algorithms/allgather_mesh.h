@@ -9,7 +9,7 @@
 
 namespace ppsim {
 
-struct AllgatherMesh {
+struct AllgatherMesh : AlgorithmDefaults {
   static constexpr const char* name = "allgather_mesh";
   static constexpr const char* description = "ring all-to-all broadcast along rows, then columns (Alg. 4-6)";
   static constexpr const char* formula_text = "t_s sum_k (n_k - 1) + t_w m (p - 1)  [eq. 4-3]";
@@ -17,7 +17,6 @@ struct AllgatherMesh {
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) {
     int r = 0;

@@ -6,7 +6,7 @@
 
 namespace ppsim {
 
-struct AllgatherRing {
+struct AllgatherRing : AlgorithmDefaults {
   static constexpr const char* name = "allgather_ring";
   static constexpr const char* description = "pass blocks around a ring, p - 1 steps (Alg. 4-4)";
   static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)  [eq. 4-2]";
@@ -15,7 +15,6 @@ struct AllgatherRing {
   static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) |
                                      topo_bit(TopologyKind::star) | topo_bit(TopologyKind::full);
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }

@@ -7,7 +7,7 @@
 
 namespace ppsim {
 
-struct AllgatherRingBidirectional {
+struct AllgatherRingBidirectional : AlgorithmDefaults {
   static constexpr const char* name = "allgather_ring_bidirectional";
   static constexpr const char* description = "blocks travel both ways round a ring, ceil((p-1)/2) steps; needs 2 ports";
   static constexpr const char* formula_text = "(t_s + t_w m) ceil((p - 1) / 2)";

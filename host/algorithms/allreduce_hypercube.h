@@ -11,7 +11,7 @@
 
 namespace ppsim {
 
-struct AllreduceHypercube {
+struct AllreduceHypercube : AlgorithmDefaults {
   static constexpr const char* name = "allreduce_hypercube";
   static constexpr const char* description = "recursive doubling with combining (eq. 4-5); pairs fold first when p is not 2^d";
   static constexpr const char* formula_text = "(t_s + t_w m) log p  [eq. 4-5]; +2 steps if p is not a power of two";
@@ -19,7 +19,6 @@ struct AllreduceHypercube {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return floor_log2(a.p) + (is_pow2(a.p) ? 0 : 2); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -7,7 +7,7 @@
 
 namespace ppsim {
 
-struct BroadcastBinomial {
+struct BroadcastBinomial : AlgorithmDefaults {
   static constexpr const char* name = "broadcast_binomial";
   static constexpr const char* description = "binomial tree on ranks relative to the root, farthest first (Fig. 4-2)";
   static constexpr const char* formula_text = "(t_s + t_w m) ceil(log2 p)  [eq. 4-1]";
@@ -16,7 +16,6 @@ struct BroadcastBinomial {
   static constexpr uint32_t native = topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::ring) |
                                      topo_bit(TopologyKind::full) | topo_bit(TopologyKind::star);
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -7,7 +7,7 @@
 
 namespace ppsim {
 
-struct BroadcastBinomialLowFirst {
+struct BroadcastBinomialLowFirst : AlgorithmDefaults {
   static constexpr const char* name = "broadcast_binomial_low_first";
   static constexpr const char* description = "binomial tree relative to the root, nearest first (exercise 4.2)";
   static constexpr const char* formula_text = "(t_s + t_w m) ceil(log2 p) without congestion  [eq. 4-1]";
@@ -15,7 +15,6 @@ struct BroadcastBinomialLowFirst {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -9,7 +9,7 @@
 
 namespace ppsim {
 
-struct BroadcastMesh {
+struct BroadcastMesh : AlgorithmDefaults {
   static constexpr const char* name = "broadcast_mesh";
   static constexpr const char* description = "row, then column (then plane) binomial broadcast on a mesh or torus (Fig. 4-5)";
   static constexpr const char* formula_text = "(t_s + t_w m) sum_k ceil(log2 n_k)  [eq. 4-1]";
@@ -17,7 +17,6 @@ struct BroadcastMesh {
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = 0;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) {
     int r = 0;

@@ -7,7 +7,7 @@
 
 namespace ppsim {
 
-struct ReduceHypercube {
+struct ReduceHypercube : AlgorithmDefaults {
   static constexpr const char* name = "reduce_hypercube";
   static constexpr const char* description = "hypercube all-to-one reduction to any root, lowest dimension first (Alg. 4-3)";
   static constexpr const char* formula_text = "(t_s + t_w m) log p  [eq. 4-1]";
@@ -15,7 +15,6 @@ struct ReduceHypercube {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -6,7 +6,7 @@
 
 namespace ppsim {
 
-struct ReduceHypercubeHighFirst {
+struct ReduceHypercubeHighFirst : AlgorithmDefaults {
   static constexpr const char* name = "reduce_hypercube_high_first";
   static constexpr const char* description = "hypercube reduction to any root, highest dimension first (dual of exercise 4.2)";
   static constexpr const char* formula_text = "(t_s + t_w m) log p without congestion  [eq. 4-1]";
@@ -14,7 +14,6 @@ struct ReduceHypercubeHighFirst {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kNeedsPow2 | kCommutativeOnly;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

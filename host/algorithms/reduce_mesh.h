@@ -8,7 +8,7 @@
 
 namespace ppsim {
 
-struct ReduceMesh {
+struct ReduceMesh : AlgorithmDefaults {
   static constexpr const char* name = "reduce_mesh";
   static constexpr const char* description = "row, then column (then plane) binomial reduction on a mesh or torus";
   static constexpr const char* formula_text = "(t_s + t_w m) sum_k ceil(log2 n_k)  [eq. 4-1]";
@@ -16,7 +16,6 @@ struct ReduceMesh {
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = kRootZeroIfNoncommutative;
-  static constexpr int sends_per_step = 1;  // ports it needs (k-port, k >= this)
 
   static int rounds(const AlgoParams& a) { return BroadcastMesh::rounds(a); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }

@@ -11,6 +11,8 @@
 
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
+#include "ppsim/postal.h"
+#include "ppsim/pram.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 
@@ -86,15 +88,40 @@ int cmd_list() {
         if (a.root_zero_if_noncommutative()) std::cout << "; non-commutative operators need root 0";
         std::cout << "]\n      " << a.description << "\n      T = " << a.formula_text << "\n";
       }
+  std::cout << "shared-memory machines (--machine):\n  pram-erew pram-crew pram-crcw-common pram-crcw-arbitrary pram-crcw-priority pram-crcw-combining\n";
+  std::cout << "shared-memory algorithms:\n";
+  for (const auto& a : pram_algorithms())
+    std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; needs " << pram_rule_name(a.weakest_rule) << "]\n      "
+              << a.description << "\n";
   std::cout << "operators:\n  sum prod min max and or xor affine interval\n";
   std::cout << "ports:\n  single half-duplex telephone all K (k-port, 1.." << kMaxOps << ")\n";
   return 0;
 }
 
+// `ppsim bounds`: Theorem 1 of seed 000, the G sequence and the fewest steps.
+int cmd_bounds(int64_t n, int k, int lambda, bool as_json) {
+  if (n < 1) throw UsageError("--n must be at least 1");
+  if (k < 1 || k > 1024) throw UsageError("--k must be between 1 and 1024");
+  if (lambda < 1 || lambda > 1024) throw UsageError("--lambda must be between 1 and 1024");
+  int steps = postal_min_steps(n, k, lambda);
+  nlohmann::json g = nlohmann::json::array();
+  for (int j = 0; j <= steps; ++j) g.push_back(postal_g(j, k, lambda));
+  if (as_json) {
+    std::cout << nlohmann::json{{"n", n}, {"k", k}, {"lambda", lambda}, {"G", g}, {"min_steps", steps}}.dump() << "\n";
+    return 0;
+  }
+  std::cout << "k-port postal model, k = " << k << ", lambda = " << lambda << ": G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda)\n";
+  for (int j = 0; j <= steps; ++j) std::cout << "  G(" << j << ") = " << g[size_t(j)] << "\n";
+  std::cout << "prefix (and broadcast, reduction) over n = " << n << " processors needs at least min{ i | G(i) >= n } = " << steps
+            << " steps\n";
+  return 0;
+}
+
 struct RunOptions {
+  std::string machine = "network";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
               routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
-  int64_t root = 0;
+  int64_t root = 0, n = 0;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0;
   bool trace = false;
@@ -112,7 +139,88 @@ void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
   std::filesystem::rename(tmp, path);
 }
 
-int cmd_run(const RunOptions& o) {
+nlohmann::json pram_words(OperatorKind k, const std::vector<uint64_t>& words, int64_t n, int64_t m) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int64_t i = 0; i < n; ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int64_t w = 0; w < m; ++w) row.push_back(word_json(k, words[size_t(i * m + w)]));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// `ppsim run --machine pram-...`: the shared-memory machine of seed 004.
+template <class Given>
+int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
+  for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend"})
+    if (given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
+  PramConfig c;
+  c.rule = rule;
+  Operation op;
+  if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
+  if (o.p.empty()) throw UsageError("give --p (the number of PRAM processors)");
+  c.params.n = parse_count(o.p, "--p");
+  c.params.m = parse_count(o.m, "--m");
+  if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (sum prod min max and or xor affine interval)");
+  c.input = parse_input(o.input);
+  c.trace = o.trace;
+  if (o.algo.empty()) {
+    c.algorithm = default_pram_algorithm(op);
+    if (!c.algorithm) throw UsageError(std::string("no shared-memory algorithm performs ") + operation_name(op) + " (see `ppsim list`)");
+  } else {
+    c.algorithm = find_pram_algorithm(o.algo);
+    if (!c.algorithm) throw UsageError("--algo '" + o.algo + "' is not a shared-memory algorithm (see `ppsim list`)");
+    if (c.algorithm->op != op)
+      throw UsageError("--algo " + o.algo + " performs " + operation_name(c.algorithm->op) + ", not " + operation_name(op));
+  }
+  PramResult r = run_pram(c);
+  const int64_t n = c.params.n, m = c.params.m;
+  if (!o.json.empty()) {
+    nlohmann::json doc;
+    doc["config"] = {{"machine", o.machine}, {"rule", pram_rule_name(rule)}, {"op", operation_name(op)}, {"algo", c.algorithm->name},
+                     {"p", n}, {"m", m}, {"combine", operator_name(c.combine)}, {"input", o.input}, {"trace", o.trace}};
+    doc["steps"] = r.steps;
+    doc["time"] = r.steps;
+    doc["reads"] = r.reads;
+    doc["writes"] = r.writes;
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : r.per_step) steps.push_back({{"step", s.step}, {"reads", s.reads}, {"writes", s.writes}});
+    doc["per_step"] = std::move(steps);
+    doc["verified"] = r.verified;
+    doc["mismatches"] = r.mismatches;
+    doc["wall_seconds"] = r.wall_seconds;
+    doc["final"] = nlohmann::json::object();
+    if (uint64_t(n * m) <= kReportFinalWords)
+      doc["final"] = {{"registers", pram_words(c.combine, r.registers, n, m)}, {"cells", pram_words(c.combine, r.cells, n, m)}};
+    if (o.trace) {
+      nlohmann::json trace = nlohmann::json::array();
+      for (size_t j = 0; j < r.trace.size(); ++j)
+        trace.push_back({{"step", j}, {"registers", pram_words(c.combine, r.trace[j].registers, n, m)},
+                         {"cells", pram_words(c.combine, r.trace[j].cells, n, m)}});
+      doc["trace"] = std::move(trace);
+    }
+    write_json_atomically(o.json, doc);
+  }
+  if (o.json != "-")
+    std::cout << "ppsim: " << c.algorithm->name << " (" << operation_name(op) << ") on a " << pram_rule_name(rule) << " PRAM, N = " << n
+              << ", m = " << m << " words, " << operator_name(c.combine) << "\n  steps " << r.steps << " (ceil(log2 N) = " << ceil_log2(n)
+              << "), reads " << r.reads << ", writes " << r.writes << "\n  verified: " << (r.verified ? "yes" : "NO") << " ("
+              << r.mismatches << " mismatching words against the sequential reference)\n";
+  if (!r.verified) {
+    std::cerr << "ppsim: error: the result differs from the sequential reference in " << r.mismatches << " words\n";
+    return 1;
+  }
+  return 0;
+}
+
+template <class Given>
+int cmd_run(const RunOptions& o, Given&& given) {
+  if (o.machine != "network") {
+    PramRule rule;
+    if (!parse_pram_machine(o.machine, rule))
+      throw UsageError("--machine '" + o.machine + "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
+    return cmd_run_pram(o, rule, given);
+  }
   RunConfig c;
   TopologyKind kind;
   if (!parse_topology_kind(o.topology, kind)) throw UsageError("--topology '" + o.topology + "' is unknown (see `ppsim list`)");
@@ -141,6 +249,9 @@ int cmd_run(const RunOptions& o) {
   c.input = parse_input(o.input);
   c.params = params_for(c.topology, m, o.root);
   c.params.lambda = o.lambda;
+  if (o.n < 0) throw UsageError("--n must be positive");
+  if (o.n > 0 && op != Operation::scan) throw UsageError("--n applies to --op scan only");
+  c.params.n = o.n;
   c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
@@ -174,6 +285,8 @@ int cmd_run(const RunOptions& o) {
         << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
     out << "  steps " << r.steps << ", time " << r.time;
     if (!std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
+    int64_t bound = postal_lower_bound_steps(c);
+    if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
     out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
         << r.max_link_load << "\n";
     out << "  verified: " << (r.verified ? "yes" : "NO") << " (" << r.mismatches << " mismatching words against the sequential reference)"
@@ -194,6 +307,8 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list topologies, operations, algorithms and operators");
   RunOptions o;
   auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
+  run->add_option("--machine", o.machine, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}")
+      ->capture_default_str();
   run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree")->capture_default_str();
   run->add_option("--p", o.p, "processors (e.g. 1024 or 2^10)");
   run->add_option("--dims", o.dims, "mesh/torus extents, RxC or RxCxD");
@@ -201,6 +316,7 @@ int main(int argc, char** argv) {
   run->add_option("--algo", o.algo, "algorithm (default: the topology's natural one)");
   run->add_option("--m", o.m, "words per message unit")->capture_default_str();
   run->add_option("--root", o.root, "root of broadcast/reduce/scatter/gather")->capture_default_str();
+  run->add_option("--n", o.n, "scan: number of elements in all (default p; scan_postal_b spreads n > p)");
   run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
   run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
   run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();
@@ -213,6 +329,14 @@ int main(int argc, char** argv) {
   run->add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
   run->add_option("--json", o.json, "write the JSON report to FILE (- for stdout)");
   run->add_flag("--trace", o.trace, "record buffers and messages after every step (small runs)");
+  int64_t bound_n = 0;
+  int bound_k = 1, bound_lambda = 1;
+  bool bound_json = false;
+  auto* bounds = app.add_subcommand("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
+  bounds->add_option("--n", bound_n, "processors (or values)")->required();
+  bounds->add_option("--k", bound_k, "ports")->capture_default_str();
+  bounds->add_option("--lambda", bound_lambda, "postal latency")->capture_default_str();
+  bounds->add_flag("--json", bound_json, "print JSON");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -225,7 +349,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list) return cmd_list();
-    return cmd_run(o);
+    if (*bounds) return cmd_bounds(bound_n, bound_k, bound_lambda, bound_json);
+    return cmd_run(o, [&](const char* opt) { return run->count(opt) > 0; });
   } catch (const UsageError& e) {
     std::cerr << "ppsim: error: " << e.what() << "\n";
   } catch (const ConfigError& e) {

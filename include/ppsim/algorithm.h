@@ -24,6 +24,7 @@ struct AlgorithmInfo {
   uint32_t native;
   uint32_t flags;
   int sends_per_step;  // a port model must allow this many sends and receives per step
+  bool has_local;      // runs local work before step 1 / after the last step
   int (*rounds)(const AlgoParams&);
   double (*formula)(const AlgoParams&, const CostParams&);
 
@@ -32,6 +33,8 @@ struct AlgorithmInfo {
   bool needs_pow2() const { return flags & 1u; }
   bool commutative_only() const { return flags & 2u; }
   bool root_zero_if_noncommutative() const { return flags & 4u; }
+  bool postal_native() const { return flags & 8u; }   // steps are its own: it handles lambda itself
+  bool needs_n_equal_p() const { return flags & 16u; } // scan with one element per processor only
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

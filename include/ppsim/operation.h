@@ -3,6 +3,7 @@
 #pragma once
 #include "ppsim/hd.h"
 #include "ppsim/operators.h"
+#include "ppsim/schedule.h"
 
 namespace ppsim {
 
@@ -11,10 +12,11 @@ enum class Operation : int8_t {
 };
 inline constexpr int kOperationCount = 10;
 
-// Buffer indices used by algorithms. Every operation has buffer 0; see operation_buffers().
-inline constexpr int32_t kData = 0;    // the operation's main buffer
-inline constexpr int32_t kResult = 1;  // reduce-scatter result, alltoall/shift receive buffer
-inline constexpr int32_t kPartial = 1; // scan: the partial sum a processor passes on
+// Buffer indices used by algorithms. Every operation has buffer 0; see operation_buffer_count().
+inline constexpr int32_t kData = 0;     // the operation's main buffer
+inline constexpr int32_t kResult = 1;   // reduce-scatter result, alltoall/shift receive buffer
+inline constexpr int32_t kPartial = 1;  // scan: the running partial a processor passes on (seed 000's c)
+inline constexpr int32_t kPrefix = 2;   // scan: the prefix up to this processor's first element (seed 000's d)
 
 PPSIM_HD inline bool operation_rooted(Operation op) {
   return op == Operation::broadcast || op == Operation::reduce || op == Operation::scatter ||
@@ -23,17 +25,34 @@ PPSIM_HD inline bool operation_rooted(Operation op) {
 
 PPSIM_HD inline int operation_buffer_count(Operation op) {
   switch (op) {
-    case Operation::reduce_scatter: case Operation::scan: case Operation::alltoall: case Operation::shift: return 2;
+    case Operation::scan: return 3;
+    case Operation::reduce_scatter: case Operation::alltoall: case Operation::shift: return 2;
     default: return 1;
   }
 }
 
+// Scan over n elements on p processors (seed 000 §4): with q = n / p, processors
+// 0 .. n - p*floor(q) - 1 hold ceil(q) consecutive elements, the others floor(q).
+PPSIM_HD inline int64_t scan_elements(const AlgoParams& a) { return a.n > 0 ? a.n : a.p; }
+PPSIM_HD inline int64_t scan_count(const AlgoParams& a, int64_t proc) {
+  int64_t n = scan_elements(a), q = n / a.p, r = n - a.p * q;
+  return q + (proc < r ? 1 : 0);
+}
+PPSIM_HD inline int64_t scan_first(const AlgoParams& a, int64_t proc) {
+  int64_t n = scan_elements(a), q = n / a.p, r = n - a.p * q;
+  return proc * q + (proc < r ? proc : r);
+}
+
 // Words per processor of buffer b.
-PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, int64_t p, int64_t m) {
+PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, const AlgoParams& a) {
+  const int64_t p = a.p, m = a.m;
   switch (op) {
-    case Operation::broadcast: case Operation::reduce: case Operation::allreduce: case Operation::scan:
-    case Operation::shift:
+    case Operation::broadcast: case Operation::reduce: case Operation::allreduce: case Operation::shift:
       return m;
+    case Operation::scan: {
+      int64_t n = scan_elements(a);
+      return b == kData ? ((n + p - 1) / p) * m : m;
+    }
     case Operation::allgather: case Operation::scatter: case Operation::gather: case Operation::alltoall:
       return p * m;
     case Operation::reduce_scatter: return b == kData ? p * m : m;
@@ -42,17 +61,20 @@ PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, int64_t 
 }
 
 // The value word w of buffer b on processor `proc` holds before step 1.
-PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, InputSpec in, int64_t p,
-                                                int64_t m, int64_t root, int32_t b, int64_t proc, int64_t w) {
+PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, InputSpec in, const AlgoParams& a,
+                                                int32_t b, int64_t proc, int64_t w) {
+  const int64_t p = a.p, m = a.m;
   uint64_t unset = operator_unset(k);
   switch (op) {
-    case Operation::broadcast: return proc == root ? input_word(k, in, proc, w, m) : unset;
+    case Operation::broadcast: return proc == a.root ? input_word(k, in, proc, w, m) : unset;
     case Operation::reduce: case Operation::allreduce: return input_word(k, in, proc, w, m);
-    case Operation::scan: return b == kData ? input_word(k, in, proc, w, m) : unset;
+    case Operation::scan:  // element e of the n holds input e (for n = p: processor i holds input i)
+      if (b != kData || w / m >= scan_count(a, proc)) return unset;
+      return input_word(k, in, scan_first(a, proc) + w / m, w % m, m);
     case Operation::shift: return b == kData ? input_word(k, in, proc, w, m) : unset;
     case Operation::allgather: case Operation::gather:
       return w / m == proc ? input_word(k, in, proc, w % m, m) : unset;
-    case Operation::scatter: return proc == root ? input_word(k, in, proc, w, p * m) : unset;
+    case Operation::scatter: return proc == a.root ? input_word(k, in, proc, w, p * m) : unset;
     case Operation::reduce_scatter: case Operation::alltoall:
       return b == kData ? input_word(k, in, proc, w, p * m) : unset;
   }

@@ -16,6 +16,11 @@ std::string word_text(OperatorKind k, uint64_t w);
 // (e.g. under the postal model).
 double formula_time(const RunConfig& c);
 
+// Theorem 1 of seed 000 for this run: min{ i | G(i) >= p } with k from the port model (k-port K,
+// otherwise 1) and the run's lambda. A lower bound on the steps of every operation in which one
+// processor's data must reach all others or all data one processor (all but shift). -1: none.
+int64_t postal_lower_bound_steps(const RunConfig& c);
+
 // Most words of final buffers a report lists (larger runs omit final.buffers).
 inline constexpr uint64_t kReportFinalWords = 1u << 16;
 

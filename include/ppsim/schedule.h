@@ -72,7 +72,16 @@ struct AlgoParams {
   int32_t ndims = 0;    // mesh/torus dimensions (row-major; dims[ndims-1] varies fastest)
   int64_t dims[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int32_t lambda = 1;   // postal latency
-  int32_t kports = 1;   // ports per processor (k-port), informational for algorithms
+  int32_t kports = 1;   // ports per processor (k-port): postal algorithms send to up to k partners
+  int64_t n = 0;        // scan: elements in all (0: one per processor); spread as seed 000 §4 says
 };
+
+// Words and buffers a processor can see in a local (non-communicating) phase of an algorithm.
+inline constexpr int kMaxBuffers = 3;
+struct ProcBuffers {
+  uint64_t* buf[kMaxBuffers] = {nullptr, nullptr, nullptr};
+  int64_t words[kMaxBuffers] = {0, 0, 0};
+};
+enum class LocalPhase : int8_t { before_first_step, after_last_step };
 
 }  // namespace ppsim

@@ -3,6 +3,7 @@
 // (no STL containers, virtual calls or exceptions under PPSIM_HD). The CUDA backend (issue 3)
 // launches these same functions from its round kernels.
 #include "algorithms/all.h"
+#include "pram/all.h"
 #include "ppsim/operation.h"
 #include "topologies/routing.h"
 
@@ -18,7 +19,10 @@ __global__ void device_compile_check_kernel(AlgorithmId algo, AlgoParams a, Topo
   for (int n = 0; n < ops.nsend; ++n)
     for_each_route_link(t, proc, ops.send[n].to, [&](int64_t) { ++links; });
   uint64_t w = operation_initial_word(Operation::scan, OperatorKind::interval, InputSpec{}, a, 0, proc, 0);
-  out[proc] = links + int64_t(combine_dyn(OperatorKind::affine, w, w) & 1) + route_hops(t, proc, 0) + link_space(t);
+  PramOps pram = pram_algorithm_ops(PramAlgorithmId::PramScan, PramParams{a.p, a.m}, proc, round);
+  ProcBuffers none;
+  if (a.m == 0) algorithm_local(algo, a, OperatorKind::sum, proc, LocalPhase::before_first_step, none);
+  out[proc] = links + int64_t(combine_dyn(OperatorKind::affine, w, w) & 1) + route_hops(t, proc, 0) + link_space(t) + pram.read;
 }
 
 }  // namespace ppsim

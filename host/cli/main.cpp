@@ -213,6 +213,30 @@ int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
   return 0;
 }
 
+// --trace without --json on stdout: every buffer after every step in seed 000's notation,
+// C_j = <z(0), z(1), ...> (a processor with several words shows them in brackets).
+void print_trace_text(const RunConfig& c, const RunResult& r) {
+  const Operation op = c.algorithm->op;
+  for (const auto& ts : r.trace) {
+    std::cout << "  after step " << ts.step << (ts.step == 0 ? " (initial)" : "") << ":\n";
+    for (int b = 0; b < int(ts.buffers.size()); ++b) {
+      int64_t words = operation_buffer_words(op, b, c.params);
+      std::cout << "    " << buffer_name(op, b) << " = <";
+      for (int64_t i = 0; i < c.params.p; ++i) {
+        if (i) std::cout << ", ";
+        if (words > 1) std::cout << "[";
+        for (int64_t w = 0; w < words; ++w)
+          std::cout << (w ? " " : "") << word_text(c.combine, ts.buffers[size_t(b)][size_t(i * words + w)]);
+        if (words > 1) std::cout << "]";
+      }
+      std::cout << ">\n";
+    }
+    for (const auto& m : ts.messages)
+      std::cout << "    message " << m.from << " -> " << m.to << " (" << m.words << " words of " << buffer_name(op, m.buf)
+                << ", arrives in step " << m.arrives << ")\n";
+  }
+}
+
 template <class Given>
 int cmd_run(const RunOptions& o, Given&& given) {
   if (o.machine != "network") {
@@ -289,6 +313,7 @@ int cmd_run(const RunOptions& o, Given&& given) {
     if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
     out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
         << r.max_link_load << "\n";
+    if (c.trace) print_trace_text(c, r);
     out << "  verified: " << (r.verified ? "yes" : "NO") << " (" << r.mismatches << " mismatching words against the sequential reference)"
         << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
   }

@@ -1,10 +1,15 @@
 // Benchmark: simulate collectives at growing processor counts and report, per point, the wall
-// time, time per simulated step, simulated messages and words per second, and the peak memory of
+// time, time per simulated step, simulated messages and words per second and the peak memory of
 // the run. Every point runs in its own child process, so the peak (ru_maxrss from wait4) is that
 // point's alone; verification against the sequential reference is included in the wall time.
 //
+// With --backend cuda it also measures the device-to-device copy bandwidth in the same run and
+// reports the ratio of the run's bytes moved to it, and (--compare-cpu) the speedup over the CPU
+// backend on the same point. Bytes moved per simulated word: 8 read from the sender's buffer,
+// 8 written to the payload pool, 8 read back and 8 read + 8 written at the receiver = 40.
+//
 //   ppsim_bench                          # allreduce + broadcast, fully connected, p = 2^10..2^20, m = 1, 256
-//   ppsim_bench --p-to 16 --m 1 --markdown
+//   ppsim_bench --backend cuda --p-to 24 --compare-cpu --markdown
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,49 +17,50 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "ppsim/algorithm.h"
+#include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 
 namespace {
 
 using namespace ppsim;
 
-struct Point {
-  std::string op;
-  int64_t p, m;
-};
+constexpr double kBytesPerWord = 40;
 
 struct Figures {
   int64_t steps = 0, messages = 0, words = 0;
-  double wall = 0;
+  double wall = 0, cpu_wall = 0;
   int verified = 0;
+  char algo[64] = {0};
   char error[200] = {0};
 };
 
-Figures run_point(const Point& pt, const std::string& topology, int threads) {
+Figures run_point(const std::string& topology, const std::string& op_name, int64_t p, int64_t m, bool cuda, bool compare_cpu,
+                  int threads) {
   Figures f;
   try {
     TopologyKind kind;
-    parse_topology_kind(topology, kind);
-    RunConfig c;
-    c.topology = make_topology(kind, pt.p, "");
     Operation op;
-    parse_operation(pt.op, op);
-    c.params = params_for(c.topology, pt.m, 0);
+    if (!parse_topology_kind(topology, kind) || !parse_operation(op_name, op)) throw std::invalid_argument("unknown topology or operation");
+    RunConfig c;
+    c.topology = make_topology(kind, p, "");
+    c.params = params_for(c.topology, m, 0);
     c.algorithm = default_algorithm(op, c.topology, c.params, OperatorKind::sum);
+    if (!c.algorithm) throw std::invalid_argument("no algorithm");
+    std::snprintf(f.algo, sizeof f.algo, "%s", c.algorithm->name);
     c.threads = threads;
-    RunResult r = run_cpu(c);
+    RunResult r = cuda ? run_cuda(c) : run_cpu(c);
     f.steps = r.steps;
     f.messages = r.messages;
     f.words = r.words;
     f.wall = r.wall_seconds;
     f.verified = r.verified ? 1 : 0;
+    if (cuda && compare_cpu) f.cpu_wall = run_cpu(c).wall_seconds;
   } catch (const std::exception& e) {
     std::snprintf(f.error, sizeof f.error, "%s", e.what());
   }
@@ -68,31 +74,50 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops = {"allreduce", "broadcast"};
   std::vector<int64_t> ms = {1, 256};
   int p_from = 10, p_to = 20, threads = 1;
-  std::string topology = "full";
-  bool markdown = false;
-  app.add_option("--ops", ops, "operations (default algorithm of the topology is used)")->delimiter(',');
+  std::string topology = "full", backend = "cpu";
+  bool markdown = false, compare_cpu = false;
+  app.add_option("--ops", ops, "operations (the topology's default algorithm is used)")->delimiter(',');
   app.add_option("--m", ms, "message sizes in words")->delimiter(',');
   app.add_option("--p-from", p_from, "smallest p = 2^k")->capture_default_str();
   app.add_option("--p-to", p_to, "largest p = 2^k")->capture_default_str();
   app.add_option("--threads", threads, "CPU threads (0: all)")->capture_default_str();
   app.add_option("--topology", topology, "topology")->capture_default_str();
+  app.add_option("--backend", backend, "cpu or cuda")->capture_default_str();
+  app.add_flag("--compare-cpu", compare_cpu, "cuda: also run the CPU backend on each point (speedup column)");
   app.add_flag("--markdown", markdown, "print a Markdown table");
   CLI11_PARSE(app, argc, argv);
-
-  const char* head = markdown ? "| op | algorithm | p | m | steps | wall s | s/step | msgs/s | words/s | peak MiB | verified |\n"
-                                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
-                              : "op         algorithm              p         m    steps  wall_s     s_per_step  msgs_per_s  words_per_s  peak_MiB  verified\n";
-  std::cout << head << std::flush;
+  if (backend != "cpu" && backend != "cuda") {
+    std::cerr << "ppsim_bench: error: --backend must be cpu or cuda\n";
+    return 2;
+  }
+  const bool cuda = backend == "cuda";
+  double bandwidth = 0;
+  if (cuda) {
+    CudaStatus s = cuda_status();
+    if (!s.usable) {
+      std::cerr << "ppsim_bench: error: --backend cuda: " << s.why << "\n";
+      return 2;
+    }
+    bandwidth = cuda_copy_bandwidth(uint64_t{1} << 30);
+    std::cout << "device: " << s.device << ", device-to-device copy bandwidth " << bandwidth / 1e9 << " GB/s (1 GiB copy, best of 4)\n\n";
+  }
+  if (markdown)
+    std::cout << "| op | algorithm | p | m | steps | wall s | s/step | msgs/s | words/s | peak MiB | verified |"
+              << (cuda ? " bytes/s ÷ copy bw | CPU s | speedup |" : "") << "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+              << (cuda ? "---:|---:|---:|" : "") << "\n";
+  else
+    std::cout << "op         algorithm              p         m    steps  wall_s     s_per_step  msgs_per_s  words_per_s  peak_MiB  verified"
+              << (cuda ? "  bw_ratio  cpu_s    speedup" : "") << "\n";
+  std::cout << std::flush;
   for (const auto& op : ops)
     for (int64_t m : ms)
       for (int k = p_from; k <= p_to; ++k) {
-        Point pt{op, int64_t{1} << k, m};
         int fds[2];
         if (pipe(fds) != 0) return 1;
         pid_t child = fork();
         if (child == 0) {
           close(fds[0]);
-          Figures f = run_point(pt, topology, threads);
+          Figures f = run_point(topology, op, int64_t{1} << k, m, cuda, compare_cpu, threads);
           ssize_t w = write(fds[1], &f, sizeof f);
           _exit(w == ssize_t(sizeof f) ? 0 : 1);
         }
@@ -104,31 +129,27 @@ int main(int argc, char** argv) {
         struct rusage ru;
         wait4(child, &status, 0, &ru);
         double peak_mib = double(ru.ru_maxrss) / 1024.0;
-        std::string algo = "?";
-        {
-          TopologyKind kind;
-          Operation o;
-          if (parse_topology_kind(topology, kind) && parse_operation(op, o)) {
-            Topology t = make_topology(kind, pt.p, "");
-            if (const AlgorithmInfo* a = default_algorithm(o, t, params_for(t, m, 0), OperatorKind::sum)) algo = a->name;
-          }
-        }
         if (got != ssize_t(sizeof f) || f.error[0]) {
           std::cout << (markdown ? "| " : "") << op << " p=2^" << k << " m=" << m << ": " << (f.error[0] ? f.error : "child failed")
                     << (markdown ? " |" : "") << "\n";
           continue;
         }
-        char line[512];
+        char line[640];
         double per_step = f.steps ? f.wall / double(f.steps) : 0;
-        if (markdown)
-          std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.3f | %.2e | %.3g | %.3g | %.0f | %s |\n", op.c_str(),
-                        algo.c_str(), k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
-                        double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-        else
-          std::snprintf(line, sizeof line, "%-10s %-22s 2^%-7d %-4lld %-6lld %-10.3f %-11.2e %-11.3g %-12.3g %-9.0f %s\n", op.c_str(),
-                        algo.c_str(), k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
-                        double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-        std::cout << line << std::flush;
+        double ratio = bandwidth > 0 ? double(f.words) * kBytesPerWord / f.wall / bandwidth : 0;
+        double speedup = f.cpu_wall > 0 ? f.cpu_wall / f.wall : 0;
+        if (markdown) {
+          int n = std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.4f | %.2e | %.3g | %.3g | %.0f | %s |", op.c_str(), f.algo,
+                                k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
+                                double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
+          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), " %.3f | %.3f | %.1f |", ratio, f.cpu_wall, speedup);
+        } else {
+          int n = std::snprintf(line, sizeof line, "%-10s %-22s 2^%-7d %-4lld %-6lld %-10.4f %-11.2e %-11.3g %-12.3g %-9.0f %-8s",
+                                op.c_str(), f.algo, k, (long long)m, (long long)f.steps, f.wall, per_step,
+                                double(f.messages) / f.wall, double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
+          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), "  %-8.3f  %-7.3f  %.1f", ratio, f.cpu_wall, speedup);
+        }
+        std::cout << line << "\n" << std::flush;
       }
   return 0;
 }

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "ppsim/algorithm.h"
+#include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
+#include "ppsim/run.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
@@ -26,9 +28,15 @@ struct Case {
   bool random_input;
 };
 
+void PrintTo(const std::tuple<Backend, Case>& c, std::ostream* os);
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.algo << " on " << topology_name(c.kind) << " p=" << c.p << " " << c.dims << " " << operator_name(c.combine)
       << " root " << c.root << (c.random_input ? " random input" : "");
+}
+
+void PrintTo(const std::tuple<Backend, Case>& c, std::ostream* os) {
+  *os << (std::get<0>(c) == Backend::cuda ? "cuda: " : "cpu: ");
+  PrintTo(std::get<1>(c), os);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -78,10 +86,17 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
-class AlgorithmSuite : public ::testing::TestWithParam<Case> {};
+// One suite, compiled once, instantiated per backend (Kokkos style); the CUDA instantiation skips
+// with the reason when this machine has no usable device.
+class AlgorithmSuite : public ::testing::TestWithParam<std::tuple<Backend, Case>> {};
 
 TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
-  const Case& k = GetParam();
+  const Backend backend = std::get<0>(GetParam());
+  const Case& k = std::get<1>(GetParam());
+  if (backend == Backend::cuda) {
+    static const CudaStatus status = cuda_status();
+    if (!status.usable) GTEST_SKIP() << "CUDA backend: " << status.why;
+  }
   RunConfig c = testing_support::make_config(k.algo, k.kind, k.dims.empty() ? k.p : 0, k.dims, 2, k.combine, k.root);
   c.input = InputSpec{k.random_input, 12345};
   if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
@@ -92,10 +107,11 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
                     (!operator_commutative(k.combine) && (c.algorithm->commutative_only() ||
                                                           (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
     EXPECT_TRUE(declared) << why;
-    EXPECT_THROW(run_cpu(c), ConfigError);
+    EXPECT_THROW(run_simulation(c, backend), ConfigError);
     return;
   }
-  RunResult r = run_cpu(c);
+  RunResult r = run_simulation(c, backend);
+  EXPECT_EQ(r.backend, backend == Backend::cuda ? "cuda" : "cpu");
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.mismatches, 0);
   EXPECT_EQ(r.steps, c.algorithm->rounds(c.params));
@@ -109,7 +125,14 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, AlgorithmSuite, ::testing::ValuesIn(all_cases()), case_name);
+std::string backend_case_name(const ::testing::TestParamInfo<std::tuple<Backend, Case>>& info) {
+  return case_name(::testing::TestParamInfo<Case>(std::get<1>(info.param), info.index));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, AlgorithmSuite, ::testing::Combine(::testing::Values(Backend::cpu), ::testing::ValuesIn(all_cases())),
+                         backend_case_name);
+INSTANTIATE_TEST_SUITE_P(Cuda, AlgorithmSuite, ::testing::Combine(::testing::Values(Backend::cuda), ::testing::ValuesIn(all_cases())),
+                         backend_case_name);
 
 // The verification is not a check that cannot fail: corrupt one word and it reports it.
 TEST(Verification, DetectsACorruptedWord) {

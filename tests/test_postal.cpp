@@ -156,7 +156,9 @@ TEST(PostalAlgorithmA, StepOptimalOverAGrid) {
         RunResult r = run_cpu(postal("scan_postal_a", n, k, lambda));
         ASSERT_TRUE(r.verified) << "n=" << n << " k=" << k << " lambda=" << lambda;
         ASSERT_EQ(r.steps, postal_min_steps(n, k, lambda)) << "n=" << n << " k=" << k << " lambda=" << lambda;
-        if (n % 17 == 0) EXPECT_TRUE(run_cpu(postal("scan_postal_a", n, k, lambda, OperatorKind::affine)).verified);
+        if (n % 17 == 0) {
+          EXPECT_TRUE(run_cpu(postal("scan_postal_a", n, k, lambda, OperatorKind::affine)).verified);
+        }
       }
 }
 

@@ -1,0 +1,601 @@
+// The CUDA backend: the same per-processor step code as the CPU backend (algorithms/all.h), run as
+// synchronous kernel rounds on the device. Thrust/CUB live only in cuda/.
+//
+// Mapping: every simulated processor is a group of kGroup threads (one warp: "its thread block";
+// kBlock / kGroup processors share a CUDA block so that small messages do not waste the GPU). The
+// group's lanes copy and combine the words of that processor's messages.
+//
+// Per send step t (kernel boundaries are the synchronization points, as DESIGN.md §2 asks):
+//   count    one thread per processor: the round's ops, port limits, message counts and words;
+//   scan     CUB exclusive sums give every processor its slots for sends, receives and payloads;
+//   post     one group per processor: records its sends and receives, copies payloads (sends read
+//            the start-of-step state: nothing has been delivered yet);
+//   match    one thread per send: finds the receive, hands it the payload, counts link loads;
+//   cost     one thread per send: congestion and time; CUB max reductions give the step's
+//            max link load and time;
+//   check    one thread per receive: receives no send matched.
+// At the end of step t, deliver (one group per processor) applies the messages sent in step
+// t - lambda + 1, in each processor's receive order.
+// A broken rule is recorded on the device (lowest processor); the host then reproduces the CPU
+// backend's exact message for that step.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <climits>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <string>
+#include <vector>
+
+#include "algorithms/all.h"
+#include "cuda_check.h"
+#include "ppsim/cuda_backend.h"
+#include "ppsim/engine.h"
+#include "topologies/routing.h"
+
+namespace ppsim {
+
+namespace {
+
+constexpr int kGroup = 32;   // threads per simulated processor
+constexpr int kBlock = 256;  // threads per CUDA block
+constexpr unsigned long long kNoError = ULLONG_MAX;
+
+struct DevSend {
+  int32_t from, to, buf, hops;
+  int64_t src_off, len, pool_off;
+};
+
+struct DevRecv {
+  int32_t proc, from, nact, pad;
+  int64_t len, pool_off;  // pool_off < 0: not matched
+  RecvAction act[kMaxActions];
+};
+
+// What a step reports back to the host in one copy.
+struct StepOut {
+  unsigned long long messages, words, hops;
+  long long max_load;
+  double max_time;
+  unsigned long long error_proc;  // kNoError: no rule broken
+  long long totals[3];            // sends, receives, payload words posted this step
+};
+
+// A device array that only grows.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { if (ptr_) cudaFree(ptr_); }
+  void ensure(size_t n) {
+    if (n <= cap_) return;
+    if (ptr_) PPSIM_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = nullptr;
+    size_t want = n + n / 2;
+    PPSIM_CUDA_CHECK(cudaMalloc(&ptr_, want * sizeof(T)));
+    cap_ = want;
+  }
+  T* get() const { return ptr_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t cap_ = 0;
+};
+
+struct DevStore {
+  DeviceArray<long long> nsend, nrecv, nwords, send_begin, recv_begin, pool_begin;
+  DeviceArray<DevSend> sends;
+  DeviceArray<DevRecv> recvs;
+  DeviceArray<uint64_t> pool;
+  DeviceArray<long long> load;  // per send
+  DeviceArray<double> time;     // per send
+  long long total_sends = 0, total_recvs = 0, total_words = 0;
+  bool active = false;
+  int64_t send_step = 0;
+};
+
+// Everything a kernel needs, passed by value.
+struct Ctx {
+  AlgorithmId algo;
+  AlgoParams a;
+  Topology topo;
+  OperatorKind op;
+  CostParams cost;
+  PortModel port_model;
+  int port_limit;
+  int nbuf;
+  uint64_t* bufs[kMaxBuffers];
+  int64_t words[kMaxBuffers];
+  StepOut* out;
+};
+
+__device__ void flag_error(const Ctx& c, int64_t proc) { atomicMin(&c.out->error_proc, (unsigned long long)proc); }
+
+__device__ bool slice_ok(const Ctx& c, int32_t buf, int64_t off, int64_t len) {
+  return buf >= 0 && buf < c.nbuf && off >= 0 && len >= 1 && off + len <= c.words[buf];
+}
+
+// The checks of the CPU backend's pass 1: valid sends and receives, port limits.
+__device__ bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
+  if (ops.overflow || ops.nsend > c.port_limit || ops.nrecv > c.port_limit) return false;
+  for (int n = 0; n < ops.nsend; ++n) {
+    const Send& x = ops.send[n];
+    if (x.to < 0 || x.to >= c.a.p || x.to == i || !slice_ok(c, x.buf, x.src_off, x.len)) return false;
+  }
+  for (int n = 0; n < ops.nrecv; ++n) {
+    const Recv& x = ops.recv[n];
+    if (x.from < 0 || x.from >= c.a.p || x.from == i || x.nact < 1) return false;
+    for (int q = 0; q < x.nact; ++q)
+      if (!slice_ok(c, x.act[q].buf, x.act[q].dst_off, x.len)) return false;
+  }
+  if (c.port_model == PortModel::all) {
+    for (int n = 0; n < ops.nsend; ++n)
+      for (int q = 0; q < n; ++q) {
+        int64_t f1, l1, f2, l2;
+        route_end_links(c.topo, i, ops.send[n].to, f1, l1);
+        route_end_links(c.topo, i, ops.send[q].to, f2, l2);
+        if (f1 == f2) return false;
+      }
+    for (int n = 0; n < ops.nrecv; ++n)
+      for (int q = 0; q < n; ++q) {
+        int64_t f1, l1, f2, l2;
+        route_end_links(c.topo, ops.recv[n].from, i, f1, l1);
+        route_end_links(c.topo, ops.recv[q].from, i, f2, l2);
+        if (l1 == l2) return false;
+      }
+  }
+  return true;
+}
+
+__device__ void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
+  ops.nsend = ops.nrecv = 0;
+  ops.overflow = false;
+  algorithm_ops(c.algo, c.a, i, round, ops);
+}
+
+__global__ void init_buffer_kernel(Ctx c, Operation op, InputSpec in, int32_t b) {
+  int64_t total = c.a.p * c.words[b];
+  for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < total; x += int64_t(gridDim.x) * blockDim.x)
+    c.bufs[b][x] = operation_initial_word(op, c.op, in, c.a, b, x / c.words[b], x % c.words[b]);
+}
+
+__global__ void local_kernel(Ctx c, LocalPhase phase) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < c.a.p; i += int64_t(gridDim.x) * blockDim.x) {
+    ProcBuffers view;
+    for (int b = 0; b < c.nbuf; ++b) { view.buf[b] = c.bufs[b] + i * c.words[b]; view.words[b] = c.words[b]; }
+    algorithm_local(c.algo, c.a, c.op, i, phase, view);
+  }
+}
+
+// count: one thread per processor.
+__global__ void count_kernel(Ctx c, int round, long long* nsend, long long* nrecv, long long* nwords) {
+  StepOps ops;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < c.a.p; i += int64_t(gridDim.x) * blockDim.x) {
+    ops_of(c, i, round, ops);
+    if (!ops_valid(c, ops, i)) {
+      flag_error(c, i);
+      nsend[i] = nrecv[i] = nwords[i] = 0;
+      continue;
+    }
+    long long words = 0;
+    for (int n = 0; n < ops.nsend; ++n) words += ops.send[n].len;
+    nsend[i] = ops.nsend;
+    nrecv[i] = ops.nrecv;
+    nwords[i] = words;
+  }
+}
+
+__global__ void totals_kernel(int64_t p, const long long* nsend, const long long* nrecv, const long long* nwords,
+                              const long long* send_begin, const long long* recv_begin, const long long* pool_begin,
+                              StepOut* out) {
+  out->totals[0] = send_begin[p - 1] + nsend[p - 1];
+  out->totals[1] = recv_begin[p - 1] + nrecv[p - 1];
+  out->totals[2] = pool_begin[p - 1] + nwords[p - 1];
+}
+
+// post: one group of kGroup lanes per processor.
+__global__ void post_kernel(Ctx c, int round, const long long* nsend, const long long* send_begin, const long long* recv_begin,
+                            const long long* pool_begin, DevSend* sends, DevRecv* recvs, uint64_t* pool) {
+  const int lane = threadIdx.x % kGroup;
+  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
+  StepOps ops;
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < c.a.p; i += groups) {
+    ops_of(c, i, round, ops);  // every lane computes the same ops (a pure function)
+    if (!ops_valid(c, ops, i)) continue;  // reported by count_kernel
+    int64_t at = pool_begin[i];
+    for (int n = 0; n < ops.nsend; ++n) {
+      const Send& x = ops.send[n];
+      if (lane == 0)
+        sends[send_begin[i] + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
+      const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
+      for (int64_t w = lane; w < x.len; w += kGroup) pool[at + w] = src[w];
+      at += x.len;
+    }
+    if (lane == 0)
+      for (int n = 0; n < ops.nrecv; ++n) {
+        const Recv& x = ops.recv[n];
+        DevRecv r;
+        r.proc = int32_t(i);
+        r.from = int32_t(x.from);
+        r.nact = x.nact;
+        r.pad = 0;
+        r.len = x.len;
+        r.pool_off = -1;
+        for (int q = 0; q < kMaxActions; ++q) r.act[q] = x.act[q];
+        recvs[recv_begin[i] + n] = r;
+      }
+  }
+}
+
+__device__ void count_link(unsigned long long* cell, uint32_t stamp) {
+  unsigned long long old = *cell, assumed, next;
+  do {
+    assumed = old;
+    next = (uint32_t(assumed >> 32) == stamp) ? assumed + 1 : ((unsigned long long)stamp << 32) | 1ull;
+    old = atomicCAS(cell, assumed, next);
+  } while (old != assumed);
+}
+
+// match: one thread per send.
+__global__ void match_kernel(Ctx c, int64_t step, long long total_sends, DevSend* sends, DevRecv* recvs,
+                             const long long* send_begin, const long long* recv_begin, const long long* nrecv,
+                             unsigned long long* link_load) {
+  const uint32_t stamp = uint32_t(step);
+  const bool direct = direct_links(c.topo);
+  for (int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < total_sends; s += int64_t(gridDim.x) * blockDim.x) {
+    DevSend x = sends[s];
+    int occurrence = 0;
+    for (int64_t q = send_begin[x.from]; q < s; ++q) occurrence += sends[q].to == x.to;
+    DevRecv* match = nullptr;
+    for (int64_t q = recv_begin[x.to], end = recv_begin[x.to] + nrecv[x.to]; q < end; ++q)
+      if (recvs[q].from == x.from && occurrence-- == 0) { match = &recvs[q]; break; }
+    if (!match || match->len != x.len) { flag_error(c, x.from); continue; }
+    match->pool_off = x.pool_off;
+    int64_t hops = route_hops(c.topo, x.from, x.to);
+    sends[s].hops = int32_t(hops);
+    atomicAdd(&c.out->messages, 1ull);
+    atomicAdd(&c.out->words, (unsigned long long)x.len);
+    atomicAdd(&c.out->hops, (unsigned long long)hops);
+    if (!direct) for_each_route_link(c.topo, x.from, x.to, [&](int64_t id) { count_link(&link_load[id], stamp); });
+  }
+}
+
+// cost: one thread per send; the step's maxima come from CUB.
+__global__ void cost_kernel(Ctx c, int64_t step, long long total_sends, const DevSend* sends, const long long* send_begin,
+                            const long long* nsend, const unsigned long long* link_load, long long* load, double* time) {
+  const uint32_t stamp = uint32_t(step);
+  for (int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < total_sends; s += int64_t(gridDim.x) * blockDim.x) {
+    DevSend x = sends[s];
+    long long congestion = 0;
+    if (direct_links(c.topo)) {
+      for (int64_t q = send_begin[x.from], end = q + nsend[x.from]; q < end; ++q) congestion += sends[q].to == x.to;
+    } else {
+      for_each_route_link(c.topo, x.from, x.to, [&](int64_t id) {
+        unsigned long long v = link_load[id];
+        long long l = uint32_t(v >> 32) == stamp ? (long long)uint32_t(v) : 0;
+        if (l > congestion) congestion = l;
+      });
+    }
+    load[s] = congestion;
+    time[s] = message_time(c.cost, x.len, x.hops, congestion);
+  }
+}
+
+__global__ void unmatched_kernel(Ctx c, long long total_recvs, const DevRecv* recvs) {
+  for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < total_recvs; r += int64_t(gridDim.x) * blockDim.x)
+    if (recvs[r].pool_off < 0) flag_error(c, recvs[r].proc);
+}
+
+// deliver: one group per processor, its arrived receives in order.
+__global__ void deliver_kernel(Ctx c, bool check_sends, const DevRecv* recvs, const long long* recv_begin, const long long* nrecv,
+                               const uint64_t* pool, const DevSend* sends_now, const long long* send_begin_now,
+                               const long long* nsend_now) {
+  const int lane = threadIdx.x % kGroup;
+  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < c.a.p; i += groups) {
+    const int64_t first = recv_begin[i], count = nrecv[i];
+    if (count == 0) continue;
+    if (check_sends && lane == 0 && nsend_now[i] > 0) {  // half-duplex / telephone: this step's sends and arrivals
+      const DevSend& out = sends_now[send_begin_now[i]];
+      if (c.port_model == PortModel::half_duplex || out.to != recvs[first].from) flag_error(c, i);
+    }
+    for (int64_t r = first; r < first + count; ++r) {
+      const DevRecv& rv = recvs[r];
+      const uint64_t* src = pool + rv.pool_off;
+      for (int q = 0; q < rv.nact; ++q) {
+        const RecvAction act = rv.act[q];
+        uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
+        for (int64_t w = lane; w < rv.len; w += kGroup) {
+          uint64_t x = src[w], slot = dst[w];
+          dst[w] = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
+                                                                                       : combine_dyn(c.op, slot, x);
+        }
+        __syncwarp();  // a later action may touch words another lane just wrote
+      }
+    }
+  }
+}
+
+unsigned grid_for(int64_t items, int64_t per_block) {
+  int64_t blocks = (items + per_block - 1) / per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > 65535LL * 64) blocks = 65535LL * 64;  // grid-stride loops cover the rest
+  return unsigned(blocks);
+}
+
+// CUB exclusive sum into out (temporary storage grows as needed).
+void exclusive_sum(DeviceArray<unsigned char>& temp, const long long* in, long long* out, int64_t n) {
+  size_t bytes = 0;
+  PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
+  temp.ensure(bytes + 1);
+  PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, in, out, n));
+}
+
+template <class T>
+void device_max(DeviceArray<unsigned char>& temp, const T* in, T* out, int64_t n) {
+  size_t bytes = 0;
+  PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, in, out, n));
+  temp.ensure(bytes + 1);
+  PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(temp.get(), bytes, in, out, n));
+}
+
+std::string gib(uint64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t{1} << 30));
+  return text;
+}
+
+}  // namespace
+
+CudaStatus cuda_status() {
+  CudaStatus s;
+  s.built = true;
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    s.why = std::string("no CUDA device or driver: ") + cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky error
+    return s;
+  }
+  if (count == 0) {
+    s.why = "no CUDA device found";
+    return s;
+  }
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    s.why = "cannot query device 0";
+    cudaGetLastError();
+    return s;
+  }
+  s.device = prop.name;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    s.why = "cannot query the memory of " + s.device;
+    cudaGetLastError();
+    return s;
+  }
+  s.free_bytes = free_b;
+  s.total_bytes = total_b;
+  s.usable = true;
+  return s;
+}
+
+double cuda_copy_bandwidth(uint64_t bytes) {
+  if (!cuda_status().usable) return 0;
+  DeviceArray<unsigned char> a, b;
+  a.ensure(bytes);
+  b.ensure(bytes);
+  cudaEvent_t start, stop;
+  PPSIM_CUDA_CHECK(cudaEventCreate(&start));
+  PPSIM_CUDA_CHECK(cudaEventCreate(&stop));
+  float best_ms = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    PPSIM_CUDA_CHECK(cudaEventRecord(start));
+    PPSIM_CUDA_CHECK(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+    PPSIM_CUDA_CHECK(cudaEventRecord(stop));
+    PPSIM_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    PPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (rep > 0 && (best_ms == 0 || ms < best_ms)) best_ms = ms;  // rep 0 warms up
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  // A copy reads and writes every byte.
+  return best_ms > 0 ? 2.0 * double(bytes) / (double(best_ms) * 1e-3) : 0;
+}
+
+uint64_t cuda_estimate_bytes(const RunConfig& c) {
+  const Operation op = c.algorithm->op;
+  const uint64_t p = uint64_t(c.params.p);
+  uint64_t buffers = 0;
+  for (int b = 0; b < operation_buffer_count(op); ++b) buffers += p * uint64_t(operation_buffer_words(op, b, c.params)) * 8;
+  uint64_t sends = p * uint64_t(std::max(1, c.algorithm->sends_per_step));
+  uint64_t per_store = p * 6 * 8 + sends * (sizeof(DevSend) + sizeof(DevRecv) + 16) + buffers;
+  uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
+  return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links + (uint64_t{64} << 20);
+}
+
+RunResult run_cuda(const RunConfig& c) {
+  validate_config(c);
+  if (c.test_ops_override) throw ConfigError("the test hook for broken schedules runs on the CPU backend only");
+  CudaStatus status = cuda_status();
+  if (!status.usable) throw ConfigError("--backend cuda: no usable CUDA device (" + status.why + ")");
+  uint64_t need = cuda_estimate_bytes(c);
+  if (need > status.free_bytes - status.free_bytes / 10)
+    throw ConfigError("this run needs about " + gib(need) + " of device memory but only " + gib(status.free_bytes) +
+                      " is free on " + status.device);
+  auto start = std::chrono::steady_clock::now();
+
+  const Operation op = c.algorithm->op;
+  const int64_t p = c.params.p;
+  const int lambda = std::max(1, c.params.lambda);
+  const bool postal_native = c.algorithm->postal_native();
+  const int rounds = c.algorithm->rounds(c.params);
+  const int64_t total_steps = postal_native ? int64_t(rounds) : int64_t(rounds) * lambda;
+
+  Ctx ctx{};
+  ctx.algo = c.algorithm->id;
+  ctx.a = c.params;
+  ctx.topo = c.topology;
+  ctx.op = c.combine;
+  ctx.cost = c.cost;
+  ctx.port_model = c.ports.model;
+  ctx.port_limit = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
+  ctx.nbuf = operation_buffer_count(op);
+  std::vector<DeviceArray<uint64_t>> bufs(static_cast<size_t>(ctx.nbuf));
+  for (int b = 0; b < ctx.nbuf; ++b) {
+    ctx.words[b] = operation_buffer_words(op, b, c.params);
+    bufs[size_t(b)].ensure(size_t(p * ctx.words[b]));
+    ctx.bufs[b] = bufs[size_t(b)].get();
+  }
+  DeviceArray<StepOut> out;
+  out.ensure(1);
+  ctx.out = out.get();
+  DeviceArray<unsigned long long> link_load;
+  if (!direct_links(c.topology)) {
+    link_load.ensure(size_t(std::max<int64_t>(1, link_space(c.topology))));
+    PPSIM_CUDA_CHECK(cudaMemset(link_load.get(), 0, size_t(link_space(c.topology)) * sizeof(unsigned long long)));
+  }
+  DeviceArray<unsigned char> temp;
+  std::vector<DevStore> stores(static_cast<size_t>(lambda));
+  for (auto& s : stores)
+    for (auto* arr : {&s.nsend, &s.nrecv, &s.nwords, &s.send_begin, &s.recv_begin, &s.pool_begin}) arr->ensure(size_t(p));
+
+  const unsigned per_proc_grid = grid_for(p, kBlock);
+  const unsigned group_grid = grid_for(p, kBlock / kGroup);
+  for (int b = 0; b < ctx.nbuf; ++b) {
+    init_buffer_kernel<<<grid_for(p * ctx.words[b], kBlock), kBlock>>>(ctx, op, c.input, b);
+    PPSIM_CUDA_CHECK_LAUNCH("init_buffer_kernel");
+  }
+
+  RunResult r;
+  r.backend = "cuda";
+  auto fetch_buffers = [&]() {
+    std::vector<std::vector<uint64_t>> host(size_t(ctx.nbuf));
+    for (int b = 0; b < ctx.nbuf; ++b) {
+      host[size_t(b)].resize(size_t(p * ctx.words[b]));
+      PPSIM_CUDA_CHECK(cudaMemcpy(host[size_t(b)].data(), ctx.bufs[b], host[size_t(b)].size() * 8, cudaMemcpyDeviceToHost));
+    }
+    return host;
+  };
+  auto local = [&](LocalPhase phase) {
+    if (!c.algorithm->has_local) return;
+    local_kernel<<<per_proc_grid, kBlock>>>(ctx, phase);
+    PPSIM_CUDA_CHECK_LAUNCH("local_kernel");
+  };
+  // A rule was broken: reproduce the CPU backend's message (same code, same step, same processor).
+  auto report_error = [&](int64_t step, unsigned long long proc) {
+    run_cpu(c);
+    throw ScheduleError("step " + std::to_string(step) + ": processor " + std::to_string(proc) +
+                        " breaks the schedule (detected on the device)");
+  };
+  local(LocalPhase::before_first_step);
+  if (c.trace) r.trace.push_back(TraceStep{0, fetch_buffers(), {}});
+
+  for (int64_t t = 1; t <= total_steps; ++t) {
+    DevStore& s = stores[size_t(t % lambda)];
+    s.active = false;
+    StepOut host_out{};
+    host_out.error_proc = kNoError;
+    PPSIM_CUDA_CHECK(cudaMemcpy(out.get(), &host_out, sizeof host_out, cudaMemcpyHostToDevice));
+    StepStats st;
+    st.step = t;
+    if (postal_native || (t - 1) % lambda == 0) {
+      const int round = postal_native ? int(t) : int((t - 1) / lambda) + 1;
+      s.active = true;
+      s.send_step = t;
+      count_kernel<<<per_proc_grid, kBlock>>>(ctx, round, s.nsend.get(), s.nrecv.get(), s.nwords.get());
+      PPSIM_CUDA_CHECK_LAUNCH("count_kernel");
+      exclusive_sum(temp, s.nsend.get(), s.send_begin.get(), p);
+      exclusive_sum(temp, s.nrecv.get(), s.recv_begin.get(), p);
+      exclusive_sum(temp, s.nwords.get(), s.pool_begin.get(), p);
+      totals_kernel<<<1, 1>>>(p, s.nsend.get(), s.nrecv.get(), s.nwords.get(), s.send_begin.get(), s.recv_begin.get(),
+                              s.pool_begin.get(), out.get());
+      PPSIM_CUDA_CHECK_LAUNCH("totals_kernel");
+      PPSIM_CUDA_CHECK(cudaMemcpy(&host_out, out.get(), sizeof host_out, cudaMemcpyDeviceToHost));
+      if (host_out.error_proc != kNoError) report_error(t, host_out.error_proc);
+      s.total_sends = host_out.totals[0];
+      s.total_recvs = host_out.totals[1];
+      s.total_words = host_out.totals[2];
+      s.sends.ensure(size_t(std::max(1LL, s.total_sends)));
+      s.recvs.ensure(size_t(std::max(1LL, s.total_recvs)));
+      s.pool.ensure(size_t(std::max(1LL, s.total_words)));
+      s.load.ensure(size_t(std::max(1LL, s.total_sends)));
+      s.time.ensure(size_t(std::max(1LL, s.total_sends)));
+      post_kernel<<<group_grid, kBlock>>>(ctx, round, s.nsend.get(), s.send_begin.get(), s.recv_begin.get(), s.pool_begin.get(),
+                                          s.sends.get(), s.recvs.get(), s.pool.get());
+      PPSIM_CUDA_CHECK_LAUNCH("post_kernel");
+      if (s.total_sends > 0) {
+        match_kernel<<<grid_for(s.total_sends, kBlock), kBlock>>>(ctx, t, s.total_sends, s.sends.get(), s.recvs.get(),
+                                                                  s.send_begin.get(), s.recv_begin.get(), s.nrecv.get(),
+                                                                  link_load.get());
+        PPSIM_CUDA_CHECK_LAUNCH("match_kernel");
+        cost_kernel<<<grid_for(s.total_sends, kBlock), kBlock>>>(ctx, t, s.total_sends, s.sends.get(), s.send_begin.get(),
+                                                                 s.nsend.get(), link_load.get(), s.load.get(), s.time.get());
+        PPSIM_CUDA_CHECK_LAUNCH("cost_kernel");
+        device_max(temp, s.load.get(), &out.get()->max_load, s.total_sends);
+        device_max(temp, s.time.get(), &out.get()->max_time, s.total_sends);
+      }
+      if (s.total_recvs > 0) {
+        unmatched_kernel<<<grid_for(s.total_recvs, kBlock), kBlock>>>(ctx, s.total_recvs, s.recvs.get());
+        PPSIM_CUDA_CHECK_LAUNCH("unmatched_kernel");
+      }
+    }
+    int64_t j = t - lambda + 1;
+    if (j >= 1) {
+      DevStore& arrived = stores[size_t(j % lambda)];
+      if (arrived.active && arrived.send_step == j && arrived.total_recvs > 0) {
+        bool check = s.active && s.send_step == t &&
+                     (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
+        deliver_kernel<<<group_grid, kBlock>>>(ctx, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
+                                               arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get());
+        PPSIM_CUDA_CHECK_LAUNCH("deliver_kernel");
+      }
+    }
+    if (t == total_steps) local(LocalPhase::after_last_step);
+    PPSIM_CUDA_CHECK(cudaMemcpy(&host_out, out.get(), sizeof host_out, cudaMemcpyDeviceToHost));  // waits for the step
+    if (host_out.error_proc != kNoError) report_error(t, host_out.error_proc);
+    if (s.active && s.send_step == t) {
+      st.messages = int64_t(host_out.messages);
+      st.words = int64_t(host_out.words);
+      st.link_hops = int64_t(host_out.hops);
+      st.max_link_load = s.total_sends > 0 ? int64_t(host_out.max_load) : 0;
+      st.time = s.total_sends > 0 ? host_out.max_time : 0.0;
+    }
+    if (lambda > 1) st.time = 1.0;
+    r.per_step.push_back(st);
+    r.messages += st.messages;
+    r.words += st.words;
+    r.link_hops += st.link_hops;
+    r.max_link_load = std::max(r.max_link_load, st.max_link_load);
+    r.time += st.time;
+    if (c.trace) {
+      TraceStep ts{t, fetch_buffers(), {}};
+      if (s.active && s.send_step == t && s.total_sends > 0) {
+        std::vector<DevSend> sends(size_t(s.total_sends));
+        PPSIM_CUDA_CHECK(cudaMemcpy(sends.data(), s.sends.get(), sends.size() * sizeof(DevSend), cudaMemcpyDeviceToHost));
+        for (const auto& x : sends) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, t + lambda - 1});
+      }
+      r.trace.push_back(std::move(ts));
+    }
+  }
+  if (total_steps == 0) {
+    local(LocalPhase::after_last_step);
+    if (c.trace) { r.trace.clear(); r.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
+  }
+  PPSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  r.steps = total_steps;
+  r.buffers = fetch_buffers();
+  if (c.verify) {
+    Verification v = verify_buffers(c, r.buffers);
+    r.mismatches = v.mismatches;
+    r.first_mismatches = std::move(v.first);
+    r.verified = v.mismatches == 0;
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace ppsim

@@ -1,0 +1,38 @@
+// The CUDA backend as the host sees it (no CUDA types here). Built only when nvcc is found; in a
+// CPU-only build these report that the backend is absent.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ppsim/engine.h"
+
+namespace ppsim {
+
+struct CudaStatus {
+  bool built = false;    // this binary has the CUDA backend
+  bool usable = false;   // a device answered
+  std::string why;       // when not usable: the reason, one line
+  std::string device;    // name of device 0
+  uint64_t free_bytes = 0, total_bytes = 0;
+};
+
+CudaStatus cuda_status();
+
+// Device bytes a run needs (buffers, lambda steps of messages and payloads, link counters, scratch).
+uint64_t cuda_estimate_bytes(const RunConfig& c);
+
+// Runs c on device 0: every round a sequence of kernels over the same per-processor step code the
+// CPU backend runs. Throws ConfigError (no device, not enough device memory), ScheduleError (with
+// the CPU backend's wording), or CudaError (a failed CUDA call: expression, file, line).
+RunResult run_cuda(const RunConfig& c);
+
+// Device-to-device copy bandwidth of device 0 in bytes per second (a timed cudaMemcpy of
+// `bytes` bytes, best of a few runs); 0 when no device is usable.
+double cuda_copy_bandwidth(uint64_t bytes);
+
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace ppsim

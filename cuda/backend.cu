@@ -113,8 +113,10 @@ struct Ctx {
 
 __device__ void flag_error(const Ctx& c, int64_t proc) { atomicMin(&c.out->error_proc, (unsigned long long)proc); }
 
-__device__ bool slice_ok(const Ctx& c, int32_t buf, int64_t off, int64_t len) {
-  return buf >= 0 && buf < c.nbuf && off >= 0 && len >= 1 && off + len <= c.words[buf];
+__device__ bool slice_ok(const Ctx& c, int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) {
+  if (run == 0) run = stride = len;
+  return buf >= 0 && buf < c.nbuf && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
+         off + slice_extent(len, run, stride) <= c.words[buf];
 }
 
 // The checks of the CPU backend's pass 1: valid sends and receives, port limits.
@@ -122,13 +124,13 @@ __device__ bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
   if (ops.overflow || ops.nsend > c.port_limit || ops.nrecv > c.port_limit) return false;
   for (int n = 0; n < ops.nsend; ++n) {
     const Send& x = ops.send[n];
-    if (x.to < 0 || x.to >= c.a.p || x.to == i || !slice_ok(c, x.buf, x.src_off, x.len)) return false;
+    if (x.to < 0 || x.to >= c.a.p || x.to == i || !slice_ok(c, x.buf, x.src_off, x.len, x.run, x.stride)) return false;
   }
   for (int n = 0; n < ops.nrecv; ++n) {
     const Recv& x = ops.recv[n];
     if (x.from < 0 || x.from >= c.a.p || x.from == i || x.nact < 1) return false;
     for (int q = 0; q < x.nact; ++q)
-      if (!slice_ok(c, x.act[q].buf, x.act[q].dst_off, x.len)) return false;
+      if (!slice_ok(c, x.act[q].buf, x.act[q].dst_off, x.len, x.act[q].run, x.act[q].stride)) return false;
   }
   if (c.port_model == PortModel::all) {
     for (int n = 0; n < ops.nsend; ++n)
@@ -157,8 +159,9 @@ __device__ void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
 
 __global__ void init_buffer_kernel(Ctx c, Operation op, InputSpec in, int32_t b) {
   int64_t total = c.a.p * c.words[b];
+  bool scratch = b >= operation_buffer_count(op);
   for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < total; x += int64_t(gridDim.x) * blockDim.x)
-    c.bufs[b][x] = operation_initial_word(op, c.op, in, c.a, b, x / c.words[b], x % c.words[b]);
+    c.bufs[b][x] = scratch ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, x / c.words[b], x % c.words[b]);
 }
 
 __global__ void local_kernel(Ctx c, LocalPhase phase) {
@@ -210,7 +213,7 @@ __global__ void post_kernel(Ctx c, int round, const long long* nsend, const long
       if (lane == 0)
         sends[send_begin[i] + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
       const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
-      for (int64_t w = lane; w < x.len; w += kGroup) pool[at + w] = src[w];
+      for (int64_t w = lane; w < x.len; w += kGroup) pool[at + w] = src[(w / x.run) * x.stride + w % x.run];
       at += x.len;
     }
     if (lane == 0)
@@ -307,10 +310,12 @@ __global__ void deliver_kernel(Ctx c, bool check_sends, const DevRecv* recvs, co
       for (int q = 0; q < rv.nact; ++q) {
         const RecvAction act = rv.act[q];
         uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
+        const int64_t run = act.run == 0 ? rv.len : act.run, stride = act.run == 0 ? rv.len : act.stride;
         for (int64_t w = lane; w < rv.len; w += kGroup) {
-          uint64_t x = src[w], slot = dst[w];
-          dst[w] = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
-                                                                                       : combine_dyn(c.op, slot, x);
+          uint64_t& slot = dst[(w / run) * stride + w % run];
+          uint64_t x = src[w];
+          slot = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
+                                                                                     : combine_dyn(c.op, slot, x);
         }
         __syncwarp();  // a later action may touch words another lane just wrote
       }
@@ -410,7 +415,7 @@ uint64_t cuda_estimate_bytes(const RunConfig& c) {
   const Operation op = c.algorithm->op;
   const uint64_t p = uint64_t(c.params.p);
   uint64_t buffers = 0;
-  for (int b = 0; b < operation_buffer_count(op); ++b) buffers += p * uint64_t(operation_buffer_words(op, b, c.params)) * 8;
+  for (int b = 0; b < run_buffer_count(c); ++b) buffers += p * uint64_t(run_buffer_words(c, b)) * 8;
   uint64_t sends = p * uint64_t(std::max(1, c.algorithm->sends_per_step));
   uint64_t per_store = p * 6 * 8 + sends * (sizeof(DevSend) + sizeof(DevRecv) + 16) + buffers;
   uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
@@ -443,10 +448,10 @@ RunResult run_cuda(const RunConfig& c) {
   ctx.cost = c.cost;
   ctx.port_model = c.ports.model;
   ctx.port_limit = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
-  ctx.nbuf = operation_buffer_count(op);
+  ctx.nbuf = run_buffer_count(c);
   std::vector<DeviceArray<uint64_t>> bufs(static_cast<size_t>(ctx.nbuf));
   for (int b = 0; b < ctx.nbuf; ++b) {
-    ctx.words[b] = operation_buffer_words(op, b, c.params);
+    ctx.words[b] = run_buffer_words(c, b);
     bufs[size_t(b)].ensure(size_t(p * ctx.words[b]));
     ctx.bufs[b] = bufs[size_t(b)].get();
   }

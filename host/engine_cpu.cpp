@@ -38,9 +38,11 @@ struct StoredSend {
 };
 
 struct StoredRecv {
-  int32_t proc, from, pool_chunk, more;  // more: index of the further actions in Chunk::more_actions, or -1
+  int32_t proc, from, pool_chunk, more;  // more >= 0: all actions are in Chunk::more_actions from there
   int64_t len, pool_off;                 // pool_off < 0: not matched yet
-  RecvAction act;                        // the first slot the message updates
+  int64_t dst_off;                       // the common case: one contiguous action
+  int32_t buf;
+  RecvMode mode;
 };
 
 struct Chunk {
@@ -103,9 +105,9 @@ class CpuRun {
   explicit CpuRun(const RunConfig& c)
       : c_(c), topo_(c.topology), a_(c.params), p_(c.topology.p), op_(c.algorithm->op),
         apply_(apply_for(c.combine)) {
-    nbuf_ = operation_buffer_count(op_);
+    nbuf_ = run_buffer_count(c);
     bufs_.resize(size_t(nbuf_));
-    for (int b = 0; b < nbuf_; ++b) words_[b] = operation_buffer_words(op_, b, a_);
+    for (int b = 0; b < nbuf_; ++b) words_[b] = run_buffer_words(c, b);
     lambda_ = std::max(1, a_.lambda);
     rounds_ = c.algorithm->rounds(a_);
     // A postal-native algorithm sends in every step it likes and counts steps itself; the others
@@ -213,7 +215,8 @@ class CpuRun {
 #endif
       for (int64_t i = 0; i < p_; ++i)
         for (int64_t w = 0; w < w_per; ++w)
-          data[i * w_per + w] = operation_initial_word(op_, c_.combine, c_.input, a_, b, i, w);
+          data[i * w_per + w] = b < operation_buffer_count(op_) ? operation_initial_word(op_, c_.combine, c_.input, a_, b, i, w)
+                                                                : operator_unset(c_.combine);
     }
   }
 
@@ -230,8 +233,10 @@ class CpuRun {
     }
   }
 
-  bool slice_ok(int32_t buf, int64_t off, int64_t len) const {
-    return buf >= 0 && buf < nbuf_ && off >= 0 && len >= 1 && off + len <= words_[buf];
+  bool slice_ok(int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) const {
+    if (run == 0) run = stride = len;
+    return buf >= 0 && buf < nbuf_ && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
+           off + slice_extent(len, run, stride) <= words_[buf];
   }
 
   // Pass 1: the round's sends and receives, port limits, payload copies.
@@ -255,29 +260,30 @@ class CpuRun {
       s.send_count[size_t(i)] = ops.nsend;
       for (int n = 0; n < ops.nsend; ++n) {
         const Send& x = ops.send[n];
-        if (x.to < 0 || x.to >= p_ || x.to == i || !slice_ok(x.buf, x.src_off, x.len)) {
+        if (x.to < 0 || x.to >= p_ || x.to == i || !slice_ok(x.buf, x.src_off, x.len, x.run, x.stride)) {
           ch.fail(i, at(t, i) + " posts an invalid send (to " + std::to_string(x.to) + ", " + std::to_string(x.len) + " words)");
           return;
         }
         const uint64_t* src = bufs_[x.buf].data() + i * words_[x.buf] + x.src_off;
         ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
-        if (x.len <= 8) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
-        else ch.pool.insert(ch.pool.end(), src, src + x.len);
+        if (x.len <= 8 && x.run == x.len) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
+        else for (int64_t at = 0; at < x.len; at += x.run) ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
       }
       s.recv_begin[size_t(i)] = int32_t(ch.recvs.size());
       s.recv_count[size_t(i)] = ops.nrecv;
       for (int n = 0; n < ops.nrecv; ++n) {
         const Recv& x = ops.recv[n];
         bool ok = x.from >= 0 && x.from < p_ && x.from != i && x.nact >= 1;
-        for (int q = 0; ok && q < x.nact; ++q) ok = slice_ok(x.act[q].buf, x.act[q].dst_off, x.len);
+        for (int q = 0; ok && q < x.nact; ++q) ok = slice_ok(x.act[q].buf, x.act[q].dst_off, x.len, x.act[q].run, x.act[q].stride);
         if (!ok) { ch.fail(i, at(t, i) + " posts an invalid receive (from " + std::to_string(x.from) + ")"); return; }
         int32_t more = -1;
-        if (x.nact > 1) {
+        bool contiguous = x.act[0].run == 0 || x.act[0].run == x.len;
+        if (x.nact > 1 || !contiguous) {
           more = int32_t(ch.more_actions.size());
-          ch.more_actions.push_back(RecvAction{x.nact - 1, 0, RecvMode::copy});  // run length in dst_off
-          for (int q = 1; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
+          ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy});  // run length in dst_off
+          for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
         }
-        ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0]});
+        ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off, x.act[0].buf, x.act[0].mode});
       }
     }
     (void)k;
@@ -438,8 +444,9 @@ class CpuRun {
         }
       }
       const uint64_t* src = arrived.chunks[size_t(rv.pool_chunk)].pool.data() + rv.pool_off;
-      apply_action(rv.act, i, src, rv.len);
-      if (rv.more >= 0) {
+      if (rv.more < 0) {
+        apply_action(RecvAction{rv.dst_off, 0, 0, rv.buf, rv.mode}, i, src, rv.len);
+      } else {
         const RecvAction* run = ch.more_actions.data() + rv.more;
         for (int64_t x = 1; x <= run[0].dst_off; ++x) apply_action(run[x], i, src, rv.len);
       }
@@ -448,8 +455,9 @@ class CpuRun {
 
   void apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) {
     uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words_[act.buf] + act.dst_off;
-    if (len == 1 && act.mode == RecvMode::copy) *dst = *src;
-    else apply_(dst, src, len, act.mode);
+    if (len == 1 && act.mode == RecvMode::copy) { *dst = *src; return; }
+    if (act.run == 0 || act.run == len) { apply_(dst, src, len, act.mode); return; }
+    for (int64_t at = 0, k = 0; at < len; at += act.run, ++k) apply_(dst + k * act.stride, src + at, act.run, act.mode);
   }
 
   void record_trace(RunResult& r, StepStore& s, int64_t t) {
@@ -474,7 +482,7 @@ class CpuRun {
   const Operation op_;
   ApplyFn apply_;
   int nbuf_ = 1;
-  int64_t words_[kMaxBuffers] = {0, 0, 0};
+  int64_t words_[kMaxBuffers] = {0, 0, 0, 0};
   bool postal_native_ = false;
   std::vector<std::vector<uint64_t>> bufs_;
   int lambda_ = 1, rounds_ = 0, nchunks_ = 1;

@@ -41,7 +41,17 @@ class Checker {
 
 }  // namespace
 
+int run_buffer_count(const RunConfig& c) {
+  return operation_buffer_count(c.algorithm->op) + (c.algorithm->scratch_words(c.params) > 0 ? 1 : 0);
+}
+
+int64_t run_buffer_words(const RunConfig& c, int32_t b) {
+  const Operation op = c.algorithm->op;
+  return b < operation_buffer_count(op) ? operation_buffer_words(op, b, c.params) : c.algorithm->scratch_words(c.params);
+}
+
 const char* buffer_name(Operation op, int32_t b) {
+  if (b >= operation_buffer_count(op)) return "scratch";
   if (b == kData) return op == Operation::alltoall ? "send" : "data";
   switch (op) {
     case Operation::scan: return b == kPartial ? "partial" : "prefix";
@@ -86,7 +96,9 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
       for (int64_t w = 0; w < m; ++w) {
         std::vector<uint64_t> in(static_cast<size_t>(n)), prefix(static_cast<size_t>(n));
         for (int64_t e = 0; e < n; ++e) in[size_t(e)] = input(e, w, m);
-        std::inclusive_scan(in.begin(), in.end(), prefix.begin(), [&](uint64_t a, uint64_t b) { return combine_dyn(k, a, b); });
+        auto fold = [&](uint64_t a, uint64_t b) { return combine_dyn(k, a, b); };
+        if (c.params.exclusive) std::exclusive_scan(in.begin(), in.end(), prefix.begin(), operator_identity(k), fold);
+        else std::inclusive_scan(in.begin(), in.end(), prefix.begin(), fold);
         for (int64_t i = 0; i < p; ++i)
           for (int64_t e = 0; e < scan_count(c.params, i); ++e)
             chk.expect(kData, i, words, e * m + w, prefix[size_t(scan_first(c.params, i) + e)]);
@@ -106,7 +118,7 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
       break;
     case Operation::shift:
       for (int64_t i = 0; i < p; ++i)
-        for (int64_t w = 0; w < m; ++w) chk.expect(kResult, (i + 1) % p, m, w, input(i, w, m));
+        for (int64_t w = 0; w < m; ++w) chk.expect(kResult, (i + c.params.shift) % p, m, w, input(i, w, m));
       break;
   }
   return chk.v;

@@ -43,7 +43,7 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
   json out = json::object();
   const Operation op = c.algorithm->op;
   for (int b = 0; b < int(bufs.size()); ++b) {
-    int64_t words = operation_buffer_words(op, b, c.params);
+    int64_t words = run_buffer_words(c, b);
     json procs = json::array();
     for (int64_t i = 0; i < c.params.p; ++i) {
       json row = json::array();

@@ -54,8 +54,7 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
   const Operation op = c.algorithm->op;
   const int64_t p = c.params.p;
   uint64_t buffers = 0;
-  for (int b = 0; b < operation_buffer_count(op); ++b)
-    buffers += uint64_t(p) * uint64_t(operation_buffer_words(op, b, c.params)) * 8;
+  for (int b = 0; b < run_buffer_count(c); ++b) buffers += uint64_t(p) * uint64_t(run_buffer_words(c, b)) * 8;
   uint64_t per_store = uint64_t(p) * (2 * 8 + 2 * 4 + 48 + 80) + buffers;  // index arrays, one send/recv each, payloads
   uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
   return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links;
@@ -74,15 +73,15 @@ void validate_config(const RunConfig& c) {
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
   const Operation op = c.algorithm->op;
-  for (int b = 0; b < operation_buffer_count(op); ++b) {
-    int64_t words = operation_buffer_words(op, b, a);
+  for (int b = 0; b < run_buffer_count(c); ++b) {
+    int64_t words = run_buffer_words(c, b);
     if (double(words) * double(a.p) > double(uint64_t{1} << 40))
       throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors x " +
                         std::to_string(words) + " words)");
   }
   if (c.trace) {
     uint64_t words = 0;
-    for (int b = 0; b < operation_buffer_count(op); ++b) words += uint64_t(a.p) * uint64_t(operation_buffer_words(op, b, a));
+    for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(a.p) * uint64_t(run_buffer_words(c, b));
     uint64_t steps = uint64_t(c.algorithm->rounds(a)) * uint64_t(a.lambda);
     if (a.p > 1024 || words * (steps + 1) > 20'000'000)
       throw ConfigError("--trace keeps every buffer after every step; it is limited to p <= 1024 and 2e7 words in all (this run: p = " +

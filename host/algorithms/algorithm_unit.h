@@ -33,11 +33,13 @@ inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an orde
 inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative to the root
 inline constexpr uint32_t kPostalNative = 8;              // counts steps itself under latency lambda
 inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
+inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
 
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {
   static constexpr int sends_per_step = 1;
   static constexpr bool has_local = false;
+  static int64_t scratch_words(const AlgoParams&) { return 0; }
   PPSIM_HD static void local(const AlgoParams&, OperatorKind, int64_t, LocalPhase, ProcBuffers&) {}
 };
 

@@ -10,7 +10,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
 #define PPSIM_ALGO_INFO(unit) \
   {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
-   unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula},
+   unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words},
       PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
 #undef PPSIM_ALGO_INFO
   };
@@ -72,6 +72,12 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
   if (algo.needs_n_equal_p() && a.n > 0 && a.n != a.p)
     return n + " handles one element per processor; --n " + std::to_string(a.n) + " differs from p = " + std::to_string(a.p) +
            " (scan_postal_b spreads n elements over p processors)";
+  if (a.exclusive && !algo.supports_exclusive())
+    return n + " computes the inclusive prefix only (--exclusive: use scan_ring or scan_hypercube)";
+  if (a.shift <= 0 || a.shift >= a.p) {
+    if (algo.op == Operation::shift && a.p > 1)
+      return "--shift must be between 1 and p - 1 (got " + std::to_string(a.shift) + ")";
+  }
   if (algo.op == Operation::scan && a.n > 0 && a.n < a.p)
     return "--n " + std::to_string(a.n) + " is smaller than p = " + std::to_string(a.p) + "; every processor needs an element";
   if (!operator_commutative(k)) {

@@ -220,7 +220,7 @@ void print_trace_text(const RunConfig& c, const RunResult& r) {
   for (const auto& ts : r.trace) {
     std::cout << "  after step " << ts.step << (ts.step == 0 ? " (initial)" : "") << ":\n";
     for (int b = 0; b < int(ts.buffers.size()); ++b) {
-      int64_t words = operation_buffer_words(op, b, c.params);
+      int64_t words = run_buffer_words(c, b);
       std::cout << "    " << buffer_name(op, b) << " = <";
       for (int64_t i = 0; i < c.params.p; ++i) {
         if (i) std::cout << ", ";

@@ -27,6 +27,7 @@ struct AlgorithmInfo {
   bool has_local;      // runs local work before step 1 / after the last step
   int (*rounds)(const AlgoParams&);
   double (*formula)(const AlgoParams&, const CostParams&);
+  int64_t (*scratch_words)(const AlgoParams&);  // words per processor of its scratch buffer (0: none)
 
   bool runs_on(TopologyKind k) const { return (topologies >> int(k)) & 1u; }
   bool native_on(TopologyKind k) const { return (native >> int(k)) & 1u; }
@@ -35,6 +36,7 @@ struct AlgorithmInfo {
   bool root_zero_if_noncommutative() const { return flags & 4u; }
   bool postal_native() const { return flags & 8u; }   // steps are its own: it handles lambda itself
   bool needs_n_equal_p() const { return flags & 16u; } // scan with one element per processor only
+  bool supports_exclusive() const { return flags & 32u; }  // scan: can compute the exclusive prefix
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

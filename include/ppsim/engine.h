@@ -110,7 +110,10 @@ struct Verification {
 };
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
 
-// Buffer names of an operation, for reports.
+// Buffer names of an operation, for reports (the buffer after the operation's is "scratch").
 const char* buffer_name(Operation op, int32_t b);
+// Buffers of a run: the operation's, then the algorithm's scratch buffer if it has one.
+int run_buffer_count(const RunConfig& c);
+int64_t run_buffer_words(const RunConfig& c, int32_t b);
 
 }  // namespace ppsim

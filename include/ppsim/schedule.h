@@ -16,15 +16,22 @@ enum class RecvMode : int8_t {
   slot_op_recv = 2,  // slot = slot ⊕ received   (received data comes last in the fold)
 };
 
+// A message is `len` words taken from the sender's buffer in runs of `run` words whose starts are
+// `stride` apart (run = stride = len: one contiguous slice), and written (or combined) into the
+// receiver's slots the same way with the receiver's own run and stride.
 struct Send {
   int64_t to;
   int64_t src_off;  // first word in the sender's buffer
-  int64_t len;      // words
+  int64_t len;      // words in all
+  int64_t run;      // words per contiguous run (divides len)
+  int64_t stride;   // distance between the starts of consecutive runs (>= run)
   int32_t buf;      // buffer index (see Operation buffers)
 };
 
 struct RecvAction {
   int64_t dst_off;
+  int64_t run = 0;     // 0: one contiguous slice of the message's length
+  int64_t stride = 0;
   int32_t buf;
   RecvMode mode;
 };
@@ -45,22 +52,31 @@ struct StepOps {
   Send send[kMaxOps];
   Recv recv[kMaxOps];
 
-  PPSIM_HD void add_send(int64_t to, int32_t buf, int64_t off, int64_t len) {
+  PPSIM_HD void add_send(int64_t to, int32_t buf, int64_t off, int64_t len) { add_send_strided(to, buf, off, len, len, 1); }
+  // count runs of `run` words, `stride` words apart.
+  PPSIM_HD void add_send_strided(int64_t to, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count) {
     if (nsend == kMaxOps) { overflow = true; return; }
-    send[nsend++] = Send{to, off, len, buf};
+    send[nsend++] = Send{to, off, run * count, run, stride, buf};
   }
   PPSIM_HD void add_recv(int64_t from, int32_t buf, int64_t off, int64_t len, RecvMode mode) {
+    add_recv_strided(from, buf, off, len, len, 1, mode);
+  }
+  PPSIM_HD void add_recv_strided(int64_t from, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count, RecvMode mode) {
     if (nrecv == kMaxOps) { overflow = true; return; }
     Recv& r = recv[nrecv++];
-    r.from = from; r.len = len; r.nact = 1;
-    r.act[0] = RecvAction{off, buf, mode};
+    r.from = from; r.len = run * count; r.nact = 1;
+    r.act[0] = RecvAction{off, run, stride, buf, mode};
   }
   // A second slot updated by the most recent receive (e.g. prefix: result and outgoing partial).
   PPSIM_HD void add_action(int32_t buf, int64_t off, RecvMode mode) {
     if (nrecv == 0) { overflow = true; return; }
+    add_action_strided(buf, off, recv[nrecv - 1].len, recv[nrecv - 1].len, mode);
+  }
+  PPSIM_HD void add_action_strided(int32_t buf, int64_t off, int64_t run, int64_t stride, RecvMode mode) {
+    if (nrecv == 0) { overflow = true; return; }
     Recv& r = recv[nrecv - 1];
     if (r.nact == kMaxActions) { overflow = true; return; }
-    r.act[r.nact++] = RecvAction{off, buf, mode};
+    r.act[r.nact++] = RecvAction{off, run, stride, buf, mode};
   }
 };
 
@@ -74,14 +90,21 @@ struct AlgoParams {
   int32_t lambda = 1;   // postal latency
   int32_t kports = 1;   // ports per processor (k-port): postal algorithms send to up to k partners
   int64_t n = 0;        // scan: elements in all (0: one per processor); spread as seed 000 §4 says
+  bool exclusive = false;  // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
+  int64_t shift = 1;    // circular shift distance q (0 < q < p)
 };
 
 // Words and buffers a processor can see in a local (non-communicating) phase of an algorithm.
-inline constexpr int kMaxBuffers = 3;
+inline constexpr int kMaxBuffers = 4;  // the operation's (up to 3) and an algorithm's scratch
 struct ProcBuffers {
-  uint64_t* buf[kMaxBuffers] = {nullptr, nullptr, nullptr};
-  int64_t words[kMaxBuffers] = {0, 0, 0};
+  uint64_t* buf[kMaxBuffers] = {nullptr, nullptr, nullptr, nullptr};
+  int64_t words[kMaxBuffers] = {0, 0, 0, 0};
 };
+
+// Words a strided slice touches: from its first word to the end of its last run.
+PPSIM_HD inline int64_t slice_extent(int64_t len, int64_t run, int64_t stride) {
+  return run <= 0 ? len : (len / run - 1) * stride + run;
+}
 enum class LocalPhase : int8_t { before_first_step, after_last_step };
 
 }  // namespace ppsim

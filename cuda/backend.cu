@@ -129,8 +129,11 @@ __device__ bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
   for (int n = 0; n < ops.nrecv; ++n) {
     const Recv& x = ops.recv[n];
     if (x.from < 0 || x.from >= c.a.p || x.from == i || x.nact < 1) return false;
-    for (int q = 0; q < x.nact; ++q)
-      if (!slice_ok(c, x.act[q].buf, x.act[q].dst_off, x.len, x.act[q].run, x.act[q].stride)) return false;
+    for (int q = 0; q < x.nact; ++q) {
+      const RecvAction& a = x.act[q];
+      if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > x.len || (a.words == 0 && a.msg_off >= x.len)) return false;
+      if (!slice_ok(c, a.buf, a.dst_off, a.words ? a.words : x.len - a.msg_off, a.run, a.stride)) return false;
+    }
   }
   if (c.port_model == PortModel::all) {
     for (int n = 0; n < ops.nsend; ++n)
@@ -310,10 +313,11 @@ __global__ void deliver_kernel(Ctx c, bool check_sends, const DevRecv* recvs, co
       for (int q = 0; q < rv.nact; ++q) {
         const RecvAction act = rv.act[q];
         uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
-        const int64_t run = act.run == 0 ? rv.len : act.run, stride = act.run == 0 ? rv.len : act.stride;
-        for (int64_t w = lane; w < rv.len; w += kGroup) {
+        const int64_t len = act.words ? act.words : rv.len - act.msg_off;
+        const int64_t run = act.run == 0 ? len : act.run, stride = act.run == 0 ? len : act.stride;
+        for (int64_t w = lane; w < len; w += kGroup) {
           uint64_t& slot = dst[(w / run) * stride + w % run];
-          uint64_t x = src[w];
+          uint64_t x = src[act.msg_off + w];
           slot = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
                                                                                      : combine_dyn(c.op, slot, x);
         }

@@ -233,6 +233,11 @@ class CpuRun {
     }
   }
 
+  bool action_ok(const RecvAction& a, int64_t len) const {
+    if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > len || (a.words == 0 && a.msg_off >= len)) return false;
+    return slice_ok(a.buf, a.dst_off, a.words ? a.words : len - a.msg_off, a.run, a.stride);
+  }
+
   bool slice_ok(int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) const {
     if (run == 0) run = stride = len;
     return buf >= 0 && buf < nbuf_ && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
@@ -274,10 +279,10 @@ class CpuRun {
       for (int n = 0; n < ops.nrecv; ++n) {
         const Recv& x = ops.recv[n];
         bool ok = x.from >= 0 && x.from < p_ && x.from != i && x.nact >= 1;
-        for (int q = 0; ok && q < x.nact; ++q) ok = slice_ok(x.act[q].buf, x.act[q].dst_off, x.len, x.act[q].run, x.act[q].stride);
+        for (int q = 0; ok && q < x.nact; ++q) ok = action_ok(x.act[q], x.len);
         if (!ok) { ch.fail(i, at(t, i) + " posts an invalid receive (from " + std::to_string(x.from) + ")"); return; }
         int32_t more = -1;
-        bool contiguous = x.act[0].run == 0 || x.act[0].run == x.len;
+        bool contiguous = (x.act[0].run == 0 || x.act[0].run == x.len) && x.act[0].msg_off == 0 && x.act[0].words == 0;
         if (x.nact > 1 || !contiguous) {
           more = int32_t(ch.more_actions.size());
           ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy});  // run length in dst_off
@@ -445,7 +450,7 @@ class CpuRun {
       }
       const uint64_t* src = arrived.chunks[size_t(rv.pool_chunk)].pool.data() + rv.pool_off;
       if (rv.more < 0) {
-        apply_action(RecvAction{rv.dst_off, 0, 0, rv.buf, rv.mode}, i, src, rv.len);
+        apply_action(RecvAction{rv.dst_off, 0, 0, rv.buf, rv.mode, 0, 0}, i, src, rv.len);
       } else {
         const RecvAction* run = ch.more_actions.data() + rv.more;
         for (int64_t x = 1; x <= run[0].dst_off; ++x) apply_action(run[x], i, src, rv.len);
@@ -455,6 +460,8 @@ class CpuRun {
 
   void apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) {
     uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words_[act.buf] + act.dst_off;
+    src += act.msg_off;
+    len = act.words ? act.words : len - act.msg_off;
     if (len == 1 && act.mode == RecvMode::copy) { *dst = *src; return; }
     if (act.run == 0 || act.run == len) { apply_(dst, src, len, act.mode); return; }
     for (int64_t at = 0, k = 0; at < len; at += act.run, ++k) apply_(dst + k * act.stride, src + at, act.run, act.mode);

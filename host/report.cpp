@@ -71,6 +71,8 @@ json config_json(const RunConfig& c, Backend requested) {
               {"m", c.params.m},
               {"root", c.params.root},
               {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},
+              {"exclusive", c.params.exclusive},
+              {"shift", c.algorithm->op == Operation::shift ? json(c.params.shift) : json(nullptr)},
               {"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},

@@ -34,6 +34,7 @@ inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative 
 inline constexpr uint32_t kPostalNative = 8;              // counts steps itself under latency lambda
 inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
 inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
+inline constexpr uint32_t kNeedsMDivisibleByP = 64;        // message splitting: m words in p equal parts
 
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {

@@ -2,6 +2,23 @@
 // per-round dispatch used by both backends, the CLI, the tests and the benchmarks all read it.
 #pragma once
 #include "algorithms/allgather_hypercube.h"
+#include "algorithms/shift_ring.h"
+#include "algorithms/shift_ecube.h"
+#include "algorithms/scatter_binomial.h"
+#include "algorithms/scan_ring.h"
+#include "algorithms/reduce_scatter_ring.h"
+#include "algorithms/reduce_scatter_mesh.h"
+#include "algorithms/reduce_scatter_hypercube.h"
+#include "algorithms/reduce_rs_gather.h"
+#include "algorithms/gather_binomial.h"
+#include "algorithms/broadcast_scatter_allgather.h"
+#include "algorithms/alltoall_xor_ecube.h"
+#include "algorithms/alltoall_ring.h"
+#include "algorithms/alltoall_hypercube.h"
+#include "algorithms/allreduce_rs_ag.h"
+#include "algorithms/allreduce_ring_combining.h"
+#include "algorithms/allreduce_ring_allgather.h"
+#include "algorithms/allreduce_reduce_broadcast.h"
 #include "algorithms/allgather_mesh.h"
 #include "algorithms/allgather_ring.h"
 #include "algorithms/allgather_ring_bidirectional.h"
@@ -30,20 +47,37 @@
   X(BroadcastHypercubeLowFirst)   \
   X(BroadcastMesh)                \
   X(BroadcastPostal)              \
+  X(BroadcastScatterAllgather)    \
   X(ReduceBinomial)               \
   X(ReduceBinomialHighFirst)      \
   X(ReduceHypercube)              \
   X(ReduceHypercubeHighFirst)     \
   X(ReduceMesh)                   \
+  X(ReduceRsGather)               \
   X(AllgatherRing)                \
   X(AllgatherRingBidirectional)   \
   X(AllgatherMesh)                \
   X(AllgatherHypercube)           \
   X(AllreduceHypercube)           \
+  X(AllreduceReduceBroadcast)     \
+  X(AllreduceRingAllgather)       \
+  X(AllreduceRingCombining)       \
+  X(AllreduceRsAg)                \
+  X(ReduceScatterRing)            \
+  X(ReduceScatterHypercube)       \
+  X(ReduceScatterMesh)            \
   X(ScanHypercube)                \
   X(ScanHypercubeTs)              \
   X(ScanPostalA)                  \
-  X(ScanPostalB)
+  X(ScanPostalB)                  \
+  X(ScanRing)                     \
+  X(ScatterBinomial)              \
+  X(GatherBinomial)               \
+  X(AlltoallRing)                 \
+  X(AlltoallHypercube)            \
+  X(AlltoallXorEcube)             \
+  X(ShiftRing)                    \
+  X(ShiftEcube)
 
 namespace ppsim {
 

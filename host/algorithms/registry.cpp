@@ -74,10 +74,9 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
            " (scan_postal_b spreads n elements over p processors)";
   if (a.exclusive && !algo.supports_exclusive())
     return n + " computes the inclusive prefix only (--exclusive: use scan_ring or scan_hypercube)";
-  if (a.shift <= 0 || a.shift >= a.p) {
-    if (algo.op == Operation::shift && a.p > 1)
-      return "--shift must be between 1 and p - 1 (got " + std::to_string(a.shift) + ")";
-  }
+  if (algo.needs_m_divisible_by_p() && a.m % a.p != 0)
+    return n + " splits the m words into p equal parts; --m " + std::to_string(a.m) + " is not a multiple of p = " + std::to_string(a.p);
+  if (algo.op == Operation::shift && a.shift < 0) return "--shift must not be negative (got " + std::to_string(a.shift) + ")";
   if (algo.op == Operation::scan && a.n > 0 && a.n < a.p)
     return "--n " + std::to_string(a.n) + " is smaller than p = " + std::to_string(a.p) + "; every processor needs an element";
   if (!operator_commutative(k)) {

@@ -121,7 +121,8 @@ struct RunOptions {
   std::string machine = "network";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
               routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
-  int64_t root = 0, n = 0;
+  int64_t root = 0, n = 0, shift = 1;
+  bool exclusive = false;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0;
   bool trace = false;
@@ -152,7 +153,8 @@ nlohmann::json pram_words(OperatorKind k, const std::vector<uint64_t>& words, in
 // `ppsim run --machine pram-...`: the shared-memory machine of seed 004.
 template <class Given>
 int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
-  for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend"})
+  for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend",
+                          "--shift", "--exclusive"})
     if (given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
   PramConfig c;
   c.rule = rule;
@@ -276,6 +278,10 @@ int cmd_run(const RunOptions& o, Given&& given) {
   if (o.n < 0) throw UsageError("--n must be positive");
   if (o.n > 0 && op != Operation::scan) throw UsageError("--n applies to --op scan only");
   c.params.n = o.n;
+  if (o.exclusive && op != Operation::scan) throw UsageError("--exclusive applies to --op scan only");
+  c.params.exclusive = o.exclusive;
+  if (o.shift < 0) throw UsageError("--shift must not be negative");
+  c.params.shift = o.shift;
   c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
@@ -342,6 +348,8 @@ int main(int argc, char** argv) {
   run->add_option("--m", o.m, "words per message unit")->capture_default_str();
   run->add_option("--root", o.root, "root of broadcast/reduce/scatter/gather")->capture_default_str();
   run->add_option("--n", o.n, "scan: number of elements in all (default p; scan_postal_b spreads n > p)");
+  run->add_flag("--exclusive", o.exclusive, "scan: exclusive prefix (processor 0 gets the identity)");
+  run->add_option("--shift", o.shift, "shift: distance q (processor i's data goes to (i + q) mod p)")->capture_default_str();
   run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
   run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
   run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();

@@ -37,6 +37,7 @@ struct AlgorithmInfo {
   bool postal_native() const { return flags & 8u; }   // steps are its own: it handles lambda itself
   bool needs_n_equal_p() const { return flags & 16u; } // scan with one element per processor only
   bool supports_exclusive() const { return flags & 32u; }  // scan: can compute the exclusive prefix
+  bool needs_m_divisible_by_p() const { return flags & 64u; }  // message splitting into p parts
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

@@ -34,6 +34,8 @@ struct RecvAction {
   int64_t stride = 0;
   int32_t buf;
   RecvMode mode;
+  int64_t msg_off = 0;  // the action uses message words [msg_off, msg_off + words)
+  int64_t words = 0;    // 0: to the end of the message
 };
 
 struct Recv {
@@ -77,6 +79,15 @@ struct StepOps {
     Recv& r = recv[nrecv - 1];
     if (r.nact == kMaxActions) { overflow = true; return; }
     r.act[r.nact++] = RecvAction{off, run, stride, buf, mode};
+  }
+  // Restricts the most recent receive's last action to message words [msg_off, msg_off + words).
+  PPSIM_HD void restrict_last_action(int64_t msg_off, int64_t words) {
+    if (nrecv == 0) { overflow = true; return; }
+    Recv& r = recv[nrecv - 1];
+    RecvAction& a = r.act[r.nact - 1];
+    a.msg_off = msg_off;
+    a.words = words;
+    if (a.run == r.len) a.run = a.stride = words;
   }
 };
 

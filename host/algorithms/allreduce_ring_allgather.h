@@ -1,0 +1,43 @@
+// All-reduce by a ring all-to-all broadcast of every processor's m words into a p*m-word scratch
+// buffer, then a local fold of the p vectors in processor order (textbook exercise 4.6 strategy i).
+// p - 1 steps. T = (t_s + t_w m)(p - 1) (plus the local fold, not modelled).
+#pragma once
+#include "algorithms/algorithm_unit.h"
+
+namespace ppsim {
+
+struct AllreduceRingAllgather : AlgorithmDefaults {
+  static constexpr const char* name = "allreduce_ring_allgather";
+  static constexpr const char* description = "ring all-gather of all vectors, then a local fold (exercise 4.6 i)";
+  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
+  static constexpr Operation op = Operation::allreduce;
+  static constexpr uint32_t topologies = kAllTopologies;
+  static constexpr uint32_t native = 0;
+  static constexpr uint32_t flags = 0;
+  static constexpr bool has_local = true;
+  static constexpr int32_t kGathered = 1;  // scratch: p blocks of m words
+
+  static int64_t scratch_words(const AlgoParams& a) { return a.p * a.m; }
+  static int rounds(const AlgoParams& a) { return int(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;
+    out.add_send(right, kGathered, pos_mod(id - round + 1, a.p) * a.m, a.m);
+    out.add_recv(left, kGathered, pos_mod(id - round, a.p) * a.m, a.m, RecvMode::copy);
+  }
+  PPSIM_HD static void local(const AlgoParams& a, OperatorKind k, int64_t id, LocalPhase phase, ProcBuffers& b) {
+    uint64_t *data = b.buf[kData], *all = b.buf[kGathered];
+    for (int64_t w = 0; w < a.m; ++w) {
+      if (phase == LocalPhase::before_first_step) {
+        all[id * a.m + w] = data[w];
+      } else {
+        uint64_t fold = all[w];
+        for (int64_t j = 1; j < a.p; ++j) fold = combine_dyn(k, fold, all[j * a.m + w]);
+        data[w] = fold;
+      }
+    }
+  }
+};
+
+}  // namespace ppsim

@@ -34,6 +34,20 @@ int64_t postal_lower_bound_steps(const RunConfig& c) {
   return postal_min_steps(c.params.p, k, c.params.lambda);
 }
 
+double lower_bound_time(const RunConfig& c) {
+  const double p = double(c.params.p), m = double(c.params.m);
+  switch (c.algorithm->op) {
+    case Operation::allgather: case Operation::reduce_scatter: case Operation::scatter: case Operation::gather:
+      return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1);
+    case Operation::alltoall: {
+      int64_t w = topology_metrics(c.topology).bisection_width;
+      if (c.params.lambda > 1 || w == 0) return std::nan("");
+      return c.cost.tw * m * std::floor(p / 2) * std::ceil(p / 2) / double(w);
+    }
+    default: return std::nan("");
+  }
+}
+
 namespace {
 const char* backend_name(Backend b) {
   return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto";
@@ -102,6 +116,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["formula"] = c.algorithm->formula_text;
   int64_t bound = postal_lower_bound_steps(c);
   doc["lower_bound_steps"] = bound < 0 ? json(nullptr) : json(bound);
+  doc["lower_bound_time"] = number_or_null(lower_bound_time(c));
   doc["messages"] = r.messages;
   doc["words"] = r.words;
   doc["link_hops"] = r.link_hops;

@@ -109,7 +109,7 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   std::string why = algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine);
   if (!why.empty()) {
     // Only the declared limitations may refuse a configuration.
-    bool declared = (c.algorithm->needs_pow2() && !is_pow2(k.p)) ||
+    bool declared = c.algorithm->own_limit(c.params) != nullptr || (c.algorithm->needs_pow2() && !is_pow2(k.p)) ||
                     (!operator_commutative(k.combine) && (c.algorithm->commutative_only() ||
                                                           (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
     EXPECT_TRUE(declared) << why;

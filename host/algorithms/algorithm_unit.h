@@ -41,6 +41,7 @@ struct AlgorithmDefaults {
   static constexpr int sends_per_step = 1;
   static constexpr bool has_local = false;
   static int64_t scratch_words(const AlgoParams&) { return 0; }
+  static const char* rejects(const AlgoParams&) { return nullptr; }  // a limit of its own, or nullptr
   PPSIM_HD static void local(const AlgoParams&, OperatorKind, int64_t, LocalPhase, ProcBuffers&) {}
 };
 

@@ -4,6 +4,7 @@
 #include "algorithms/allgather_hypercube.h"
 #include "algorithms/shift_ring.h"
 #include "algorithms/shift_ecube.h"
+#include "algorithms/shift_mesh.h"
 #include "algorithms/scatter_binomial.h"
 #include "algorithms/scan_ring.h"
 #include "algorithms/reduce_scatter_ring.h"
@@ -77,7 +78,8 @@
   X(AlltoallHypercube)            \
   X(AlltoallXorEcube)             \
   X(ShiftRing)                    \
-  X(ShiftEcube)
+  X(ShiftEcube)                    \
+  X(ShiftMesh)
 
 namespace ppsim {
 

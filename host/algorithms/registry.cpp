@@ -10,7 +10,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
 #define PPSIM_ALGO_INFO(unit) \
   {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
-   unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words},
+   unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words, &unit::rejects},
       PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
 #undef PPSIM_ALGO_INFO
   };
@@ -69,6 +69,7 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
   std::string n = algo.name;
   if (!algo.runs_on(t.kind)) return n + " does not run on a " + topology_name(t.kind) + " topology";
   if (algo.needs_pow2() && !is_pow2(t.p)) return n + " needs p to be a power of two (got " + std::to_string(t.p) + ")";
+  if (const char* own = algo.own_limit(a)) return own;
   if (algo.needs_n_equal_p() && a.n > 0 && a.n != a.p)
     return n + " handles one element per processor; --n " + std::to_string(a.n) + " differs from p = " + std::to_string(a.p) +
            " (scan_postal_b spreads n elements over p processors)";

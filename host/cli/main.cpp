@@ -315,6 +315,7 @@ int cmd_run(const RunOptions& o, Given&& given) {
         << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
     out << "  steps " << r.steps << ", time " << r.time;
     if (!std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
+    if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
     int64_t bound = postal_lower_bound_steps(c);
     if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
     out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "

@@ -28,6 +28,7 @@ struct AlgorithmInfo {
   int (*rounds)(const AlgoParams&);
   double (*formula)(const AlgoParams&, const CostParams&);
   int64_t (*scratch_words)(const AlgoParams&);  // words per processor of its scratch buffer (0: none)
+  const char* (*own_limit)(const AlgoParams&);  // a limit particular to the algorithm, or nullptr
 
   bool runs_on(TopologyKind k) const { return (topologies >> int(k)) & 1u; }
   bool native_on(TopologyKind k) const { return (native >> int(k)) & 1u; }

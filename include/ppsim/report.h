@@ -21,6 +21,13 @@ double formula_time(const RunConfig& c);
 // processor's data must reach all others or all data one processor (all but shift). -1: none.
 int64_t postal_lower_bound_steps(const RunConfig& c);
 
+// A lower bound on the time of any algorithm for the run's operation (textbook §4.2-§4.5):
+// t_w m (p - 1) for all-gather, reduce-scatter, scatter and gather (one port: a processor must
+// receive, or send, (p - 1) m words); for all-to-all personalized the bisection bound
+// t_w m (p/2)(p/2) / w with w the bisection width (p^2/4 messages of m words cross the cut each
+// way over w links). NaN where no bound is stated.
+double lower_bound_time(const RunConfig& c);
+
 // Most words of final buffers a report lists (larger runs omit final.buffers).
 inline constexpr uint64_t kReportFinalWords = 1u << 16;
 

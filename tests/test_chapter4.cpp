@@ -1,0 +1,187 @@
+// Chapter 4 of the textbook (seed 003): simulated time against each algorithm's closed form with
+// t_h = 0 (eqs. 4-6 .. 4-14, the mesh shift bound), the congestion claims of §4.5-§4.6, Table 4-1
+// for the hypercube, and the lower bounds reported beside the simulated time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ppsim/engine.h"
+#include "ppsim/report.h"
+#include "test_helpers.h"
+
+using namespace ppsim;
+using testing_support::make_config;
+
+namespace {
+
+struct Costs { double ts, tw; };
+const Costs kCosts[] = {{1, 1}, {100, 1}, {10, 0.5}};
+
+double simulate(RunConfig c, Costs k) {
+  c.cost = CostParams{k.ts, k.tw, 0, Routing::cut_through};
+  RunResult r = run_cpu(c);
+  EXPECT_TRUE(r.verified) << c.algorithm->name;
+  EXPECT_DOUBLE_EQ(formula_time(c), r.time) << c.algorithm->name << " reported formula";
+  double lb = lower_bound_time(c);
+  if (!std::isnan(lb)) EXPECT_LE(lb, r.time + 1e-9) << c.algorithm->name << " beats its lower bound";
+  return r.time;
+}
+
+RunConfig cfg(const char* algo, TopologyKind kind, int64_t p, int64_t m, const std::string& dims = "") {
+  return make_config(algo, kind, dims.empty() ? p : 0, dims, m);
+}
+
+}  // namespace
+
+TEST(Chapter4, Eq4_6_ScatterAndGather) {
+  for (int64_t p : {2, 8, 64})
+    for (int64_t m : {1, 5})
+      for (Costs k : kCosts) {
+        double lg = std::log2(double(p)), expected = k.ts * lg + k.tw * m * (p - 1);
+        for (const char* algo : {"scatter_binomial", "gather_binomial"}) {
+          RunConfig c = cfg(algo, TopologyKind::hypercube, p, m);
+          c.params.root = p / 2;
+          EXPECT_DOUBLE_EQ(simulate(c, k), expected) << algo;
+          EXPECT_DOUBLE_EQ(simulate(cfg(algo, TopologyKind::ring, p, m), k), expected) << algo << " on a ring (exercise 4.7)";
+        }
+      }
+}
+
+TEST(Chapter4, Eq4_7_4_9_4_10_AllToAllPersonalized) {
+  for (int64_t p : {2, 4, 8, 32})
+    for (int64_t m : {1, 3})
+      for (Costs k : kCosts) {
+        double lg = std::log2(double(p));
+        EXPECT_DOUBLE_EQ(simulate(cfg("alltoall_ring", TopologyKind::ring, p, m), k), (k.ts + k.tw * m * p / 2.0) * (p - 1));
+        EXPECT_DOUBLE_EQ(simulate(cfg("alltoall_hypercube", TopologyKind::hypercube, p, m), k), (k.ts + k.tw * m * p / 2.0) * lg);
+        EXPECT_DOUBLE_EQ(simulate(cfg("alltoall_xor_ecube", TopologyKind::hypercube, p, m), k), (k.ts + k.tw * m) * (p - 1));
+      }
+}
+
+// Alg. 4-10 with E-cube routing: no link of the hypercube carries two messages in any step.
+TEST(Chapter4, XorExchangeIsCongestionFreeWithEcube) {
+  for (int64_t p : {4, 16, 128}) {
+    RunResult r = run_cpu(cfg("alltoall_xor_ecube", TopologyKind::hypercube, p, 2));
+    ASSERT_TRUE(r.verified);
+    for (const auto& s : r.per_step) EXPECT_EQ(s.max_link_load, 1) << "p=" << p << " step " << s.step;
+  }
+}
+
+// Exercise 4.22: with E-cube routing every circular q-shift is congestion-free on a hypercube, and
+// its longest path has log p - gamma(q) links (exercise 4.23).
+TEST(Chapter4, Eq4_12_EcubeShiftIsCongestionFree) {
+  for (int64_t p : {8, 64})
+    for (int64_t q = 1; q < p; ++q) {
+      RunConfig c = cfg("shift_ecube", TopologyKind::hypercube, p, 4);
+      c.params.shift = q;
+      c.cost = CostParams{7, 2, 0, Routing::cut_through};
+      RunResult r = run_cpu(c);
+      ASSERT_TRUE(r.verified);
+      EXPECT_EQ(r.max_link_load, 1) << "q=" << q;
+      EXPECT_DOUBLE_EQ(r.time, 7 + 2 * 4.0);
+      int gamma = 0;
+      while (((q >> gamma) & 1) == 0) ++gamma;
+      int64_t longest = 0;
+      for (int64_t i = 0; i < p; ++i) longest = std::max<int64_t>(longest, __builtin_popcountll(uint64_t(i ^ ((i + q) % p))));
+      EXPECT_EQ(longest, int64_t(std::log2(double(p))) - gamma) << "q=" << q;
+    }
+}
+
+TEST(Chapter4, RingAndMeshShift) {
+  for (int64_t p : {5, 8, 13})
+    for (int64_t q = 0; q < 2 * p; ++q) {
+      RunConfig c = cfg("shift_ring", TopologyKind::ring, p, 2);
+      c.params.shift = q;
+      int64_t qq = q % p;
+      EXPECT_DOUBLE_EQ(simulate(c, {3, 1}), (3 + 2.0) * double(std::min(qq, p - qq))) << "p=" << p << " q=" << q;
+    }
+  // Fig. 4-22: a 5-shift on a 4x4 mesh is one row step, one compensating column step, one column step.
+  RunConfig fig = cfg("shift_mesh", TopologyKind::torus, 16, 1, "4x4");
+  fig.params.shift = 5;
+  EXPECT_EQ(run_cpu(fig).steps, 3);
+  // The bound (t_s + t_w m)(sqrt p + 1) for every q on square tori.
+  for (int64_t side : {3, 4, 5, 8})
+    for (int64_t q = 0; q < side * side; ++q) {
+      RunConfig c = cfg("shift_mesh", TopologyKind::torus, side * side, 2, std::to_string(side) + "x" + std::to_string(side));
+      c.params.shift = q;
+      double t = simulate(c, {10, 1});
+      EXPECT_LE(t, (10 + 2.0) * double(side + 1)) << "side " << side << " q=" << q;
+    }
+}
+
+TEST(Chapter4, ReduceScatterAndAllreduceForms) {
+  for (int64_t p : {2, 8, 32})
+    for (Costs k : kCosts) {
+      const int64_t m = 2 * p;  // splittable into p parts
+      double lg = std::log2(double(p));
+      EXPECT_DOUBLE_EQ(simulate(cfg("reduce_scatter_hypercube", TopologyKind::hypercube, p, m), k), k.ts * lg + k.tw * m * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("reduce_scatter_ring", TopologyKind::ring, p, m), k), (k.ts + k.tw * m) * (p - 1));
+      // eqs. 4-13, 4-14 (message splitting): 2 (t_s log p + t_w (m/p)(p - 1)).
+      double split = 2 * (k.ts * lg + k.tw * double(m / p) * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("broadcast_scatter_allgather", TopologyKind::hypercube, p, m), k), split);
+      EXPECT_DOUBLE_EQ(simulate(cfg("reduce_rs_gather", TopologyKind::hypercube, p, m), k), split);
+      EXPECT_DOUBLE_EQ(simulate(cfg("allreduce_rs_ag", TopologyKind::hypercube, p, m), k), split);
+      // Exercise 4.6 on a ring: (i) and (iii) (t_s + t_w m)(p - 1), (ii) 2 (t_s + t_w m) log p.
+      EXPECT_DOUBLE_EQ(simulate(cfg("allreduce_ring_allgather", TopologyKind::ring, p, m), k), (k.ts + k.tw * m) * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("allreduce_ring_combining", TopologyKind::ring, p, m), k), (k.ts + k.tw * m) * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("allreduce_reduce_broadcast", TopologyKind::ring, p, m), k), 2 * (k.ts + k.tw * m) * lg);
+    }
+  for (int64_t side : {2, 4, 8})
+    EXPECT_DOUBLE_EQ(simulate(cfg("reduce_scatter_mesh", TopologyKind::torus, side * side, 3), {10, 1}),
+                     2 * 10.0 * (side - 1) + 3.0 * (side * side - 1));
+}
+
+// Table 4-1 (hypercube): for each operation the best registered algorithm takes the row's time.
+// The splitting rows use the exact form 2 (t_s log p + t_w m (p-1)/p) that the table rounds to
+// 2 (t_s log p + t_w m).
+TEST(Chapter4, Table4_1Hypercube) {
+  const int64_t p = 64;
+  const double lg = 6;
+  for (int64_t m : {64, 640, 6400})
+    for (Costs k : kCosts) {
+      auto best = [&](std::vector<const char*> algos) {
+        double t = 1e300;
+        for (const char* a : algos) t = std::min(t, simulate(cfg(a, TopologyKind::hypercube, p, m), k));
+        return t;
+      };
+      double split = 2 * (k.ts * lg + k.tw * m * double(p - 1) / double(p));
+      EXPECT_DOUBLE_EQ(best({"broadcast_hypercube", "broadcast_scatter_allgather"}), std::min((k.ts + k.tw * m) * lg, split));
+      EXPECT_DOUBLE_EQ(best({"reduce_hypercube", "reduce_rs_gather"}), std::min((k.ts + k.tw * m) * lg, split));
+      EXPECT_DOUBLE_EQ(best({"allreduce_hypercube", "allreduce_rs_ag"}), std::min((k.ts + k.tw * m) * lg, split));
+      EXPECT_DOUBLE_EQ(best({"allgather_hypercube"}), k.ts * lg + k.tw * m * (p - 1));
+      EXPECT_DOUBLE_EQ(best({"reduce_scatter_hypercube"}), k.ts * lg + k.tw * m * (p - 1));
+      EXPECT_DOUBLE_EQ(best({"scatter_binomial"}), k.ts * lg + k.tw * m * (p - 1));
+      EXPECT_DOUBLE_EQ(best({"gather_binomial"}), k.ts * lg + k.tw * m * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("alltoall_xor_ecube", TopologyKind::hypercube, p, m), k), (k.ts + k.tw * m) * (p - 1));
+      EXPECT_DOUBLE_EQ(simulate(cfg("shift_ecube", TopologyKind::hypercube, p, m), k), k.ts + k.tw * m);
+    }
+}
+
+TEST(Chapter4, LowerBoundsAreReported) {
+  RunConfig ag = cfg("allgather_ring", TopologyKind::ring, 16, 3);
+  ag.cost.tw = 2;
+  EXPECT_DOUBLE_EQ(lower_bound_time(ag), 2.0 * 3 * 15);
+  RunConfig a2a = cfg("alltoall_xor_ecube", TopologyKind::hypercube, 16, 3);
+  EXPECT_DOUBLE_EQ(lower_bound_time(a2a), 3.0 * 8 * 8 / 8);  // bisection width p/2 = 8
+  RunConfig ring = cfg("alltoall_ring", TopologyKind::ring, 16, 3);
+  EXPECT_DOUBLE_EQ(lower_bound_time(ring), 3.0 * 8 * 8 / 2);  // a ring's bisection is 2 links
+  EXPECT_TRUE(std::isnan(lower_bound_time(cfg("broadcast_binomial", TopologyKind::ring, 16, 3))));
+}
+
+TEST(Chapter4, ExclusiveScan) {
+  for (const char* algo : {"scan_ring", "scan_hypercube"})
+    for (OperatorKind op : {OperatorKind::interval, OperatorKind::affine, OperatorKind::sum}) {
+      RunConfig c = make_config(algo, TopologyKind::hypercube, 16, "", 2, op);
+      c.params.exclusive = true;
+      RunResult r = run_cpu(c);
+      EXPECT_TRUE(r.verified) << algo;
+      EXPECT_EQ(r.buffers[kData][0], operator_identity(op)) << algo;
+      if (op == OperatorKind::interval) EXPECT_EQ(r.buffers[kData][5 * 2], interval_make(0, 4)) << algo;
+    }
+  RunConfig postal = make_config("scan_postal_a", TopologyKind::full, 8);
+  postal.params.exclusive = true;
+  EXPECT_THROW(run_cpu(postal), ConfigError);
+}

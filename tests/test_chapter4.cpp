@@ -26,7 +26,9 @@ double simulate(RunConfig c, Costs k) {
   EXPECT_TRUE(r.verified) << c.algorithm->name;
   EXPECT_DOUBLE_EQ(formula_time(c), r.time) << c.algorithm->name << " reported formula";
   double lb = lower_bound_time(c);
-  if (!std::isnan(lb)) EXPECT_LE(lb, r.time + 1e-9) << c.algorithm->name << " beats its lower bound";
+  if (!std::isnan(lb)) {
+    EXPECT_LE(lb, r.time + 1e-9) << c.algorithm->name << " beats its lower bound";
+  }
   return r.time;
 }
 
@@ -179,7 +181,9 @@ TEST(Chapter4, ExclusiveScan) {
       RunResult r = run_cpu(c);
       EXPECT_TRUE(r.verified) << algo;
       EXPECT_EQ(r.buffers[kData][0], operator_identity(op)) << algo;
-      if (op == OperatorKind::interval) EXPECT_EQ(r.buffers[kData][5 * 2], interval_make(0, 4)) << algo;
+      if (op == OperatorKind::interval) {
+        EXPECT_EQ(r.buffers[kData][5 * 2], interval_make(0, 4)) << algo;
+      }
     }
   RunConfig postal = make_config("scan_postal_a", TopologyKind::full, 8);
   postal.params.exclusive = true;

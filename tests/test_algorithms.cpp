@@ -106,6 +106,7 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   c.params.shift = k.p > 2 ? k.p / 2 + 1 : 1;
   c.input = InputSpec{k.random_input, 12345};
   if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
+  if (c.algorithm->needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
   std::string why = algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine);
   if (!why.empty()) {
     // Only the declared limitations may refuse a configuration.

@@ -36,6 +36,7 @@ RunConfig config_for(const AlgorithmInfo& a, int64_t p, OperatorKind k) {
   }
   RunConfig c = testing_support::make_config(a.name, kind, dims.empty() ? p : 0, dims, 3, k);
   if (a.sends_per_step > 1) c.ports = PortSpec{PortModel::kport, a.sends_per_step};
+  if (a.needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
   return c;
 }
 

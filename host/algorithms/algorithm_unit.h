@@ -35,6 +35,7 @@ inline constexpr uint32_t kPostalNative = 8;              // counts steps itself
 inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
 inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
 inline constexpr uint32_t kNeedsMDivisibleByP = 64;        // message splitting: m words in p equal parts
+inline constexpr uint32_t kNeedsAllPort = 128;             // sends on several links per step
 
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {

@@ -16,6 +16,7 @@
 #include "algorithms/alltoall_xor_ecube.h"
 #include "algorithms/alltoall_ring.h"
 #include "algorithms/alltoall_hypercube.h"
+#include "algorithms/alltoall_mesh.h"
 #include "algorithms/allreduce_rs_ag.h"
 #include "algorithms/allreduce_ring_combining.h"
 #include "algorithms/allreduce_ring_allgather.h"
@@ -27,6 +28,7 @@
 #include "algorithms/broadcast_binomial.h"
 #include "algorithms/broadcast_binomial_low_first.h"
 #include "algorithms/broadcast_hypercube.h"
+#include "algorithms/broadcast_hypercube_allport.h"
 #include "algorithms/broadcast_hypercube_low_first.h"
 #include "algorithms/broadcast_mesh.h"
 #include "algorithms/broadcast_postal.h"
@@ -46,6 +48,7 @@
   X(BroadcastBinomialLowFirst)    \
   X(BroadcastHypercube)           \
   X(BroadcastHypercubeLowFirst)   \
+  X(BroadcastHypercubeAllport)    \
   X(BroadcastMesh)                \
   X(BroadcastPostal)              \
   X(BroadcastScatterAllgather)    \
@@ -76,6 +79,7 @@
   X(GatherBinomial)               \
   X(AlltoallRing)                 \
   X(AlltoallHypercube)            \
+  X(AlltoallMesh)                 \
   X(AlltoallXorEcube)             \
   X(ShiftRing)                    \
   X(ShiftEcube)                    \

@@ -39,6 +39,7 @@ struct AlgorithmInfo {
   bool needs_n_equal_p() const { return flags & 16u; } // scan with one element per processor only
   bool supports_exclusive() const { return flags & 32u; }  // scan: can compute the exclusive prefix
   bool needs_m_divisible_by_p() const { return flags & 64u; }  // message splitting into p parts
+  bool needs_all_port() const { return flags & 128u; }         // several sends per step, one per link
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

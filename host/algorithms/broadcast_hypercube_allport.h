@@ -14,7 +14,8 @@ struct BroadcastHypercubeAllport : AlgorithmDefaults {
   static constexpr const char* description = "log p rotated binomial trees, one part of m/log p words each; needs all-port (§4.7.2)";
   static constexpr const char* formula_text = "log p (t_s + t_w ceil(m / log p)) = t_s log p + t_w m";
   static constexpr Operation op = Operation::broadcast;
-  static constexpr uint32_t topologies = kAllTopologies;
+  // Every processor needs log p distinct links: a hypercube (or a fully connected machine).
+  static constexpr uint32_t topologies = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full);
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kNeedsPow2 | kNeedsAllPort;
 

@@ -100,7 +100,9 @@ struct DevStore {
 struct Ctx {
   AlgorithmId algo;
   AlgoParams a;
-  Topology topo;
+  Topology topo;  // physical: routes and links
+  bool mapped;
+  Mapping mapping;
   OperatorKind op;
   CostParams cost;
   PortModel port_model;
@@ -110,6 +112,8 @@ struct Ctx {
   int64_t words[kMaxBuffers];
   StepOut* out;
 };
+
+__device__ int64_t node_of(const Ctx& c, int64_t i) { return c.mapped ? map_node(c.mapping, i) : i; }
 
 __device__ void flag_error(const Ctx& c, int64_t proc) { atomicMin(&c.out->error_proc, (unsigned long long)proc); }
 
@@ -139,15 +143,15 @@ __device__ bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
     for (int n = 0; n < ops.nsend; ++n)
       for (int q = 0; q < n; ++q) {
         int64_t f1, l1, f2, l2;
-        route_end_links(c.topo, i, ops.send[n].to, f1, l1);
-        route_end_links(c.topo, i, ops.send[q].to, f2, l2);
+        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[n].to), f1, l1);
+        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[q].to), f2, l2);
         if (f1 == f2) return false;
       }
     for (int n = 0; n < ops.nrecv; ++n)
       for (int q = 0; q < n; ++q) {
         int64_t f1, l1, f2, l2;
-        route_end_links(c.topo, ops.recv[n].from, i, f1, l1);
-        route_end_links(c.topo, ops.recv[q].from, i, f2, l2);
+        route_end_links(c.topo, node_of(c, ops.recv[n].from), node_of(c, i), f1, l1);
+        route_end_links(c.topo, node_of(c, ops.recv[q].from), node_of(c, i), f2, l2);
         if (l1 == l2) return false;
       }
   }
@@ -259,12 +263,13 @@ __global__ void match_kernel(Ctx c, int64_t step, long long total_sends, DevSend
       if (recvs[q].from == x.from && occurrence-- == 0) { match = &recvs[q]; break; }
     if (!match || match->len != x.len) { flag_error(c, x.from); continue; }
     match->pool_off = x.pool_off;
-    int64_t hops = route_hops(c.topo, x.from, x.to);
+    const int64_t s_node = node_of(c, x.from), d_node = node_of(c, x.to);
+    int64_t hops = route_hops(c.topo, s_node, d_node);
     sends[s].hops = int32_t(hops);
     atomicAdd(&c.out->messages, 1ull);
     atomicAdd(&c.out->words, (unsigned long long)x.len);
     atomicAdd(&c.out->hops, (unsigned long long)hops);
-    if (!direct) for_each_route_link(c.topo, x.from, x.to, [&](int64_t id) { count_link(&link_load[id], stamp); });
+    if (!direct) for_each_route_link(c.topo, s_node, d_node, [&](int64_t id) { count_link(&link_load[id], stamp); });
   }
 }
 
@@ -278,7 +283,7 @@ __global__ void cost_kernel(Ctx c, int64_t step, long long total_sends, const De
     if (direct_links(c.topo)) {
       for (int64_t q = send_begin[x.from], end = q + nsend[x.from]; q < end; ++q) congestion += sends[q].to == x.to;
     } else {
-      for_each_route_link(c.topo, x.from, x.to, [&](int64_t id) {
+      for_each_route_link(c.topo, node_of(c, x.from), node_of(c, x.to), [&](int64_t id) {
         unsigned long long v = link_load[id];
         long long l = uint32_t(v >> 32) == stamp ? (long long)uint32_t(v) : 0;
         if (l > congestion) congestion = l;
@@ -422,7 +427,7 @@ uint64_t cuda_estimate_bytes(const RunConfig& c) {
   for (int b = 0; b < run_buffer_count(c); ++b) buffers += p * uint64_t(run_buffer_words(c, b)) * 8;
   uint64_t sends = p * uint64_t(std::max(1, c.algorithm->sends_per_step));
   uint64_t per_store = p * 6 * 8 + sends * (sizeof(DevSend) + sizeof(DevRecv) + 16) + buffers;
-  uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
+  uint64_t links = direct_links(physical_topology(c)) ? 0 : uint64_t(link_space(physical_topology(c))) * 8;
   return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links + (uint64_t{64} << 20);
 }
 
@@ -447,7 +452,9 @@ RunResult run_cuda(const RunConfig& c) {
   Ctx ctx{};
   ctx.algo = c.algorithm->id;
   ctx.a = c.params;
-  ctx.topo = c.topology;
+  ctx.topo = physical_topology(c);
+  ctx.mapped = c.mapped;
+  ctx.mapping = c.mapping;
   ctx.op = c.combine;
   ctx.cost = c.cost;
   ctx.port_model = c.ports.model;
@@ -463,9 +470,9 @@ RunResult run_cuda(const RunConfig& c) {
   out.ensure(1);
   ctx.out = out.get();
   DeviceArray<unsigned long long> link_load;
-  if (!direct_links(c.topology)) {
-    link_load.ensure(size_t(std::max<int64_t>(1, link_space(c.topology))));
-    PPSIM_CUDA_CHECK(cudaMemset(link_load.get(), 0, size_t(link_space(c.topology)) * sizeof(unsigned long long)));
+  if (!direct_links(ctx.topo)) {
+    link_load.ensure(size_t(std::max<int64_t>(1, link_space(ctx.topo))));
+    PPSIM_CUDA_CHECK(cudaMemset(link_load.get(), 0, size_t(link_space(ctx.topo)) * sizeof(unsigned long long)));
   }
   DeviceArray<unsigned char> temp;
   std::vector<DevStore> stores(static_cast<size_t>(lambda));

@@ -103,7 +103,7 @@ std::string at(int64_t step, int64_t proc) {
 class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
-      : c_(c), topo_(c.topology), a_(c.params), p_(c.topology.p), op_(c.algorithm->op),
+      : c_(c), topo_(physical_topology(c)), a_(c.params), p_(c.topology.p), op_(c.algorithm->op),
         apply_(apply_for(c.combine)) {
     nbuf_ = run_buffer_count(c);
     bufs_.resize(size_t(nbuf_));
@@ -194,6 +194,9 @@ class CpuRun {
   }
 
  private:
+  // The physical node logical processor i runs on.
+  int64_t node(int64_t i) const { return c_.mapped ? map_node(c_.mapping, i) : i; }
+
   template <class F>
   void parallel(F&& body, StepStore& s, const char*) {
     for (auto& ch : s.chunks) { ch.error_proc = -1; ch.error.clear(); }
@@ -314,7 +317,7 @@ class CpuRun {
     if (ps.model == PortModel::all) {  // one send per outgoing link, one receive per incoming link
       int64_t first[kMaxOps], last[kMaxOps], f, l;
       for (int n = 0; n < ops.nsend; ++n) {
-        route_end_links(topo_, i, ops.send[n].to, first[n], l);
+        route_end_links(topo_, node(i), node(ops.send[n].to), first[n], l);
         for (int q = 0; q < n; ++q)
           if (first[q] == first[n]) {
             ch.fail(i, at(t, i) + " sends to " + std::to_string(ops.send[q].to) + " and " + std::to_string(ops.send[n].to) +
@@ -323,7 +326,7 @@ class CpuRun {
           }
       }
       for (int n = 0; n < ops.nrecv; ++n) {
-        route_end_links(topo_, ops.recv[n].from, i, f, last[n]);
+        route_end_links(topo_, node(ops.recv[n].from), node(i), f, last[n]);
         for (int q = 0; q < n; ++q)
           if (last[q] == last[n]) {
             ch.fail(i, at(arrive, i) + " receives from " + std::to_string(ops.recv[q].from) + " and " +
@@ -367,7 +370,7 @@ class CpuRun {
       }
       match->pool_chunk = k;
       match->pool_off = x.pool_off;
-      ch.sends[n].hops = int32_t(route_hops(topo_, i, x.to));
+      ch.sends[n].hops = int32_t(route_hops(topo_, node(i), node(x.to)));
       ch.matched += 1;
       ch.stats.messages += 1;
       ch.stats.words += x.len;
@@ -375,7 +378,7 @@ class CpuRun {
       if (direct) {
         add_message_cost(ch, x.len, ch.sends[n].hops, direct_congestion(ch, n));
       } else {
-        for_each_route_link(topo_, i, x.to, [&](int64_t id) {
+        for_each_route_link(topo_, node(i), node(x.to), [&](int64_t id) {
           std::atomic_ref<uint64_t> cell(link_load_[size_t(id)]);
           uint64_t old = cell.load(std::memory_order_relaxed), next;
           do {
@@ -412,7 +415,7 @@ class CpuRun {
     const uint32_t stamp = uint32_t(t);
     for (const StoredSend& x : ch.sends) {
       int64_t congestion = 0;
-      for_each_route_link(topo_, x.from, x.to, [&](int64_t id) { congestion = std::max(congestion, load_of(id, stamp)); });
+      for_each_route_link(topo_, node(x.from), node(x.to), [&](int64_t id) { congestion = std::max(congestion, load_of(id, stamp)); });
       add_message_cost(ch, x.len, x.hops, congestion);
     }
   }

@@ -73,7 +73,7 @@ json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); 
 }  // namespace
 
 json config_json(const RunConfig& c, Backend requested) {
-  const Topology& t = c.topology;
+  const Topology& t = physical_topology(c);
   json dims = json::array();
   for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
   std::string input = c.input.random ? "random:" + std::to_string(c.input.seed) : "iota";
@@ -97,15 +97,26 @@ json config_json(const RunConfig& c, Backend requested) {
               {"input", input},
               {"backend", backend_name(requested)},
               {"threads", c.threads},
-              {"trace", c.trace}};
+              {"trace", c.trace},
+              {"logical", c.mapped ? json(topology_shape(c.topology)) : json(nullptr)},
+              {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)}};
 }
 
 json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
-  TopologyMetrics tm = topology_metrics(c.topology);
+  const Topology& machine = physical_topology(c);
+  TopologyMetrics tm = topology_metrics(machine);
   json doc;
   doc["config"] = config_json(c, requested);
   doc["backend_used"] = r.backend;
-  doc["topology"] = {{"shape", topology_shape(c.topology)},
+  if (c.mapped) {
+    MappingMetrics mm = mapping_metrics(c.mapping);
+    doc["mapping"] = {{"logical", topology_shape(c.topology)}, {"physical", topology_shape(machine)},
+                      {"map", map_kind_name(c.mapping.kind)},
+                      {"dilation", mm.computed ? json(mm.dilation) : json(nullptr)},
+                      {"congestion", mm.computed ? json(mm.congestion) : json(nullptr)},
+                      {"expansion", mm.expansion}};
+  }
+  doc["topology"] = {{"shape", topology_shape(machine)},
                      {"diameter", tm.diameter},
                      {"bisection_width", tm.bisection_width},
                      {"arc_connectivity", tm.arc_connectivity},

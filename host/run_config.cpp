@@ -56,7 +56,8 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
   uint64_t buffers = 0;
   for (int b = 0; b < run_buffer_count(c); ++b) buffers += uint64_t(p) * uint64_t(run_buffer_words(c, b)) * 8;
   uint64_t per_store = uint64_t(p) * (2 * 8 + 2 * 4 + 48 + 80) + buffers;  // index arrays, one send/recv each, payloads
-  uint64_t links = direct_links(c.topology) ? 0 : uint64_t(link_space(c.topology)) * 8;
+  const Topology& machine = physical_topology(c);
+  uint64_t links = direct_links(machine) ? 0 : uint64_t(link_space(machine)) * 8;
   return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links;
 }
 
@@ -72,6 +73,12 @@ void validate_config(const RunConfig& c) {
   if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0) throw ConfigError("--ts, --tw and --th must not be negative");
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
+  if (c.mapped) {
+    if (c.mapping.logical.p != c.topology.p || c.mapping.logical.kind != c.topology.kind)
+      throw ConfigError("internal: the mapping's logical topology differs from the run's");
+    std::string bad = mapping_rejects(c.mapping);
+    if (!bad.empty()) throw ConfigError(bad);
+  }
   const Operation op = c.algorithm->op;
   for (int b = 0; b < run_buffer_count(c); ++b) {
     int64_t words = run_buffer_words(c, b);

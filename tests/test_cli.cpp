@@ -152,6 +152,11 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --machine pram-erew --op alltoall --p 8",
       "run --machine pram-erew --op broadcast --algo pram_broadcast_concurrent --p 8",
       "bounds --n 0",
+      "run --topology hypercube --p 16 --logical ring --map snake --op allgather",
+      "run --topology hypercube --p 16 --logical ring --logical-dims 4x4 --op allgather",
+      "run --topology hypercube --p 16 --map gray --op allgather",
+      "run --topology hypercube --p 16 --logical moebius --op allgather",
+      "run --topology mesh --dims 3x4 --logical ring --map gray --op allgather",
       "frobnicate",
   };
   for (const char* args : bad) {

@@ -118,7 +118,7 @@ int cmd_bounds(int64_t n, int k, int lambda, bool as_json) {
 }
 
 struct RunOptions {
-  std::string machine = "network";
+  std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
               routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
   int64_t root = 0, n = 0, shift = 1;
@@ -154,7 +154,7 @@ nlohmann::json pram_words(OperatorKind k, const std::vector<uint64_t>& words, in
 template <class Given>
 int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
   for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend",
-                          "--shift", "--exclusive"})
+                          "--shift", "--exclusive", "--logical", "--logical-dims", "--map"})
     if (given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
   PramConfig c;
   c.rule = rule;
@@ -258,6 +258,26 @@ int cmd_run(const RunOptions& o, Given&& given) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  MapKind map_kind;
+  if (!parse_map_kind(o.map, map_kind)) throw UsageError("--map '" + o.map + "' is not identity, gray or snake");
+  if (!o.logical_dims.empty() && o.logical.empty()) throw UsageError("--logical-dims needs --logical");
+  if (!o.logical.empty()) {  // the algorithm's topology differs from the machine's (textbook §2.7)
+    TopologyKind lk;
+    if (!parse_topology_kind(o.logical, lk)) throw UsageError("--logical '" + o.logical + "' is unknown (see `ppsim list`)");
+    c.mapped = true;
+    c.mapping.kind = map_kind;
+    c.mapping.physical = c.topology;
+    try {
+      c.mapping.logical = make_topology(lk, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--logical: ") + e.what());
+    }
+    c.topology = c.mapping.logical;
+    std::string bad = mapping_rejects(c.mapping);
+    if (!bad.empty()) throw UsageError(bad);
+  } else if (map_kind != MapKind::identity) {
+    throw UsageError("--map " + o.map + " needs --logical (the topology the algorithm is written for)");
+  }
   Operation op;
   if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
   if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (sum prod min max and or xor affine interval)");
@@ -311,11 +331,17 @@ int cmd_run(const RunOptions& o, Given&& given) {
   if (o.json != "-") {
     std::ostream& out = std::cout;
     double f = formula_time(c);
-    out << "ppsim: " << c.algorithm->name << " (" << operation_name(op) << ") on " << topology_shape(c.topology) << ", m = " << m
+    out << "ppsim: " << c.algorithm->name << " (" << operation_name(op) << ") on "
+        << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
+        << topology_shape(physical_topology(c)) << ", m = " << m
         << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
     out << "  steps " << r.steps << ", time " << r.time;
     if (!std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
     if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
+    if (c.mapped) {
+      MappingMetrics mm = mapping_metrics(c.mapping);
+      if (mm.computed) out << "\n  mapping: dilation " << mm.dilation << ", congestion " << mm.congestion << ", expansion " << mm.expansion;
+    }
     int64_t bound = postal_lower_bound_steps(c);
     if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
     out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
@@ -344,6 +370,9 @@ int main(int argc, char** argv) {
   run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree")->capture_default_str();
   run->add_option("--p", o.p, "processors (e.g. 1024 or 2^10)");
   run->add_option("--dims", o.dims, "mesh/torus extents, RxC or RxCxD");
+  run->add_option("--logical", o.logical, "the topology the algorithm is written for, mapped onto --topology (textbook 2.7)");
+  run->add_option("--logical-dims", o.logical_dims, "extents of a logical mesh/torus");
+  run->add_option("--map", o.map, "identity | gray | snake: where logical processor i runs")->capture_default_str();
   run->add_option("--op", o.op, "collective operation (see `ppsim list`)")->capture_default_str();
   run->add_option("--algo", o.algo, "algorithm (default: the topology's natural one)");
   run->add_option("--m", o.m, "words per message unit")->capture_default_str();

@@ -10,6 +10,7 @@
 
 #include "ppsim/algorithm.h"
 #include "ppsim/cost.h"
+#include "ppsim/mapping.h"
 #include "ppsim/operators.h"
 #include "ppsim/schedule.h"
 #include "ppsim/topology.h"
@@ -28,7 +29,11 @@ bool parse_port_spec(const std::string& text, PortSpec& out);
 enum class Backend : int8_t { cpu, cuda, automatic };
 
 struct RunConfig {
-  Topology topology;
+  Topology topology;           // the topology the algorithm is written for (logical)
+  // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
+  // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.
+  bool mapped = false;
+  Mapping mapping;
   const AlgorithmInfo* algorithm = nullptr;
   AlgoParams params;           // p, m, root, mesh extents, lambda, kports
   OperatorKind combine = OperatorKind::sum;
@@ -95,6 +100,9 @@ class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The machine the messages travel on, and where logical processor i sits on it.
+inline const Topology& physical_topology(const RunConfig& c) { return c.mapped ? c.mapping.physical : c.topology; }
 
 // Checks the configuration (algorithm applicability, ports, lambda, memory). Throws ConfigError.
 void validate_config(const RunConfig& c);

@@ -189,3 +189,36 @@ TEST(Chapter4, ExclusiveScan) {
   postal.params.exclusive = true;
   EXPECT_THROW(run_cpu(postal), ConfigError);
 }
+
+// §4.6.2, eq. 4-11: the q-shift of a ring placed on a hypercube by the Gray code takes
+// 2 popcount(q) - [q odd] <= 2 log p - 1 steps of one link each, never sharing a link; shifting
+// backwards when cheaper needs at most log p (the textbook's 6-shift on 8 nodes: a backward 2-shift).
+TEST(Chapter4, Eq4_11_GrayCodeShiftOnAHypercube) {
+  for (int64_t p : {8, 64}) {
+    const int64_t lg = int64_t(std::log2(double(p)));
+    for (int64_t q = 1; q < p; ++q)
+      for (const char* algo : {"shift_hypercube_gray", "shift_hypercube_gray_fb"}) {
+        RunConfig c = make_config(algo, TopologyKind::ring, p, "", 2, OperatorKind::interval);
+        c.params.shift = q;
+        c.mapped = true;
+        c.mapping.kind = MapKind::gray;
+        c.mapping.logical = c.topology;
+        c.mapping.physical = make_topology(TopologyKind::hypercube, p, "");
+        RunResult r = run_cpu(c);
+        ASSERT_TRUE(r.verified) << algo << " q=" << q;
+        EXPECT_EQ(r.link_hops, r.messages) << algo << " q=" << q << ": every message crosses one link";
+        EXPECT_EQ(r.max_link_load, 1) << algo << " q=" << q;
+        int64_t forward = 2 * __builtin_popcountll(uint64_t(q)) - (q & 1);
+        if (std::string(algo) == "shift_hypercube_gray") {
+          EXPECT_EQ(r.steps, forward);
+          EXPECT_LE(r.steps, 2 * lg - 1);
+        } else {
+          EXPECT_LE(r.steps, lg) << "q=" << q;
+          EXPECT_LE(r.steps, forward);
+        }
+      }
+  }
+  RunConfig six = make_config("shift_hypercube_gray_fb", TopologyKind::ring, 8);
+  six.params.shift = 6;
+  EXPECT_EQ(run_cpu(six).steps, 2);
+}

@@ -4,6 +4,7 @@
 #include "algorithms/allgather_hypercube.h"
 #include "algorithms/shift_ring.h"
 #include "algorithms/shift_ecube.h"
+#include "algorithms/shift_hypercube_gray.h"
 #include "algorithms/shift_mesh.h"
 #include "algorithms/scatter_binomial.h"
 #include "algorithms/scan_ring.h"
@@ -83,7 +84,9 @@
   X(AlltoallXorEcube)             \
   X(ShiftRing)                    \
   X(ShiftEcube)                    \
-  X(ShiftMesh)
+  X(ShiftMesh)                     \
+  X(ShiftHypercubeGray)           \
+  X(ShiftHypercubeGrayFb)
 
 namespace ppsim {
 

@@ -60,6 +60,35 @@ std::string topology_list(const AlgorithmInfo& a) {
   return a.topologies == (1u << kTopologyCount) - 1 ? "any" : s;
 }
 
+// `ppsim list --markdown`: the README's algorithm table, straight from the registry. Steps are
+// shown at p = 64 (a 6-cube where the algorithm runs on one, else an 8x8 torus, else a ring; m = 64
+// words, shift q = 5).
+int cmd_list_markdown() {
+  std::cout << "| operation | algorithm | runs on (default on) | steps at p = 64 | closed form | what it does |\n"
+               "|---|---|---|---:|---|---|\n";
+  for (int o = 0; o < kOperationCount; ++o)
+    for (const auto& a : algorithms()) {
+      if (a.op != Operation(o)) continue;
+      std::string nat;
+      for (int k = 0; k < kTopologyCount; ++k)
+        if (a.native_on(TopologyKind(k))) nat += std::string(nat.empty() ? "" : ", ") + topology_name(TopologyKind(k));
+      Topology t = a.runs_on(TopologyKind::hypercube) ? make_topology(TopologyKind::hypercube, 64, "")
+                   : a.runs_on(TopologyKind::torus)   ? make_topology(TopologyKind::torus, 0, "8x8")
+                                                      : make_topology(TopologyKind::ring, 64, "");
+      AlgoParams prm = params_for(t, 64, 0);
+      prm.shift = 5;
+      std::string steps = algorithm_rejects(a, t, prm, OperatorKind::sum).empty() ? std::to_string(a.rounds(prm)) : "-";
+      auto escape = [](std::string text) {
+        for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+        return text;
+      };
+      std::string formula = escape(a.formula_text);
+      std::cout << "| " << operation_name(a.op) << " | `" << a.name << "` | " << topology_list(a) << (nat.empty() ? "" : " (" + nat + ")")
+                << " | " << steps << " | " << formula << " | " << escape(a.description) << " |\n";
+    }
+  return 0;
+}
+
 int cmd_list() {
   std::cout << "topologies:\n";
   for (int k = 0; k < kTopologyCount; ++k) {
@@ -363,6 +392,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ppsim: simulate collective communication on massively parallel processor arrays"};
   app.require_subcommand(1);
   auto* list = app.add_subcommand("list", "list topologies, operations, algorithms and operators");
+  bool list_markdown = false;
+  list->add_flag("--markdown", list_markdown, "print the algorithm table in Markdown");
   RunOptions o;
   auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
   run->add_option("--machine", o.machine, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}")
@@ -411,7 +442,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*list) return cmd_list();
+    if (*list) return list_markdown ? cmd_list_markdown() : cmd_list();
     if (*bounds) return cmd_bounds(bound_n, bound_k, bound_lambda, bound_json);
     return cmd_run(o, [&](const char* opt) { return run->count(opt) > 0; });
   } catch (const UsageError& e) {

@@ -116,6 +116,20 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
         for (int64_t j = 0; j < p; ++j)
           for (int64_t w = 0; w < m; ++w) chk.expect(kResult, i, p * m, j * m + w, input(j, i * m + w, p * m));
       break;
+    case Operation::multicast: {  // members get the root's words; everyone else is left untouched
+      std::vector<char> member(static_cast<size_t>(p), 0);
+      for (int64_t j = 0; j < multicast_size(c.params); ++j) member[size_t(multicast_member(c.params, j))] = 1;
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t w = 0; w < m; ++w) chk.expect(kData, i, m, w, member[size_t(i)] ? input(root, w, m) : operator_unset(k));
+      break;
+    }
+    case Operation::kbroadcast: {
+      const int64_t spacing = kbroadcast_spacing(c.params), ks = c.params.sources;
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < ks; ++j)
+          for (int64_t w = 0; w < m; ++w) chk.expect(kData, i, ks * m, j * m + w, input(j * spacing, w, m));
+      break;
+    }
     case Operation::shift:
       for (int64_t i = 0; i < p; ++i)
         for (int64_t w = 0; w < m; ++w) chk.expect(kResult, (i + c.params.shift) % p, m, w, input(i, w, m));

@@ -104,6 +104,11 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   const int64_t m = info->needs_m_divisible_by_p() ? 2 * k.p : 2;  // message splitting: m/p words per part
   RunConfig c = testing_support::make_config(k.algo, k.kind, k.dims.empty() ? k.p : 0, k.dims, m, k.combine, k.root);
   c.params.shift = k.p > 2 ? k.p / 2 + 1 : 1;
+  if (info->op == Operation::multicast) {  // every other processor from the root, as far as that goes
+    c.params.group_stride = 2;
+    c.params.group_size = k.p % 2 == 1 ? (k.p + 1) / 2 : k.p / 2;
+  }
+  if (info->op == Operation::kbroadcast) c.params.sources = is_pow2(k.p) ? std::min<int64_t>(4, k.p) : 1;
   c.input = InputSpec{k.random_input, 12345};
   if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
   if (c.algorithm->needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};

@@ -222,3 +222,33 @@ TEST(Chapter4, Eq4_11_GrayCodeShiftOnAHypercube) {
   six.params.shift = 6;
   EXPECT_EQ(run_cpu(six).steps, 2);
 }
+
+// Exercise 4.16: k-to-all broadcast on a hypercube in t_s log p + t_w m (k log(p/k) + k - 1).
+TEST(Chapter4, Exercise4_16_KToAllBroadcast) {
+  for (int64_t p : {8, 64, 256})
+    for (int64_t k = 1; k <= p; k *= 2)
+      for (Costs c : kCosts) {
+        RunConfig cfgk = make_config("kbroadcast_hypercube", TopologyKind::hypercube, p, "", 3, OperatorKind::interval);
+        cfgk.params.sources = k;
+        const double lg = std::log2(double(p)), low = std::log2(double(p / k));
+        EXPECT_DOUBLE_EQ(simulate(cfgk, c), c.ts * lg + c.tw * 3 * (double(k) * low + double(k) - 1)) << "p=" << p << " k=" << k;
+      }
+}
+
+// Multicast (seed 004): the members get the root's words, nobody else receives anything.
+TEST(Chapter4, MulticastReachesExactlyTheGroup) {
+  for (int64_t stride : {1, 2, 3, 5})
+    for (int64_t size : {1, 2, 5, 8}) {
+      RunConfig c = make_config("multicast_binomial", TopologyKind::full, 40, "", 2, OperatorKind::interval, 7);
+      c.params.group_stride = stride;
+      c.params.group_size = size;
+      RunResult r = run_cpu(c);
+      EXPECT_TRUE(r.verified) << stride << " " << size;  // the reference also checks non-members stay unset
+      EXPECT_EQ(r.messages, size - 1);
+      EXPECT_EQ(r.steps, ceil_log2(size));
+    }
+  RunConfig bad = make_config("multicast_binomial", TopologyKind::full, 12);
+  bad.params.group_stride = 3;
+  bad.params.group_size = 5;  // only 4 distinct members exist
+  EXPECT_THROW(run_cpu(bad), ConfigError);
+}

@@ -13,6 +13,8 @@
 #include "algorithms/reduce_scatter_hypercube.h"
 #include "algorithms/reduce_rs_gather.h"
 #include "algorithms/gather_binomial.h"
+#include "algorithms/kbroadcast_hypercube.h"
+#include "algorithms/multicast_binomial.h"
 #include "algorithms/broadcast_scatter_allgather.h"
 #include "algorithms/alltoall_xor_ecube.h"
 #include "algorithms/alltoall_ring.h"
@@ -86,7 +88,9 @@
   X(ShiftEcube)                    \
   X(ShiftMesh)                     \
   X(ShiftHypercubeGray)           \
-  X(ShiftHypercubeGrayFb)
+  X(ShiftHypercubeGrayFb)         \
+  X(MulticastBinomial)            \
+  X(KbroadcastHypercube)
 
 namespace ppsim {
 

@@ -30,6 +30,8 @@ constexpr OpName kOpNames[] = {
     {"allreduce", Operation::allreduce}, {"scan", Operation::scan},
     {"scatter", Operation::scatter},     {"gather", Operation::gather},
     {"alltoall", Operation::alltoall},   {"shift", Operation::shift},
+    {"multicast", Operation::multicast}, {"kbroadcast", Operation::kbroadcast},
+    {"k-to-all-broadcast", Operation::kbroadcast},
     // MPI names (textbook Table 4-2)
     {"MPI_Bcast", Operation::broadcast}, {"MPI_Reduce", Operation::reduce},
     {"MPI_Allgather", Operation::allgather}, {"MPI_Reduce_scatter", Operation::reduce_scatter},
@@ -78,6 +80,15 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
   if (algo.needs_m_divisible_by_p() && a.m % a.p != 0)
     return n + " splits the m words into p equal parts; --m " + std::to_string(a.m) + " is not a multiple of p = " + std::to_string(a.p);
   if (algo.op == Operation::shift && a.shift < 0) return "--shift must not be negative (got " + std::to_string(a.shift) + ")";
+  if (algo.op == Operation::multicast) {
+    int64_t size = multicast_size(a), g = a.group_stride, q = a.p;
+    while (q != 0) { int64_t r = g % q; g = q; q = r; }  // gcd(stride, p): the group repeats after p / gcd members
+    if (a.group_stride < 1 || size < 1 || size > a.p / g)
+      return "--group-size " + std::to_string(size) + " with --group-stride " + std::to_string(a.group_stride) +
+             " does not give distinct members (at most p / gcd(stride, p) = " + std::to_string(a.p / (g > 0 ? g : 1)) + ")";
+  }
+  if (algo.op == Operation::kbroadcast && (a.sources < 1 || a.sources > a.p || a.p % a.sources != 0))
+    return "--sources " + std::to_string(a.sources) + " must divide p = " + std::to_string(a.p);
   if (algo.op == Operation::scan && a.n > 0 && a.n < a.p)
     return "--n " + std::to_string(a.n) + " is smaller than p = " + std::to_string(a.p) + "; every processor needs an element";
   if (!operator_commutative(k)) {

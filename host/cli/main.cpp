@@ -150,7 +150,7 @@ struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
               routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
-  int64_t root = 0, n = 0, shift = 1;
+  int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0;
@@ -183,7 +183,7 @@ nlohmann::json pram_words(OperatorKind k, const std::vector<uint64_t>& words, in
 template <class Given>
 int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
   for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend",
-                          "--shift", "--exclusive", "--logical", "--logical-dims", "--map"})
+                          "--shift", "--exclusive", "--logical", "--logical-dims", "--map", "--group-stride", "--group-size", "--sources"})
     if (given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
   PramConfig c;
   c.rule = rule;
@@ -331,6 +331,14 @@ int cmd_run(const RunOptions& o, Given&& given) {
   c.params.exclusive = o.exclusive;
   if (o.shift < 0) throw UsageError("--shift must not be negative");
   c.params.shift = o.shift;
+  if ((o.group_stride != 1 || o.group_size != 0) && op != Operation::multicast)
+    throw UsageError("--group-stride and --group-size apply to --op multicast only");
+  if (o.sources != 1 && op != Operation::kbroadcast) throw UsageError("--sources applies to --op kbroadcast only");
+  if (o.group_stride < 1 || o.group_size < 0 || o.sources < 1)
+    throw UsageError("--group-stride and --sources must be at least 1, --group-size at least 0");
+  c.params.group_stride = o.group_stride;
+  c.params.group_size = o.group_size;
+  c.params.sources = o.sources;
   c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
@@ -411,6 +419,9 @@ int main(int argc, char** argv) {
   run->add_option("--n", o.n, "scan: number of elements in all (default p; scan_postal_b spreads n > p)");
   run->add_flag("--exclusive", o.exclusive, "scan: exclusive prefix (processor 0 gets the identity)");
   run->add_option("--shift", o.shift, "shift: distance q (processor i's data goes to (i + q) mod p)")->capture_default_str();
+  run->add_option("--group-stride", o.group_stride, "multicast: members are root + j*stride (mod p)")->capture_default_str();
+  run->add_option("--group-size", o.group_size, "multicast: number of members (0: all)")->capture_default_str();
+  run->add_option("--sources", o.sources, "kbroadcast: k sources j*(p/k) broadcast at once")->capture_default_str();
   run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
   run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
   run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();

@@ -8,9 +8,22 @@
 namespace ppsim {
 
 enum class Operation : int8_t {
-  broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter, gather, alltoall, shift
+  broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter, gather, alltoall, shift,
+  multicast,   // the root's m words to the members of a group (seed 004): root + j*stride, j < size
+  kbroadcast   // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
 };
-inline constexpr int kOperationCount = 10;
+inline constexpr int kOperationCount = 12;
+
+// Multicast group: member j (j < size) is processor (root + j*stride) mod p.
+PPSIM_HD inline int64_t multicast_size(const AlgoParams& a) { return a.group_size > 0 ? a.group_size : a.p; }
+PPSIM_HD inline int64_t multicast_member(const AlgoParams& a, int64_t j) { return pos_mod(a.root + j * a.group_stride, a.p); }
+// The member rank of processor id, or -1.
+PPSIM_HD inline int64_t multicast_rank(const AlgoParams& a, int64_t id) {
+  for (int64_t j = 0; j < multicast_size(a); ++j)
+    if (multicast_member(a, j) == id) return j;
+  return -1;
+}
+PPSIM_HD inline int64_t kbroadcast_spacing(const AlgoParams& a) { return a.p / (a.sources > 0 ? a.sources : 1); }
 
 // Buffer indices used by algorithms. Every operation has buffer 0; see operation_buffer_count().
 inline constexpr int32_t kData = 0;     // the operation's main buffer
@@ -20,7 +33,7 @@ inline constexpr int32_t kPrefix = 2;   // scan: the prefix up to this processor
 
 PPSIM_HD inline bool operation_rooted(Operation op) {
   return op == Operation::broadcast || op == Operation::reduce || op == Operation::scatter ||
-         op == Operation::gather;
+         op == Operation::gather || op == Operation::multicast;
 }
 
 PPSIM_HD inline int operation_buffer_count(Operation op) {
@@ -48,7 +61,9 @@ PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, const Al
   const int64_t p = a.p, m = a.m;
   switch (op) {
     case Operation::broadcast: case Operation::reduce: case Operation::allreduce: case Operation::shift:
+    case Operation::multicast:
       return m;
+    case Operation::kbroadcast: return a.sources * m;
     case Operation::scan: {
       int64_t n = scan_elements(a);
       return b == kData ? ((n + p - 1) / p) * m : m;
@@ -66,7 +81,9 @@ PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, In
   const int64_t p = a.p, m = a.m;
   uint64_t unset = operator_unset(k);
   switch (op) {
-    case Operation::broadcast: return proc == a.root ? input_word(k, in, proc, w, m) : unset;
+    case Operation::broadcast: case Operation::multicast: return proc == a.root ? input_word(k, in, proc, w, m) : unset;
+    case Operation::kbroadcast:  // source j holds its message in block j
+      return proc % kbroadcast_spacing(a) == 0 && w / m == proc / kbroadcast_spacing(a) ? input_word(k, in, proc, w % m, m) : unset;
     case Operation::reduce: case Operation::allreduce: return input_word(k, in, proc, w, m);
     case Operation::scan:  // element e of the n holds input e (for n = p: processor i holds input i)
       if (b != kData || w / m >= scan_count(a, proc)) return unset;

@@ -103,6 +103,9 @@ struct AlgoParams {
   int64_t n = 0;        // scan: elements in all (0: one per processor); spread as seed 000 §4 says
   bool exclusive = false;  // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
   int64_t shift = 1;    // circular shift distance q (0 < q < p)
+  int64_t group_stride = 1;  // multicast: members root + j*stride (mod p), j < group_size
+  int64_t group_size = 0;    // multicast: 0 means every processor
+  int64_t sources = 1;       // k-to-all broadcast: sources j*(p/k), j < k
 };
 
 // Words and buffers a processor can see in a local (non-communicating) phase of an algorithm.

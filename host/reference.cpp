@@ -130,6 +130,13 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
           for (int64_t w = 0; w < m; ++w) chk.expect(kData, i, ks * m, j * m + w, input(j * spacing, w, m));
       break;
     }
+    case Operation::kscatter: {  // processor i gets, from every source j, that source's block i
+      const int64_t spacing = kbroadcast_spacing(c.params), ks = c.params.sources;
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < ks; ++j)
+          for (int64_t w = 0; w < m; ++w) chk.expect(kResult, i, ks * m, j * m + w, input(j * spacing, i * m + w, p * m));
+      break;
+    }
     case Operation::shift:
       for (int64_t i = 0; i < p; ++i)
         for (int64_t w = 0; w < m; ++w) chk.expect(kResult, (i + c.params.shift) % p, m, w, input(i, w, m));

@@ -89,7 +89,8 @@ json config_json(const RunConfig& c, Backend requested) {
               {"shift", c.algorithm->op == Operation::shift ? json(c.params.shift) : json(nullptr)},
               {"group_stride", c.algorithm->op == Operation::multicast ? json(c.params.group_stride) : json(nullptr)},
               {"group_size", c.algorithm->op == Operation::multicast ? json(multicast_size(c.params)) : json(nullptr)},
-              {"sources", c.algorithm->op == Operation::kbroadcast ? json(c.params.sources) : json(nullptr)},
+              {"sources", c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources)
+                                                                                                             : json(nullptr)},
               {"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},

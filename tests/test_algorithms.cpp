@@ -108,7 +108,7 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
     c.params.group_stride = 2;
     c.params.group_size = k.p % 2 == 1 ? (k.p + 1) / 2 : k.p / 2;
   }
-  if (info->op == Operation::kbroadcast) c.params.sources = is_pow2(k.p) ? std::min<int64_t>(4, k.p) : 1;
+  if (info->op == Operation::kbroadcast || info->op == Operation::kscatter) c.params.sources = is_pow2(k.p) ? std::min<int64_t>(4, k.p) : 1;
   c.input = InputSpec{k.random_input, 12345};
   if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
   if (c.algorithm->needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};

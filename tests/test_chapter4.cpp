@@ -252,3 +252,15 @@ TEST(Chapter4, MulticastReachesExactlyTheGroup) {
   bad.params.group_size = 5;  // only 4 distinct members exist
   EXPECT_THROW(run_cpu(bad), ConfigError);
 }
+
+// Exercise 4.20: k-to-all personalized on a hypercube in t_s (log(p/k) + k - 1) + t_w m (p - 1).
+TEST(Chapter4, Exercise4_20_KToAllPersonalized) {
+  for (int64_t p : {8, 32, 128})
+    for (int64_t k = 1; k <= p; k *= 2)
+      for (Costs c : kCosts) {
+        RunConfig cfgk = make_config("kscatter_hypercube", TopologyKind::hypercube, p, "", 2, OperatorKind::interval);
+        cfgk.params.sources = k;
+        const double low = std::log2(double(p / k));
+        EXPECT_DOUBLE_EQ(simulate(cfgk, c), c.ts * (low + double(k) - 1) + c.tw * 2 * double(p - 1)) << "p=" << p << " k=" << k;
+      }
+}

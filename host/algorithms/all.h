@@ -14,6 +14,7 @@
 #include "algorithms/reduce_rs_gather.h"
 #include "algorithms/gather_binomial.h"
 #include "algorithms/kbroadcast_hypercube.h"
+#include "algorithms/kscatter_hypercube.h"
 #include "algorithms/multicast_binomial.h"
 #include "algorithms/broadcast_scatter_allgather.h"
 #include "algorithms/alltoall_xor_ecube.h"
@@ -90,7 +91,8 @@
   X(ShiftHypercubeGray)           \
   X(ShiftHypercubeGrayFb)         \
   X(MulticastBinomial)            \
-  X(KbroadcastHypercube)
+  X(KbroadcastHypercube)          \
+  X(KscatterHypercube)
 
 namespace ppsim {
 

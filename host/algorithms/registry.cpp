@@ -31,7 +31,8 @@ constexpr OpName kOpNames[] = {
     {"scatter", Operation::scatter},     {"gather", Operation::gather},
     {"alltoall", Operation::alltoall},   {"shift", Operation::shift},
     {"multicast", Operation::multicast}, {"kbroadcast", Operation::kbroadcast},
-    {"k-to-all-broadcast", Operation::kbroadcast},
+    {"k-to-all-broadcast", Operation::kbroadcast}, {"kscatter", Operation::kscatter},
+    {"k-to-all-personalized", Operation::kscatter},
     // MPI names (textbook Table 4-2)
     {"MPI_Bcast", Operation::broadcast}, {"MPI_Reduce", Operation::reduce},
     {"MPI_Allgather", Operation::allgather}, {"MPI_Reduce_scatter", Operation::reduce_scatter},
@@ -87,7 +88,7 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
       return "--group-size " + std::to_string(size) + " with --group-stride " + std::to_string(a.group_stride) +
              " does not give distinct members (at most p / gcd(stride, p) = " + std::to_string(a.p / (g > 0 ? g : 1)) + ")";
   }
-  if (algo.op == Operation::kbroadcast && (a.sources < 1 || a.sources > a.p || a.p % a.sources != 0))
+  if ((algo.op == Operation::kbroadcast || algo.op == Operation::kscatter) && (a.sources < 1 || a.sources > a.p || a.p % a.sources != 0))
     return "--sources " + std::to_string(a.sources) + " must divide p = " + std::to_string(a.p);
   if (algo.op == Operation::scan && a.n > 0 && a.n < a.p)
     return "--n " + std::to_string(a.n) + " is smaller than p = " + std::to_string(a.p) + "; every processor needs an element";

@@ -333,7 +333,8 @@ int cmd_run(const RunOptions& o, Given&& given) {
   c.params.shift = o.shift;
   if ((o.group_stride != 1 || o.group_size != 0) && op != Operation::multicast)
     throw UsageError("--group-stride and --group-size apply to --op multicast only");
-  if (o.sources != 1 && op != Operation::kbroadcast) throw UsageError("--sources applies to --op kbroadcast only");
+  if (o.sources != 1 && op != Operation::kbroadcast && op != Operation::kscatter)
+    throw UsageError("--sources applies to --op kbroadcast and kscatter only");
   if (o.group_stride < 1 || o.group_size < 0 || o.sources < 1)
     throw UsageError("--group-stride and --sources must be at least 1, --group-size at least 0");
   c.params.group_stride = o.group_stride;
@@ -421,7 +422,7 @@ int main(int argc, char** argv) {
   run->add_option("--shift", o.shift, "shift: distance q (processor i's data goes to (i + q) mod p)")->capture_default_str();
   run->add_option("--group-stride", o.group_stride, "multicast: members are root + j*stride (mod p)")->capture_default_str();
   run->add_option("--group-size", o.group_size, "multicast: number of members (0: all)")->capture_default_str();
-  run->add_option("--sources", o.sources, "kbroadcast: k sources j*(p/k) broadcast at once")->capture_default_str();
+  run->add_option("--sources", o.sources, "kbroadcast, kscatter: k sources j*(p/k) work at once")->capture_default_str();
   run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
   run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
   run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();

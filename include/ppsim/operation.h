@@ -10,9 +10,10 @@ namespace ppsim {
 enum class Operation : int8_t {
   broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter, gather, alltoall, shift,
   multicast,   // the root's m words to the members of a group (seed 004): root + j*stride, j < size
-  kbroadcast   // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
+  kbroadcast,  // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
+  kscatter     // k sources j*(p/k) scatter p blocks each at once (textbook exercise 4.20)
 };
-inline constexpr int kOperationCount = 12;
+inline constexpr int kOperationCount = 13;
 
 // Multicast group: member j (j < size) is processor (root + j*stride) mod p.
 PPSIM_HD inline int64_t multicast_size(const AlgoParams& a) { return a.group_size > 0 ? a.group_size : a.p; }
@@ -39,7 +40,7 @@ PPSIM_HD inline bool operation_rooted(Operation op) {
 PPSIM_HD inline int operation_buffer_count(Operation op) {
   switch (op) {
     case Operation::scan: return 3;
-    case Operation::reduce_scatter: case Operation::alltoall: case Operation::shift: return 2;
+    case Operation::reduce_scatter: case Operation::alltoall: case Operation::shift: case Operation::kscatter: return 2;
     default: return 1;
   }
 }
@@ -64,6 +65,7 @@ PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, const Al
     case Operation::multicast:
       return m;
     case Operation::kbroadcast: return a.sources * m;
+    case Operation::kscatter: return b == kData ? p * m : a.sources * m;
     case Operation::scan: {
       int64_t n = scan_elements(a);
       return b == kData ? ((n + p - 1) / p) * m : m;
@@ -92,6 +94,7 @@ PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, In
     case Operation::allgather: case Operation::gather:
       return w / m == proc ? input_word(k, in, proc, w % m, m) : unset;
     case Operation::scatter: return proc == a.root ? input_word(k, in, proc, w, p * m) : unset;
+    case Operation::kscatter: return b == kData && proc % kbroadcast_spacing(a) == 0 ? input_word(k, in, proc, w, p * m) : unset;
     case Operation::reduce_scatter: case Operation::alltoall:
       return b == kData ? input_word(k, in, proc, w, p * m) : unset;
   }

@@ -48,6 +48,13 @@ TEST(Chapter4, Eq4_6_ScatterAndGather) {
           c.params.root = p / 2;
           EXPECT_DOUBLE_EQ(simulate(c, k), expected) << algo;
           EXPECT_DOUBLE_EQ(simulate(cfg(algo, TopologyKind::ring, p, m), k), expected) << algo << " on a ring (exercise 4.7)";
+          if (p == 64) {  // exercise 4.7 on meshes: column phase, then row phase, congestion-free
+            for (const char* dims : {"8x8", "4x16"}) {
+              RunConfig mesh = cfg(algo, TopologyKind::mesh, 0, m, dims);
+              EXPECT_DOUBLE_EQ(simulate(mesh, k), expected) << algo << " on a " << dims << " mesh";
+              EXPECT_EQ(run_cpu(mesh).max_link_load, 1);
+            }
+          }
         }
       }
 }

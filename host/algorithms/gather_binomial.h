@@ -13,7 +13,7 @@ struct GatherBinomial : AlgorithmDefaults {
   static constexpr const char* formula_text = "t_s log p + t_w m (p - 1)  [eq. 4-6]";
   static constexpr Operation op = Operation::gather;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = kAllTopologies & ~kGridTopologies;
+  static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
   static constexpr bool has_local = true;
   static constexpr int32_t kByRank = 1;

@@ -2,7 +2,9 @@
 // ring or linear array it answers exercise 4.7): the source's blocks are first laid out by rank
 // relative to it (scratch block q = block for processor (q + root) mod p), so every subtree's blocks
 // are one contiguous run; in the step with distance 2^k each holder q passes the run of ranks
-// [q + 2^k, q + 2^(k+1)) to q + 2^k. Any p, any root. ceil(log2 p) steps.
+// [q + 2^k, q + 2^(k+1)) to q + 2^k. Any p, any root. ceil(log2 p) steps. On a mesh in row-major
+// order its first steps split the rows down the root's column and the rest split each row: the
+// two-phase mesh scatter of exercise 4.7, congestion-free.
 // T = sum_k (t_s + t_w m min(2^k, p - 2^k)) = t_s log p + t_w m (p - 1) for p = 2^d  [eq. 4-6].
 #pragma once
 #include "algorithms/algorithm_unit.h"
@@ -26,7 +28,7 @@ struct ScatterBinomial : AlgorithmDefaults {
   static constexpr const char* formula_text = "sum_k (t_s + t_w m min(2^k, p - 2^k)) = t_s log p + t_w m (p - 1)  [eq. 4-6]";
   static constexpr Operation op = Operation::scatter;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = kAllTopologies & ~kGridTopologies;
+  static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
   static constexpr bool has_local = true;
   static constexpr int32_t kByRank = 1;  // scratch: p blocks in root-relative rank order

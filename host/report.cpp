@@ -34,11 +34,33 @@ int64_t postal_lower_bound_steps(const RunConfig& c) {
   return postal_min_steps(c.params.p, k, c.params.lambda);
 }
 
+namespace {
+// Links a processor can use at once under the run's port model: 1, k, or its degree (all-port).
+double usable_ports(const RunConfig& c) {
+  if (c.ports.model == PortModel::kport) return c.ports.k;
+  if (c.ports.model != PortModel::all) return 1;
+  const Topology& t = physical_topology(c);
+  switch (t.kind) {
+    case TopologyKind::hypercube: return std::max(1, t.log2p);
+    case TopologyKind::full: case TopologyKind::star: return double(std::max<int64_t>(1, t.p - 1));
+    case TopologyKind::tree: return 1;
+    case TopologyKind::linear: case TopologyKind::ring: return t.p > 2 ? 2 : 1;
+    case TopologyKind::mesh: case TopologyKind::torus: {
+      double deg = 0;
+      for (int k = 0; k < t.ndims; ++k) deg += t.dims[k] >= 3 ? 2 : t.dims[k] == 2 ? 1 : 0;
+      return std::max(1.0, deg);
+    }
+  }
+  return 1;
+}
+}  // namespace
+
 double lower_bound_time(const RunConfig& c) {
   const double p = double(c.params.p), m = double(c.params.m);
   switch (c.algorithm->op) {
     case Operation::allgather: case Operation::reduce_scatter: case Operation::scatter: case Operation::gather:
-      return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1);
+      // (p - 1) m words through one processor's ports.
+      return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1) / usable_ports(c);
     case Operation::alltoall: {
       int64_t w = topology_metrics(c.topology).bisection_width;
       if (c.params.lambda > 1 || w == 0) return std::nan("");

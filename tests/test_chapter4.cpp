@@ -271,3 +271,25 @@ TEST(Chapter4, Exercise4_20_KToAllPersonalized) {
         EXPECT_DOUBLE_EQ(simulate(cfgk, c), c.ts * (low + double(k) - 1) + c.tw * 2 * double(p - 1)) << "p=" << p << " k=" << k;
       }
 }
+
+// §4.7.2: under the all-port model the hypercube broadcast, scatter and gather have their t_w term
+// divided by log p; under single-port they are refused at their first step.
+TEST(Chapter4, AllPortHypercubeOperations) {
+  for (int64_t p : {8, 64, 256})
+    for (Costs k : kCosts) {
+      const int64_t d = int64_t(std::log2(double(p))), m = 3 * d;
+      for (const char* algo : {"broadcast_hypercube_allport", "scatter_hypercube_allport", "gather_hypercube_allport"}) {
+        RunConfig c = cfg(algo, TopologyKind::hypercube, p, m);
+        c.params.root = p - 1;
+        c.ports = PortSpec{PortModel::all, kMaxOps};
+        double t = simulate(c, k);
+        bool scatter = std::string(algo) != "broadcast_hypercube_allport";
+        double single_port = scatter ? k.ts * d + k.tw * m * (p - 1) : (k.ts + k.tw * m) * d;  // eqs. 4-6, 4-1
+        double all_port = scatter ? k.ts * d + k.tw * (m / d) * (p - 1) : k.ts * d + k.tw * m;
+        EXPECT_DOUBLE_EQ(t, all_port) << algo << " p=" << p;
+        EXPECT_DOUBLE_EQ((single_port - k.ts * d) / (t - k.ts * d), double(d)) << algo << ": t_w term log p times smaller";
+        c.ports = PortSpec{PortModel::single, 1};
+        EXPECT_THROW(run_cpu(c), ScheduleError) << algo;
+      }
+    }
+}

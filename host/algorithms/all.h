@@ -7,6 +7,7 @@
 #include "algorithms/shift_hypercube_gray.h"
 #include "algorithms/shift_mesh.h"
 #include "algorithms/scatter_binomial.h"
+#include "algorithms/scatter_hypercube_allport.h"
 #include "algorithms/scan_ring.h"
 #include "algorithms/reduce_scatter_ring.h"
 #include "algorithms/reduce_scatter_mesh.h"
@@ -92,7 +93,9 @@
   X(ShiftHypercubeGrayFb)         \
   X(MulticastBinomial)            \
   X(KbroadcastHypercube)          \
-  X(KscatterHypercube)
+  X(KscatterHypercube)            \
+  X(ScatterHypercubeAllport)      \
+  X(GatherHypercubeAllport)
 
 namespace ppsim {
 

@@ -293,3 +293,14 @@ TEST(Chapter4, AllPortHypercubeOperations) {
       }
     }
 }
+
+// Eq. 4-8: all-to-all personalized on a sqrt p x sqrt p mesh in (2 t_s + t_w m p)(sqrt p - 1).
+TEST(Chapter4, Eq4_8_MeshAllToAll) {
+  for (int64_t side : {2, 4, 8})
+    for (int64_t m : {1, 3})
+      for (Costs k : kCosts) {
+        const int64_t p = side * side;
+        std::string dims = std::to_string(side) + "x" + std::to_string(side);
+        EXPECT_DOUBLE_EQ(simulate(cfg("alltoall_mesh", TopologyKind::torus, p, m, dims), k), (2 * k.ts + k.tw * m * p) * (side - 1));
+      }
+}

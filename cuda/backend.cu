@@ -580,13 +580,7 @@ RunResult run_cuda(const RunConfig& c) {
       st.max_link_load = s.total_sends > 0 ? int64_t(host_out.max_load) : 0;
       st.time = s.total_sends > 0 ? host_out.max_time : 0.0;
     }
-    if (lambda > 1) st.time = 1.0;
-    r.per_step.push_back(st);
-    r.messages += st.messages;
-    r.words += st.words;
-    r.link_hops += st.link_hops;
-    r.max_link_load = std::max(r.max_link_load, st.max_link_load);
-    r.time += st.time;
+    add_step(r, st, lambda);
     if (c.trace) {
       TraceStep ts{t, fetch_buffers(), {}};
       if (s.active && s.send_step == t && s.total_sends > 0) {
@@ -604,12 +598,7 @@ RunResult run_cuda(const RunConfig& c) {
   PPSIM_CUDA_CHECK(cudaDeviceSynchronize());
   r.steps = total_steps;
   r.buffers = fetch_buffers();
-  if (c.verify) {
-    Verification v = verify_buffers(c, r.buffers);
-    r.mismatches = v.mismatches;
-    r.first_mismatches = std::move(v.first);
-    r.verified = v.mismatches == 0;
-  }
+  finish_verification(c, r);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

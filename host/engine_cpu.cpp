@@ -174,13 +174,7 @@ class CpuRun {
         if (arrived.active && arrived.send_step == j)
           parallel([&](Chunk& ch, int k) { deliver(arrived, s, ch, k, t); }, arrived, "deliver");
       }
-      if (lambda_ > 1) st.time = 1.0;  // postal model: time is the number of steps
-      r.per_step.push_back(st);
-      r.messages += st.messages;
-      r.words += st.words;
-      r.link_hops += st.link_hops;
-      r.max_link_load = std::max(r.max_link_load, st.max_link_load);
-      r.time += st.time;
+      add_step(r, st, lambda_);
       if (t == total_steps_ && c_.algorithm->has_local) local_phase(LocalPhase::after_last_step);
       if (c_.trace) record_trace(r, s, t);
     }
@@ -508,12 +502,7 @@ RunResult run_cpu(const RunConfig& c) {
   validate_config(c);
   auto start = std::chrono::steady_clock::now();
   RunResult r = CpuRun(c).run();
-  if (c.verify) {
-    Verification v = verify_buffers(c, r.buffers);
-    r.mismatches = v.mismatches;
-    r.first_mismatches = std::move(v.first);
-    r.verified = v.mismatches == 0;
-  }
+  finish_verification(c, r);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

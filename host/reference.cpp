@@ -2,6 +2,7 @@
 // hold at the end, computed from the operation's meaning with std:: algorithms, never from the
 // algorithm that ran. Folds run strictly in processor order, so non-commutative operators check
 // the order as well as the values.
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -40,6 +41,24 @@ class Checker {
 };
 
 }  // namespace
+
+void add_step(RunResult& r, StepStats st, int lambda) {
+  if (lambda > 1) st.time = 1.0;  // postal model: time is the number of steps
+  r.per_step.push_back(st);
+  r.messages += st.messages;
+  r.words += st.words;
+  r.link_hops += st.link_hops;
+  r.max_link_load = std::max(r.max_link_load, st.max_link_load);
+  r.time += st.time;
+}
+
+void finish_verification(const RunConfig& c, RunResult& r) {
+  if (!c.verify) return;
+  Verification v = verify_buffers(c, r.buffers);
+  r.mismatches = v.mismatches;
+  r.first_mismatches = std::move(v.first);
+  r.verified = v.mismatches == 0;
+}
 
 int run_buffer_count(const RunConfig& c) {
   return operation_buffer_count(c.algorithm->op) + (c.algorithm->scratch_words(c.params) > 0 ? 1 : 0);

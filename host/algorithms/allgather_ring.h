@@ -3,6 +3,7 @@
 // block (i - j) mod p from its left. T = (t_s + t_w m)(p - 1)  [eq. 4-2].
 #pragma once
 #include "algorithms/algorithm_unit.h"
+#include "algorithms/block_patterns.h"
 
 namespace ppsim {
 
@@ -20,9 +21,7 @@ struct AllgatherRing : AlgorithmDefaults {
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;
-    out.add_send(right, kData, pos_mod(id - round + 1, a.p) * a.m, a.m);
-    out.add_recv(left, kData, pos_mod(id - round, a.p) * a.m, a.m, RecvMode::copy);
+    ring_allgather_step(a.p, id, round, kData, a.m, out);
   }
 };
 

@@ -3,6 +3,7 @@
 // p - 1 steps. T = (t_s + t_w m)(p - 1) (plus the local fold, not modelled).
 #pragma once
 #include "algorithms/algorithm_unit.h"
+#include "algorithms/block_patterns.h"
 
 namespace ppsim {
 
@@ -22,9 +23,7 @@ struct AllreduceRingAllgather : AlgorithmDefaults {
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;
-    out.add_send(right, kGathered, pos_mod(id - round + 1, a.p) * a.m, a.m);
-    out.add_recv(left, kGathered, pos_mod(id - round, a.p) * a.m, a.m, RecvMode::copy);
+    ring_allgather_step(a.p, id, round, kGathered, a.m, out);
   }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind k, int64_t id, LocalPhase phase, ProcBuffers& b) {
     uint64_t *data = b.buf[kData], *all = b.buf[kGathered];

@@ -52,6 +52,19 @@ PPSIM_HD inline void hypercube_gather_step(int64_t root, int64_t x, int round, i
   }
 }
 
+// Time of the message-splitting forms (eqs. 4-13, 4-14): two log p phases moving (p - 1) blocks
+// of m/p words each.
+inline double message_splitting_time(const AlgoParams& a, const CostParams& c) {
+  return 2 * (c.ts * ceil_log2(a.p) + c.tw * double(a.m / a.p) * double(a.p - 1));
+}
+
+// Ring all-gather step (Alg. 4-4): in step i, pass block (id - i + 1) mod p (the one received
+// last) to the right, receive block (id - i) mod p from the left.
+PPSIM_HD inline void ring_allgather_step(int64_t p, int64_t id, int i, int32_t buf, int64_t b, StepOps& out) {
+  out.add_send(pos_mod(id + 1, p), buf, pos_mod(id - i + 1, p) * b, b);
+  out.add_recv(pos_mod(id - 1, p), buf, pos_mod(id - i, p) * b, b, RecvMode::copy);
+}
+
 // Ring reduce-scatter on a line of n members (textbook Alg. 4-5): member c holds one unit of
 // `unit` words per member at base + u*unit; in step i it passes its partial of unit (c+i) mod n to
 // the left and folds the right neighbour's partial of unit (c+i+1) mod n into its own. After

@@ -17,9 +17,7 @@ struct ReduceRsGather : AlgorithmDefaults {
   static constexpr uint32_t flags = kNeedsPow2 | kNeedsMDivisibleByP;
 
   static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return 2 * (c.ts * ceil_log2(a.p) + c.tw * double(a.m / a.p) * double(a.p - 1));
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return message_splitting_time(a, c); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int d = ceil_log2(a.p);

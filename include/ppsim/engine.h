@@ -111,6 +111,11 @@ uint64_t estimate_run_bytes(const RunConfig& c);
 
 RunResult run_cpu(const RunConfig& c);
 
+// Shared by the backends: adds one step's figures to the run's totals (postal model: a step costs 1),
+// and fills in the verification against the reference.
+void add_step(RunResult& r, StepStats st, int lambda);
+void finish_verification(const RunConfig& c, RunResult& r);
+
 // Compares final buffers with the sequential reference of the operation (DESIGN.md §6).
 struct Verification {
   int64_t mismatches = 0;

@@ -16,6 +16,7 @@
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 #include "cli/options.h"
+#include "cli/sweep.h"
 
 namespace {
 
@@ -270,6 +271,38 @@ int main(int argc, char** argv) {
   RunOptions o;
   auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
   add_run_options(run, o);
+  SweepOptions sw;
+  auto* sweep = app.add_subcommand("sweep", "run every point of lists and ranges; rows as CSV / JSON Lines, optional plot");
+  sweep->add_option("--topology", sw.run.topology, "topologies, comma-separated")->capture_default_str();
+  sweep->add_option("--p", sw.run.p, "processors: 8,13,64 or 2^4..2^20 (doubling) or 10..100:10");
+  sweep->add_option("--dims", sw.run.dims, "mesh/torus extents, comma-separated (4x4,8x8)");
+  sweep->add_option("--op", sw.run.op, "operation")->capture_default_str();
+  sweep->add_option("--algo", sw.run.algo, "algorithms, comma-separated, or all (default: all that apply)");
+  sweep->add_option("--m", sw.run.m, "message sizes (list or range)")->capture_default_str();
+  sweep->add_option("--root", sw.run.root, "root")->capture_default_str();
+  sweep->add_option("--ports", sw.run.ports, "port models, comma-separated")->capture_default_str();
+  sweep->add_option("--lambda", sw.lambdas, "postal latencies (list or range)")->capture_default_str();
+  sweep->add_option("--ts", sw.ts, "startup times, comma-separated")->capture_default_str();
+  sweep->add_option("--tw", sw.tw, "per-word times, comma-separated")->capture_default_str();
+  sweep->add_option("--th", sw.th, "per-hop times, comma-separated")->capture_default_str();
+  sweep->add_option("--routing", sw.run.routing, "cut-through | store-and-forward")->capture_default_str();
+  sweep->add_option("--combine", sw.run.combine, "operator")->capture_default_str();
+  sweep->add_option("--input", sw.run.input, "iota | random:SEED")->capture_default_str();
+  sweep->add_option("--backend", sw.run.backend, "cpu | cuda | auto")->capture_default_str();
+  sweep->add_option("--logical", sw.run.logical, "logical topology mapped onto --topology");
+  sweep->add_option("--logical-dims", sw.run.logical_dims, "logical mesh extents");
+  sweep->add_option("--map", sw.run.map, "identity | gray | snake")->capture_default_str();
+  sweep->add_option("--n", sw.run.n, "scan: elements in all");
+  sweep->add_option("--shift", sw.run.shift, "shift distance")->capture_default_str();
+  sweep->add_option("--sources", sw.run.sources, "kbroadcast/kscatter sources")->capture_default_str();
+  sweep->add_option("--csv", sw.csv, "write rows as CSV (- for stdout)");
+  sweep->add_option("--jsonl", sw.jsonl, "write rows as JSON Lines (- for stdout)");
+  sweep->add_option("--plot", sw.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
+  sweep->add_option("--plot-y", sw.plot_y, "time | steps")->capture_default_str();
+  sweep->add_option("--tc", sw.tc, "Chapter 5: time per local combine (with --problem)");
+  sweep->add_option("--problem", sw.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
+  sweep->add_option("--jobs", sw.jobs, "points at once (0: every core)")->capture_default_str();
+  sweep->add_flag("--quiet", sw.quiet, "no progress bar or notes");
   int64_t bound_n = 0;
   int bound_k = 1, bound_lambda = 1;
   bool bound_json = false;
@@ -291,6 +324,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return list_markdown ? cmd_list_markdown() : cmd_list();
     if (*bounds) return cmd_bounds(bound_n, bound_k, bound_lambda, bound_json);
+    if (*sweep) return run_sweep(sw);
     return cmd_run(o, [&](const char* opt) { return run->count(opt) > 0; });
   } catch (const UsageError& e) {
     std::cerr << "ppsim: error: " << e.what() << "\n";

@@ -1,0 +1,87 @@
+// Sweep plots through gnuplot (a Debian package; nothing is drawn by hand).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cli/sweep.h"
+
+namespace ppsim::cli {
+
+void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y) {
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(path).extension().string();
+  if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + path + "' must end in .svg or .png");
+  if (y != "time" && y != "steps") throw UsageError("--plot-y must be time or steps");
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+  std::set<int64_t> ps, ms;
+  for (const auto& r : rows) { ps.insert(r["p"].get<int64_t>()); ms.insert(r["m"].get<int64_t>()); }
+  const std::string x = ps.size() > 1 || ms.size() <= 1 ? "p" : "m";
+  // A series is every row that agrees on all varying fields except x.
+  const std::vector<std::string> fields = {"topology", "logical", "algo", "p", "m", "ports", "lambda", "ts", "tw", "th"};
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& r : rows)
+    for (const auto& f : fields) values[f].insert(r[f].dump());
+  std::map<std::string, std::vector<const nlohmann::json*>> series;
+  for (const auto& r : rows) {
+    std::string label;
+    for (const auto& f : fields) {
+      if (f == x || values[f].size() <= 1) continue;
+      std::string v = r[f].is_string() ? r[f].get<std::string>() : r[f].dump();
+      label += (label.empty() ? "" : " ") + (f == "algo" || f == "topology" || f == "logical" ? v : f + "=" + v);
+    }
+    if (label.empty()) label = r["algo"].get<std::string>();
+    series[label].push_back(&r);
+  }
+  double lo_x = 1e300, hi_x = 0, lo_y = 1e300, hi_y = 0;
+  std::string data;
+  std::string plot = "plot ";
+  int i = 0;
+  for (auto& [label, pts] : series) {
+    std::sort(pts.begin(), pts.end(), [&](auto a, auto b) { return (*a)[x].template get<double>() < (*b)[x].template get<double>(); });
+    data += "$s" + std::to_string(i) + " << EOD\n";
+    bool has_formula = y == "time";
+    for (const auto* r : pts) {
+      double xv = (*r)[x].get<double>(), yv = (*r)[y].get<double>();
+      const auto& f = (*r)["formula_time"];
+      if (f.is_null()) has_formula = false;
+      data += std::to_string(xv) + " " + std::to_string(yv) + " " + (f.is_null() ? std::string("NaN") : std::to_string(f.get<double>())) + "\n";
+      lo_x = std::min(lo_x, xv); hi_x = std::max(hi_x, xv);
+      if (yv > 0) { lo_y = std::min(lo_y, yv); hi_y = std::max(hi_y, yv); }
+    }
+    data += "EOD\n";
+    std::string quoted = label;
+    for (auto& ch : quoted) if (ch == '"' || ch == '_') ch = ch == '_' ? '-' : '\'';
+    plot += std::string(i ? ", " : "") + "$s" + std::to_string(i) + " using 1:2 with linespoints lw 2 lc " + std::to_string(i + 1) +
+            " title \"" + quoted + "\"";
+    if (has_formula)
+      plot += ", $s" + std::to_string(i) + " using 1:3 with lines dt 2 lw 1.5 lc " + std::to_string(i + 1) + " title \"" + quoted + " (formula)\"";
+    ++i;
+  }
+  const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + ext;
+  std::string script = data;
+  script += ext == ".svg" ? "set terminal svg size 900,560 dynamic enhanced font 'sans,12' background rgb 'white'\n"
+                          : "set terminal pngcairo size 900,560 enhanced font 'sans,11'\n";
+  script += "set output '" + tmp.string() + "'\n";
+  script += "set grid\nset key top left box opaque font ',10'\n";
+  script += x == "p" ? "set xlabel 'processors p'\n" : "set xlabel 'message size m (words)'\n";
+  script += y == "time" ? "set ylabel 'time (units of t_s, t_w, t_h)'\n" : "set ylabel 'steps'\n";
+  if (hi_x >= 16 * lo_x) script += "set logscale x 2\n";
+  if (hi_y >= 100 * lo_y) script += "set logscale y 10\n";
+  script += "set title 'ppsim: " + rows.front()["op"].get<std::string>() + " (dashed: closed form)'\n";
+  script += plot + "\nunset output\n";
+  const fs::path script_file = out.string() + ".gp.tmp";
+  { std::ofstream f(script_file); f << script; }
+  int rc = std::system(("gnuplot '" + script_file.string() + "' 2>/dev/null").c_str());
+  fs::remove(script_file);
+  if (rc != 0 || !fs::exists(tmp)) {
+    fs::remove(tmp);
+    throw UsageError("gnuplot failed to draw " + path);
+  }
+  fs::rename(tmp, out);
+}
+
+}  // namespace ppsim::cli

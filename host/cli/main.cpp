@@ -17,6 +17,7 @@
 #include "ppsim/run.h"
 #include "cli/options.h"
 #include "cli/sweep.h"
+#include "cli/best.h"
 
 namespace {
 
@@ -303,6 +304,23 @@ int main(int argc, char** argv) {
   sweep->add_option("--problem", sw.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
   sweep->add_option("--jobs", sw.jobs, "points at once (0: every core)")->capture_default_str();
   sweep->add_flag("--quiet", sw.quiet, "no progress bar or notes");
+  RunOptions bo;
+  std::string best_m = "1..1024", best_algos;
+  bool best_json = false;
+  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+  best->add_option("--op", bo.op, "operation")->capture_default_str();
+  best->add_option("--topology", bo.topology, "topology")->capture_default_str();
+  best->add_option("--p", bo.p, "processors");
+  best->add_option("--dims", bo.dims, "mesh/torus extents");
+  best->add_option("--m", best_m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
+  best->add_option("--algo", best_algos, "candidates, comma-separated (default: all that apply)");
+  best->add_option("--ts", bo.ts, "startup time")->capture_default_str();
+  best->add_option("--tw", bo.tw, "per-word time")->capture_default_str();
+  best->add_option("--th", bo.th, "per-hop time")->capture_default_str();
+  best->add_option("--ports", bo.ports, "port model")->capture_default_str();
+  best->add_option("--routing", bo.routing, "cut-through | store-and-forward")->capture_default_str();
+  best->add_option("--root", bo.root, "root")->capture_default_str();
+  best->add_flag("--json", best_json, "print JSON");
   int64_t bound_n = 0;
   int bound_k = 1, bound_lambda = 1;
   bool bound_json = false;
@@ -325,6 +343,7 @@ int main(int argc, char** argv) {
     if (*list) return list_markdown ? cmd_list_markdown() : cmd_list();
     if (*bounds) return cmd_bounds(bound_n, bound_k, bound_lambda, bound_json);
     if (*sweep) return run_sweep(sw);
+    if (*best) return run_best(bo, best_m, best_algos, best_json);
     return cmd_run(o, [&](const char* opt) { return run->count(opt) > 0; });
   } catch (const UsageError& e) {
     std::cerr << "ppsim: error: " << e.what() << "\n";

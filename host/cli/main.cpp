@@ -18,6 +18,7 @@
 #include "cli/options.h"
 #include "cli/sweep.h"
 #include "cli/best.h"
+#include "cli/draw.h"
 
 namespace {
 
@@ -321,6 +322,13 @@ int main(int argc, char** argv) {
   best->add_option("--routing", bo.routing, "cut-through | store-and-forward")->capture_default_str();
   best->add_option("--root", bo.root, "root")->capture_default_str();
   best->add_flag("--json", best_json, "print JSON");
+  RunOptions dro;
+  std::string draw_kind = "messages", draw_format, draw_out;
+  auto* draw = app.add_subcommand("draw", "draw a small run with Graphviz: messages, space-time diagram or link heat map");
+  add_run_options(draw, dro);
+  draw->add_option("--kind", draw_kind, "messages | spacetime | heatmap")->capture_default_str();
+  draw->add_option("--format", draw_format, "dot | svg | png (default: from --out)");
+  draw->add_option("--out", draw_out, "output file (- for DOT on stdout)");
   int64_t bound_n = 0;
   int bound_k = 1, bound_lambda = 1;
   bool bound_json = false;
@@ -344,6 +352,7 @@ int main(int argc, char** argv) {
     if (*bounds) return cmd_bounds(bound_n, bound_k, bound_lambda, bound_json);
     if (*sweep) return run_sweep(sw);
     if (*best) return run_best(bo, best_m, best_algos, best_json);
+    if (*draw) return run_draw(dro, draw_kind, draw_format, draw_out);
     return cmd_run(o, [&](const char* opt) { return run->count(opt) > 0; });
   } catch (const UsageError& e) {
     std::cerr << "ppsim: error: " << e.what() << "\n";

@@ -300,7 +300,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--csv", sw.csv, "write rows as CSV (- for stdout)");
   sweep->add_option("--jsonl", sw.jsonl, "write rows as JSON Lines (- for stdout)");
   sweep->add_option("--plot", sw.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
-  sweep->add_option("--plot-y", sw.plot_y, "time | steps")->capture_default_str();
+  sweep->add_option("--plot-y", sw.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops")
+      ->capture_default_str();
   sweep->add_option("--tc", sw.tc, "Chapter 5: time per local combine (with --problem)");
   sweep->add_option("--problem", sw.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
   sweep->add_option("--jobs", sw.jobs, "points at once (0: every core)")->capture_default_str();

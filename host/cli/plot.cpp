@@ -14,7 +14,10 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
   namespace fs = std::filesystem;
   const std::string ext = fs::path(path).extension().string();
   if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + path + "' must end in .svg or .png");
-  if (y != "time" && y != "steps") throw UsageError("--plot-y must be time or steps");
+  const std::set<std::string> plottable = {"time", "steps", "speedup", "efficiency", "cost", "parallel_time", "max_link_load", "link_hops"};
+  if (!plottable.count(y)) throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
+  for (const auto& r : rows)
+    if (r[y].is_null()) throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
     throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
   std::set<int64_t> ps, ms;
@@ -68,10 +71,14 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
   script += "set output '" + tmp.string() + "'\n";
   script += "set grid\nset key top left box opaque font ',10'\n";
   script += x == "p" ? "set xlabel 'processors p'\n" : "set xlabel 'message size m (words)'\n";
-  script += y == "time" ? "set ylabel 'time (units of t_s, t_w, t_h)'\n" : "set ylabel 'steps'\n";
+  const std::map<std::string, std::string> ylabel = {
+      {"time", "time (units of t_s, t_w, t_h)"}, {"steps", "steps"}, {"speedup", "speedup T_s / T_p"},
+      {"efficiency", "efficiency S / p"}, {"cost", "cost p T_p (time units)"}, {"parallel_time", "parallel time T_p (time units)"},
+      {"max_link_load", "busiest link (messages in one step)"}, {"link_hops", "link-hops"}};
+  script += "set ylabel '" + ylabel.at(y) + "'\n";
   if (hi_x >= 16 * lo_x) script += "set logscale x 2\n";
   if (hi_y >= 100 * lo_y) script += "set logscale y 10\n";
-  script += "set title 'ppsim: " + rows.front()["op"].get<std::string>() + " (dashed: closed form)'\n";
+  script += "set title 'ppsim: " + rows.front()["op"].get<std::string>() + (y == "time" ? " (dashed: closed form)" : "") + "'\n";
   script += plot + "\nunset output\n";
   const fs::path script_file = out.string() + ".gp.tmp";
   { std::ofstream f(script_file); f << script; }

@@ -2,6 +2,7 @@
 // and message-splitting algorithms. A buffer is viewed as p blocks of `b` words; "block j" is the
 // one that belongs to (or comes from) processor j.
 #pragma once
+#include "algorithms/algorithm_unit.h"
 #include "ppsim/operation.h"
 #include "ppsim/schedule.h"
 
@@ -57,6 +58,16 @@ PPSIM_HD inline void hypercube_gather_step(int64_t root, int64_t x, int round, i
 inline double message_splitting_time(const AlgoParams& a, const CostParams& c) {
   return 2 * (c.ts * ceil_log2(a.p) + c.tw * double(a.m / a.p) * double(a.p - 1));
 }
+
+// What the message-splitting algorithms (§4.7.1) share: p = 2^d, m a multiple of p, two log p
+// phases, and the closed form above.
+struct MessageSplitting {
+  static constexpr uint32_t topologies = kAllTopologies;
+  static constexpr uint32_t native = 0;
+  static constexpr uint32_t flags = kNeedsPow2 | kNeedsMDivisibleByP;
+  static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return message_splitting_time(a, c); }
+};
 
 // Ring all-gather step (Alg. 4-4): in step i, pass block (id - i + 1) mod p (the one received
 // last) to the right, receive block (id - i) mod p from the left.

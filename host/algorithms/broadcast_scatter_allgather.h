@@ -7,17 +7,16 @@
 
 namespace ppsim {
 
-struct BroadcastScatterAllgather : AlgorithmDefaults {
+struct BroadcastScatterAllgather : AlgorithmDefaults, MessageSplitting {
   static constexpr const char* name = "broadcast_scatter_allgather";
   static constexpr const char* description = "scatter m/p-word blocks, then all-gather them (eq. 4-13)";
   static constexpr const char* formula_text = "2 (t_s log p + t_w (m/p)(p - 1))  [eq. 4-13]";
   static constexpr Operation op = Operation::broadcast;
-  static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = 0;
-  static constexpr uint32_t flags = kNeedsPow2 | kNeedsMDivisibleByP;
-
-  static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return message_splitting_time(a, c); }
+  using MessageSplitting::flags;
+  using MessageSplitting::formula;
+  using MessageSplitting::native;
+  using MessageSplitting::rounds;
+  using MessageSplitting::topologies;
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int d = ceil_log2(a.p);

@@ -7,17 +7,16 @@
 
 namespace ppsim {
 
-struct ReduceRsGather : AlgorithmDefaults {
+struct ReduceRsGather : AlgorithmDefaults, MessageSplitting {
   static constexpr const char* name = "reduce_rs_gather";
   static constexpr const char* description = "reduce-scatter m/p-word blocks, then gather them to the root (§4.7.1)";
   static constexpr const char* formula_text = "2 (t_s log p + t_w (m/p)(p - 1))";
   static constexpr Operation op = Operation::reduce;
-  static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = 0;
-  static constexpr uint32_t flags = kNeedsPow2 | kNeedsMDivisibleByP;
-
-  static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return message_splitting_time(a, c); }
+  using MessageSplitting::flags;
+  using MessageSplitting::formula;
+  using MessageSplitting::native;
+  using MessageSplitting::rounds;
+  using MessageSplitting::topologies;
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int d = ceil_log2(a.p);

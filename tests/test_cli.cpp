@@ -152,6 +152,7 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --machine pram-erew --op alltoall --p 8",
       "run --machine pram-erew --op broadcast --algo pram_broadcast_concurrent --p 8",
       "bounds --n 0",
+
       "run --topology ring --p 12 --op multicast --group-stride 3 --group-size 5",
       "run --topology ring --p 12 --op broadcast --group-size 5",
       "run --topology hypercube --p 16 --op kbroadcast --sources 3",
@@ -171,5 +172,32 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
     EXPECT_FALSE(fs::exists(file)) << args << " left a partial output file";
     fs::remove(file);
+  }
+}
+
+// The tools' bad inputs: exit 2, one line, and no output file (the options are the tools' own).
+TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
+  const std::string out = (dir_ / "out").string();
+  const std::vector<std::string> bad = {
+      "sweep --op allgather --topology ring --p 8",
+      "sweep --op allgather --topology ring --p 2^3..2^1 --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 8 --m 1,,2 --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 8 --ts x --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 8 --csv '" + out + "' --plot x.gif",
+      "sweep --op allgather --topology hypercube --p 12 --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 8 --csv '" + out + "' --tc 1",
+      "best --op broadcast --topology ring --p 8 --m 0..4",
+      "best --op broadcast --topology ring --p 8 --algo nonesuch",
+      "draw --topology ring --p 8 --op broadcast",
+      "draw --topology ring --p 8 --op broadcast --kind pie --out '" + out + ".svg'",
+      "draw --topology ring --p 8 --op broadcast --out '" + out + ".gif'",
+      "draw --topology ring --p 128 --op broadcast --out '" + out + ".svg'",
+  };
+  for (const auto& args : bad) {
+    Outcome o = ppsim(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_EQ(o.err.rfind("ppsim: ", 0), 0u) << args << ": " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    for (const char* ext : {"", ".svg", ".gif"}) EXPECT_FALSE(fs::exists(out + ext)) << args << " left a file";
   }
 }

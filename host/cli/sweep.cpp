@@ -226,6 +226,12 @@ int run_sweep(const SweepOptions& s) {
   if (s.csv.empty() && s.jsonl.empty()) throw UsageError("give --csv FILE and/or --jsonl FILE (- for stdout)");
   if (s.csv == "-" && s.jsonl == "-") throw UsageError("--csv and --jsonl cannot both go to stdout");
   if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
+  if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
+    const std::string ext = std::filesystem::path(s.plot).extension().string();
+    if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + s.plot + "' must end in .svg or .png");
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+      throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+  }
   int64_t skipped = 0;
   std::string reason;
   std::vector<SweepPoint> points = sweep_points(s, skipped, reason);

@@ -22,6 +22,11 @@ BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, c
     std::string item;
     for (size_t at = 0; at <= algos.size(); ++at)
       if (at == algos.size() || algos[at] == ',') { names.push_back(item); item.clear(); } else item += algos[at];
+    for (const auto& n : names) {
+      const AlgorithmInfo* a = find_algorithm(n);
+      if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
+      if (a->op != op) throw UsageError("--algo " + n + " performs " + operation_name(a->op) + ", not " + base.op);
+    }
   }
   for (int64_t m : expand_counts(m_range, "--m")) {
     BestRow row;

@@ -23,6 +23,7 @@
 #endif
 
 #include "algorithms/all.h"
+#include "apply_words.h"
 #include "ppsim/engine.h"
 #include "topologies/routing.h"
 
@@ -70,31 +71,6 @@ struct StepStore {
   std::vector<int32_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
   std::vector<int32_t> send_count, recv_count;
 };
-
-template <OperatorKind K>
-void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMode mode) {
-  switch (mode) {
-    case RecvMode::copy: std::memcpy(dst, src, size_t(len) * sizeof(uint64_t)); return;
-    case RecvMode::recv_op_slot: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(src[w], dst[w]); return;
-    case RecvMode::slot_op_recv: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(dst[w], src[w]); return;
-  }
-}
-
-using ApplyFn = void (*)(uint64_t*, const uint64_t*, int64_t, RecvMode);
-ApplyFn apply_for(OperatorKind k) {
-  switch (k) {
-    case OperatorKind::sum: return apply_words<OperatorKind::sum>;
-    case OperatorKind::prod: return apply_words<OperatorKind::prod>;
-    case OperatorKind::min: return apply_words<OperatorKind::min>;
-    case OperatorKind::max: return apply_words<OperatorKind::max>;
-    case OperatorKind::band: return apply_words<OperatorKind::band>;
-    case OperatorKind::bor: return apply_words<OperatorKind::bor>;
-    case OperatorKind::bxor: return apply_words<OperatorKind::bxor>;
-    case OperatorKind::affine: return apply_words<OperatorKind::affine>;
-    case OperatorKind::interval: return apply_words<OperatorKind::interval>;
-  }
-  return nullptr;
-}
 
 std::string at(int64_t step, int64_t proc) {
   return "step " + std::to_string(step) + ": processor " + std::to_string(proc);

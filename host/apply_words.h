@@ -1,0 +1,36 @@
+// Applying a received slice to a slot with an operator fixed at compile time: the CPU backend's
+// innermost loop, instantiated once per operator and chosen once per run.
+#pragma once
+#include <cstring>
+
+#include "ppsim/operators.h"
+#include "ppsim/schedule.h"
+
+namespace ppsim {
+
+template <OperatorKind K>
+inline void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMode mode) {
+  switch (mode) {
+    case RecvMode::copy: std::memcpy(dst, src, size_t(len) * sizeof(uint64_t)); return;
+    case RecvMode::recv_op_slot: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(src[w], dst[w]); return;
+    case RecvMode::slot_op_recv: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(dst[w], src[w]); return;
+  }
+}
+
+using ApplyFn = void (*)(uint64_t*, const uint64_t*, int64_t, RecvMode);
+inline ApplyFn apply_for(OperatorKind k) {
+  switch (k) {
+    case OperatorKind::sum: return apply_words<OperatorKind::sum>;
+    case OperatorKind::prod: return apply_words<OperatorKind::prod>;
+    case OperatorKind::min: return apply_words<OperatorKind::min>;
+    case OperatorKind::max: return apply_words<OperatorKind::max>;
+    case OperatorKind::band: return apply_words<OperatorKind::band>;
+    case OperatorKind::bor: return apply_words<OperatorKind::bor>;
+    case OperatorKind::bxor: return apply_words<OperatorKind::bxor>;
+    case OperatorKind::affine: return apply_words<OperatorKind::affine>;
+    case OperatorKind::interval: return apply_words<OperatorKind::interval>;
+  }
+  return nullptr;
+}
+
+}  // namespace ppsim

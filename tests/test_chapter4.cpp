@@ -260,6 +260,27 @@ TEST(Chapter4, MulticastReachesExactlyTheGroup) {
   EXPECT_THROW(run_cpu(bad), ConfigError);
 }
 
+// A member's rank comes from a modular inverse, not a search: it agrees with the definition
+// (member j is root + j*stride mod p) for every processor, including strides sharing factors with p.
+TEST(Chapter4, MulticastRankInvertsTheMembership) {
+  for (int64_t p : {1, 2, 12, 40, 97})
+    for (int64_t stride : {1, 2, 3, 5, 12, 41, 96})
+      for (int64_t root : {int64_t{0}, p / 2, p - 1}) {
+        int64_t g = stride, q = p;
+        while (q != 0) { int64_t r = g % q; g = q; q = r; }
+        for (int64_t size : {int64_t{1}, p / g / 2, p / g}) {
+          if (size < 1) continue;
+          AlgoParams a;
+          a.p = p; a.root = root; a.group_stride = stride; a.group_size = size;
+          std::vector<int64_t> want(static_cast<size_t>(p), -1);
+          for (int64_t j = 0; j < size; ++j) want[size_t(multicast_member(a, j))] = j;
+          for (int64_t id = 0; id < p; ++id)
+            EXPECT_EQ(multicast_rank(a, id), want[size_t(id)]) << "p=" << p << " stride=" << stride << " root=" << root
+                                                               << " size=" << size << " id=" << id;
+        }
+      }
+}
+
 // Exercise 4.20: k-to-all personalized on a hypercube in t_s (log(p/k) + k - 1) + t_w m (p - 1).
 TEST(Chapter4, Exercise4_20_KToAllPersonalized) {
   for (int64_t p : {8, 32, 128})

@@ -18,11 +18,29 @@ inline constexpr int kOperationCount = 13;
 // Multicast group: member j (j < size) is processor (root + j*stride) mod p.
 PPSIM_HD inline int64_t multicast_size(const AlgoParams& a) { return a.group_size > 0 ? a.group_size : a.p; }
 PPSIM_HD inline int64_t multicast_member(const AlgoParams& a, int64_t j) { return pos_mod(a.root + j * a.group_stride, a.p); }
-// The member rank of processor id, or -1.
+// The member rank of processor id, or -1: the j in [0, size) with j*stride = id - root (mod p).
+// With g = gcd(stride, p) there is one solution modulo p/g when g divides id - root, namely
+// ((id - root)/g) * (stride/g)^-1 mod p/g; members are distinct (size <= p/g), so it is the rank
+// when it is below size. O(log p), so that a step is not O(p) per processor.
 PPSIM_HD inline int64_t multicast_rank(const AlgoParams& a, int64_t id) {
-  for (int64_t j = 0; j < multicast_size(a); ++j)
-    if (multicast_member(a, j) == id) return j;
-  return -1;
+  const int64_t d = pos_mod(id - a.root, a.p);
+  int64_t r0 = pos_mod(a.group_stride, a.p), r1 = a.p, s0 = 1, s1 = 0;  // extended Euclid on (stride, p)
+  while (r1 != 0) {
+    const int64_t q = r0 / r1, r = r0 - q * r1, s = s0 - q * s1;
+    r0 = r1; r1 = r;
+    s0 = s1; s1 = s;
+  }
+  const int64_t g = r0, period = a.p / g;  // s0 * stride = g (mod p)
+  if (d % g != 0) return -1;
+  uint64_t x = uint64_t(d / g), y = uint64_t(pos_mod(s0, period)), j = 0;
+  const uint64_t n = uint64_t(period);
+  if (n <= (uint64_t{1} << 31)) {
+    j = x * y % n;
+  } else {  // x * y would overflow: double-and-add
+    for (; y != 0; y >>= 1, x = (x * 2) % n)
+      if (y & 1) j = (j + x) % n;
+  }
+  return int64_t(j) < multicast_size(a) ? int64_t(j) : -1;
 }
 PPSIM_HD inline int64_t kbroadcast_spacing(const AlgoParams& a) { return a.p / (a.sources > 0 ? a.sources : 1); }
 

@@ -16,7 +16,7 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)/ppsim
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	@$(BUILD)/bench/ppsim_bench --markdown

@@ -12,7 +12,6 @@ CudaStatus cuda_status() {
   s.why = "this ppsim was built without CUDA (nvcc was not found at configure time)";
   return s;
 }
-uint64_t cuda_estimate_bytes(const RunConfig&) { return 0; }
 double cuda_copy_bandwidth(uint64_t) { return 0; }
 RunResult run_cuda(const RunConfig&) { throw ConfigError("--backend cuda: " + cuda_status().why); }
 #endif

@@ -51,7 +51,6 @@ std::string gib(uint64_t bytes) {
 }  // namespace
 
 uint64_t estimate_run_bytes(const RunConfig& c) {
-  const Operation op = c.algorithm->op;
   const int64_t p = c.params.p;
   uint64_t buffers = 0;
   for (int b = 0; b < run_buffer_count(c); ++b) buffers += uint64_t(p) * uint64_t(run_buffer_words(c, b)) * 8;
@@ -79,7 +78,6 @@ void validate_config(const RunConfig& c) {
     std::string bad = mapping_rejects(c.mapping);
     if (!bad.empty()) throw ConfigError(bad);
   }
-  const Operation op = c.algorithm->op;
   for (int b = 0; b < run_buffer_count(c); ++b) {
     int64_t words = run_buffer_words(c, b);
     if (double(words) * double(a.p) > double(uint64_t{1} << 40))

@@ -28,14 +28,19 @@ struct Case {
   bool random_input;
 };
 
-void PrintTo(const std::tuple<Backend, Case>& c, std::ostream* os);
+// Who runs a case: the CPU backend, the CUDA backend, or the CUDA backend's rounds executed on the
+// host (the device logic, checked here without a GPU).
+enum class Runner { cpu, cuda, cuda_host };
+
+void PrintTo(const std::tuple<Runner, Case>& c, std::ostream* os);
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.algo << " on " << topology_name(c.kind) << " p=" << c.p << " " << c.dims << " " << operator_name(c.combine)
       << " root " << c.root << (c.random_input ? " random input" : "");
 }
 
-void PrintTo(const std::tuple<Backend, Case>& c, std::ostream* os) {
-  *os << (std::get<0>(c) == Backend::cuda ? "cuda: " : "cpu: ");
+void PrintTo(const std::tuple<Runner, Case>& c, std::ostream* os) {
+  const Runner r = std::get<0>(c);
+  *os << (r == Runner::cuda ? "cuda: " : r == Runner::cuda_host ? "cuda rounds on the host: " : "cpu: ");
   PrintTo(std::get<1>(c), os);
 }
 
@@ -91,12 +96,16 @@ std::vector<Case> all_cases() {
 
 // One suite, compiled once, instantiated per backend (Kokkos style); the CUDA instantiation skips
 // with the reason when this machine has no usable device.
-class AlgorithmSuite : public ::testing::TestWithParam<std::tuple<Backend, Case>> {};
+class AlgorithmSuite : public ::testing::TestWithParam<std::tuple<Runner, Case>> {};
 
 TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
-  const Backend backend = std::get<0>(GetParam());
+  const Runner runner = std::get<0>(GetParam());
   const Case& k = std::get<1>(GetParam());
-  if (backend == Backend::cuda) {
+  auto run = [runner](const RunConfig& c) {
+    if (runner == Runner::cuda_host) return run_device_rounds_on_host(c);
+    return run_simulation(c, runner == Runner::cuda ? Backend::cuda : Backend::cpu);
+  };
+  if (runner == Runner::cuda) {
     static const CudaStatus status = cuda_status();
     if (!status.usable) GTEST_SKIP() << "CUDA backend: " << status.why;
   }
@@ -119,11 +128,11 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
                     (!operator_commutative(k.combine) && (c.algorithm->commutative_only() ||
                                                           (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
     EXPECT_TRUE(declared) << why;
-    EXPECT_THROW(run_simulation(c, backend), ConfigError);
+    EXPECT_THROW(run(c), ConfigError);
     return;
   }
-  RunResult r = run_simulation(c, backend);
-  EXPECT_EQ(r.backend, backend == Backend::cuda ? "cuda" : "cpu");
+  RunResult r = run(c);
+  EXPECT_EQ(r.backend, runner == Runner::cuda ? "cuda" : runner == Runner::cuda_host ? "cuda-host" : "cpu");
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.mismatches, 0);
   EXPECT_EQ(r.steps, c.algorithm->rounds(c.params));
@@ -137,14 +146,16 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   }
 }
 
-std::string backend_case_name(const ::testing::TestParamInfo<std::tuple<Backend, Case>>& info) {
+std::string backend_case_name(const ::testing::TestParamInfo<std::tuple<Runner, Case>>& info) {
   return case_name(::testing::TestParamInfo<Case>(std::get<1>(info.param), info.index));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, AlgorithmSuite, ::testing::Combine(::testing::Values(Backend::cpu), ::testing::ValuesIn(all_cases())),
+INSTANTIATE_TEST_SUITE_P(Cpu, AlgorithmSuite, ::testing::Combine(::testing::Values(Runner::cpu), ::testing::ValuesIn(all_cases())),
                          backend_case_name);
-INSTANTIATE_TEST_SUITE_P(Cuda, AlgorithmSuite, ::testing::Combine(::testing::Values(Backend::cuda), ::testing::ValuesIn(all_cases())),
+INSTANTIATE_TEST_SUITE_P(Cuda, AlgorithmSuite, ::testing::Combine(::testing::Values(Runner::cuda), ::testing::ValuesIn(all_cases())),
                          backend_case_name);
+INSTANTIATE_TEST_SUITE_P(CudaRoundsOnHost, AlgorithmSuite,
+                         ::testing::Combine(::testing::Values(Runner::cuda_host), ::testing::ValuesIn(all_cases())), backend_case_name);
 
 // The verification is not a check that cannot fail: corrupt one word and it reports it.
 TEST(Verification, DetectsACorruptedWord) {

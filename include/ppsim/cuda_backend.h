@@ -18,13 +18,19 @@ struct CudaStatus {
 
 CudaStatus cuda_status();
 
-// Device bytes a run needs (buffers, lambda steps of messages and payloads, link counters, scratch).
+// Device bytes a run is expected to need (buffers, lambda stores of messages and payloads, link
+// counters, scratch), before it runs; the run itself checks the exact figure after its sizing pass.
 uint64_t cuda_estimate_bytes(const RunConfig& c);
 
 // Runs c on device 0: every round a sequence of kernels over the same per-processor step code the
 // CPU backend runs. Throws ConfigError (no device, not enough device memory), ScheduleError (with
 // the CPU backend's wording), or CudaError (a failed CUDA call: expression, file, line).
 RunResult run_cuda(const RunConfig& c);
+
+// The CUDA backend's rounds (cuda/rounds.h) with every kernel body run on the host, one index at a
+// time, and std:: scans for CUB's. Same results and errors as run_cuda; backend "cuda-host". For
+// checking the device logic where there is no GPU (tests, CI).
+RunResult run_device_rounds_on_host(const RunConfig& c);
 
 // Device-to-device copy bandwidth of device 0 in bytes per second (a timed cudaMemcpy of
 // `bytes` bytes, best of a few runs); 0 when no device is usable.

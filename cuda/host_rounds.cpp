@@ -1,0 +1,78 @@
+// The CUDA backend's rounds executed on the host: the executor of rounds.h that runs every body
+// one index after another (lane 0 of a group of one) and does the scans and reductions with std::
+// algorithms. Built in every configuration, with or without nvcc, so that CI checks the device
+// backend's round logic (sizing, slots, matching, link counters, costs, delivery, error records)
+// against the CPU backend without a GPU. It shows nothing about races between lanes or blocks:
+// that part needs a device.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "ppsim/cuda_backend.h"
+#include "rounds.h"
+
+namespace ppsim {
+
+namespace {
+
+template <class T>
+class HostArray {
+ public:
+  void ensure(size_t n) {
+    if (n > data_.size()) data_.resize(n);
+  }
+  T* get() { return data_.data(); }
+
+ private:
+  std::vector<T> data_;
+};
+
+class HostExec {
+ public:
+  template <class T>
+  using Array = HostArray<T>;
+
+  std::string name() const { return "host execution of the device rounds"; }
+  std::string backend() const { return "cuda-host"; }
+  bool accepts_test_hook() const { return true; }
+  void require(uint64_t, uint64_t) const {}
+  template <class Body>
+  void each(int64_t n, const Body& body) {
+    for (int64_t x = 0; x < n; ++x) body(x);
+  }
+  template <class Body>
+  void groups(int64_t n, const Body& body) {
+    for (int64_t i = 0; i < n; ++i) body(i, 0, 1);
+  }
+  void reserve_scratch(int64_t, int64_t) {}
+  void exclusive_sum(const long long* in, long long* out, int64_t n) { std::exclusive_scan(in, in + n, out, 0LL); }
+  void sum(const long long* in, long long* out, int64_t n) { *out = std::accumulate(in, in + n, 0LL); }
+  template <class T>
+  void max(const T* in, T* out, int64_t n) {
+    *out = *std::max_element(in, in + n);
+  }
+  void zero(void* dst, size_t bytes) { std::memset(dst, 0, bytes); }
+  void upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+  void download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+};
+
+}  // namespace
+
+RunResult run_device_rounds_on_host(const RunConfig& c) {
+  HostExec exec;
+  return rounds::run_rounds(c, exec);
+}
+
+uint64_t cuda_estimate_bytes(const RunConfig& c) {
+  const uint64_t p = uint64_t(c.params.p);
+  uint64_t words = 0;
+  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(run_buffer_words(c, b));
+  // Per store: the per-processor counts and offsets, and a guess at a round's messages (each
+  // processor sending its declared number of messages of a buffer's size).
+  const uint64_t sends = p * uint64_t(std::max(1, c.algorithm->sends_per_step));
+  const uint64_t per_store = p * 6 * 8 + sends * (sizeof(rounds::DevSend) + sizeof(rounds::DevRecv) + 16) + p * words * 8;
+  return rounds::state_bytes(c) + uint64_t(std::max(1, c.params.lambda)) * per_store + (uint64_t{64} << 20);
+}
+
+}  // namespace ppsim

@@ -1,0 +1,352 @@
+// The round bodies of the CUDA backend: what one thread (or one group of lanes) does for one
+// processor, send or receive in each phase of a step. They are plain PPSIM_HD function objects, so
+// the same bodies run inside the device kernels (backend.cu) and, one index after another, in the
+// host execution of the rounds (host_rounds.cpp) that CI uses to check the round logic without a
+// GPU. No CUDA types here; atomics and lane barriers go through the wrappers below.
+#pragma once
+#include <climits>
+#include <cstdint>
+
+#include "algorithms/all.h"
+#include "ppsim/engine.h"
+#include "topologies/routing.h"
+
+namespace ppsim {
+namespace rounds {
+
+// ---- atomics: device atomics on the GPU; the host runs one index at a time, so plain updates ----
+PPSIM_HD inline void atomic_add(unsigned long long* at, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(at, v);
+#else
+  *at += v;
+#endif
+}
+PPSIM_HD inline void atomic_min(unsigned long long* at, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(at, v);
+#else
+  if (v < *at) *at = v;
+#endif
+}
+PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned long long expected, unsigned long long next) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(at, expected, next);
+#else
+  unsigned long long old = *at;
+  if (old == expected) *at = next;
+  return old;
+#endif
+}
+// The lanes of one processor's group wait for each other (a warp on the device; one lane on the host).
+PPSIM_HD inline void group_sync() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
+inline constexpr unsigned long long kNoError = ULLONG_MAX;
+
+struct DevSend {
+  int32_t from, to, buf, hops;
+  int64_t src_off, len, pool_off;
+};
+
+struct DevRecv {
+  int32_t proc, from, nact, pad;
+  int64_t len, pool_off;  // pool_off < 0: not matched
+  RecvAction act[kMaxActions];
+};
+
+// The figures of one send round, filled on the device and read back once at the end of the run.
+struct RoundStats {
+  unsigned long long messages, words, hops;
+  long long max_load;
+  double max_time;
+};
+
+// The first broken rule: (step << 32) | processor, the smallest wins; kNoError while none is.
+struct RunStatus {
+  unsigned long long error;
+};
+
+// Everything a body needs, passed by value.
+struct Ctx {
+  AlgorithmId algo;
+  AlgoParams a;
+  Topology topo;  // physical: routes and links
+  bool mapped;
+  Mapping mapping;
+  OperatorKind op;
+  CostParams cost;
+  PortModel port_model;
+  int port_limit;
+  int nbuf;
+  uint64_t* bufs[kMaxBuffers];
+  int64_t words[kMaxBuffers];
+  RunStatus* status;
+  // Tests only, host execution only: RunConfig::test_ops_override (a host function).
+  void (*ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&);
+};
+
+PPSIM_HD inline int64_t node_of(const Ctx& c, int64_t i) { return c.mapped ? map_node(c.mapping, i) : i; }
+PPSIM_HD inline bool failed(const Ctx& c) { return c.status->error != kNoError; }
+PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
+  atomic_min(&c.status->error, (static_cast<unsigned long long>(step) << 32) | static_cast<unsigned long long>(proc));
+}
+
+PPSIM_HD inline bool slice_ok(const Ctx& c, int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) {
+  if (run == 0) run = stride = len;
+  return buf >= 0 && buf < c.nbuf && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
+         off + slice_extent(len, run, stride) <= c.words[buf];
+}
+
+// The checks of the CPU backend's pass 1: valid sends and receives, port limits.
+PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
+  if (ops.overflow || ops.nsend > c.port_limit || ops.nrecv > c.port_limit) return false;
+  for (int n = 0; n < ops.nsend; ++n) {
+    const Send& x = ops.send[n];
+    if (x.to < 0 || x.to >= c.a.p || x.to == i || !slice_ok(c, x.buf, x.src_off, x.len, x.run, x.stride)) return false;
+  }
+  for (int n = 0; n < ops.nrecv; ++n) {
+    const Recv& x = ops.recv[n];
+    if (x.from < 0 || x.from >= c.a.p || x.from == i || x.nact < 1) return false;
+    for (int q = 0; q < x.nact; ++q) {
+      const RecvAction& a = x.act[q];
+      if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > x.len || (a.words == 0 && a.msg_off >= x.len)) return false;
+      if (!slice_ok(c, a.buf, a.dst_off, a.words ? a.words : x.len - a.msg_off, a.run, a.stride)) return false;
+    }
+  }
+  if (c.port_model == PortModel::all) {
+    for (int n = 0; n < ops.nsend; ++n)
+      for (int q = 0; q < n; ++q) {
+        int64_t f1, l1, f2, l2;
+        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[n].to), f1, l1);
+        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[q].to), f2, l2);
+        if (f1 == f2) return false;
+      }
+    for (int n = 0; n < ops.nrecv; ++n)
+      for (int q = 0; q < n; ++q) {
+        int64_t f1, l1, f2, l2;
+        route_end_links(c.topo, node_of(c, ops.recv[n].from), node_of(c, i), f1, l1);
+        route_end_links(c.topo, node_of(c, ops.recv[q].from), node_of(c, i), f2, l2);
+        if (l1 == l2) return false;
+      }
+  }
+  return true;
+}
+
+PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
+  ops.nsend = ops.nrecv = 0;
+  ops.overflow = false;
+#if !defined(__CUDA_ARCH__)
+  if (c.ops_override) { c.ops_override(c.a, i, round, ops); return; }
+#endif
+  algorithm_ops(c.algo, c.a, i, round, ops);
+}
+
+// Initial contents of buffer b, one word per index.
+struct InitBody {
+  Ctx c;
+  Operation op;
+  InputSpec in;
+  int32_t b;
+  PPSIM_HD void operator()(int64_t x) const {
+    const bool scratch = b >= operation_buffer_count(op);
+    c.bufs[b][x] = scratch ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, x / c.words[b], x % c.words[b]);
+  }
+};
+
+// The algorithm's local work before the first or after the last step, one processor per index.
+struct LocalBody {
+  Ctx c;
+  LocalPhase phase;
+  PPSIM_HD void operator()(int64_t i) const {
+    ProcBuffers view;
+    for (int b = 0; b < c.nbuf; ++b) { view.buf[b] = c.bufs[b] + i * c.words[b]; view.words[b] = c.words[b]; }
+    algorithm_local(c.algo, c.a, c.op, i, phase, view);
+  }
+};
+
+// count: the round's ops of one processor, checked; its sends, receives and payload words.
+struct CountBody {
+  Ctx c;
+  int round;
+  int64_t step;  // the step the round's messages leave in (for the error record)
+  long long *nsend, *nrecv, *nwords;
+  PPSIM_HD void operator()(int64_t i) const {
+    StepOps ops;
+    ops_of(c, i, round, ops);
+    nsend[i] = nrecv[i] = nwords[i] = 0;
+    if (!ops_valid(c, ops, i)) { flag_error(c, step, i); return; }
+    long long words = 0;
+    for (int n = 0; n < ops.nsend; ++n) words += ops.send[n].len;
+    nsend[i] = ops.nsend;
+    nrecv[i] = ops.nrecv;
+    nwords[i] = words;
+  }
+};
+
+// post: one processor's sends and receives recorded, its payloads copied (the start-of-step state:
+// nothing of this step has been delivered yet). Lanes split the words.
+struct PostBody {
+  Ctx c;
+  int round;
+  const long long *send_begin, *recv_begin, *pool_begin;
+  DevSend* sends;
+  DevRecv* recvs;
+  uint64_t* pool;
+  PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
+    if (failed(c)) return;
+    StepOps ops;
+    ops_of(c, i, round, ops);  // every lane computes the same ops (a pure function)
+    if (!ops_valid(c, ops, i)) return;  // count has flagged it
+    int64_t at = pool_begin[i];
+    for (int n = 0; n < ops.nsend; ++n) {
+      const Send& x = ops.send[n];
+      if (lane == 0) sends[send_begin[i] + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
+      const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
+      for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[(w / x.run) * x.stride + w % x.run];
+      at += x.len;
+    }
+    if (lane != 0) return;
+    for (int n = 0; n < ops.nrecv; ++n) {
+      const Recv& x = ops.recv[n];
+      DevRecv r;
+      r.proc = int32_t(i);
+      r.from = int32_t(x.from);
+      r.nact = x.nact;
+      r.pad = 0;
+      r.len = x.len;
+      r.pool_off = -1;
+      for (int q = 0; q < kMaxActions; ++q) r.act[q] = x.act[q];
+      recvs[recv_begin[i] + n] = r;
+    }
+  }
+};
+
+// A link counter holds (step << 32) | load: a counter last touched in an earlier step reads 0, so
+// the counters are never cleared.
+PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
+  unsigned long long old = *cell, assumed, next;
+  do {
+    assumed = old;
+    next = (uint32_t(assumed >> 32) == stamp) ? assumed + 1 : ((unsigned long long)stamp << 32) | 1ull;
+    old = atomic_cas(cell, assumed, next);
+  } while (old != assumed);
+}
+
+// match: one send finds its receive (the n-th send from a to b meets the n-th receive at b from
+// a), hands it the payload and loads the links of its route.
+struct MatchBody {
+  Ctx c;
+  int64_t step;
+  RoundStats* stats;
+  DevSend* sends;
+  DevRecv* recvs;
+  const long long *send_begin, *recv_begin, *nrecv;
+  unsigned long long* link_load;
+  PPSIM_HD void operator()(int64_t s) const {
+    if (failed(c)) return;
+    DevSend x = sends[s];
+    int occurrence = 0;
+    for (int64_t q = send_begin[x.from]; q < s; ++q) occurrence += sends[q].to == x.to;
+    DevRecv* match = nullptr;
+    for (int64_t q = recv_begin[x.to], end = recv_begin[x.to] + nrecv[x.to]; q < end; ++q)
+      if (recvs[q].from == x.from && occurrence-- == 0) { match = &recvs[q]; break; }
+    if (!match || match->len != x.len) { flag_error(c, step, x.from); return; }
+    match->pool_off = x.pool_off;
+    const int64_t s_node = node_of(c, x.from), d_node = node_of(c, x.to);
+    const int64_t hops = route_hops(c.topo, s_node, d_node);
+    sends[s].hops = int32_t(hops);
+    atomic_add(&stats->messages, 1ull);
+    atomic_add(&stats->words, (unsigned long long)x.len);
+    atomic_add(&stats->hops, (unsigned long long)hops);
+    const uint32_t stamp = uint32_t(step);
+    if (!direct_links(c.topo)) for_each_route_link(c.topo, s_node, d_node, [&](int64_t id) { count_link(&link_load[id], stamp); });
+  }
+};
+
+// cost: one send's congestion (its most loaded link, or on direct links the messages it shares
+// its sender-receiver pair with) and time; the round's maxima are reductions over these.
+struct CostBody {
+  Ctx c;
+  int64_t step;
+  const DevSend* sends;
+  const long long *send_begin, *nsend;
+  const unsigned long long* link_load;
+  long long* load;
+  double* time;
+  PPSIM_HD void operator()(int64_t s) const {
+    load[s] = 0;
+    time[s] = 0;
+    if (failed(c)) return;
+    const uint32_t stamp = uint32_t(step);
+    DevSend x = sends[s];
+    long long congestion = 0;
+    if (direct_links(c.topo)) {
+      for (int64_t q = send_begin[x.from], end = q + nsend[x.from]; q < end; ++q) congestion += sends[q].to == x.to;
+    } else {
+      for_each_route_link(c.topo, node_of(c, x.from), node_of(c, x.to), [&](int64_t id) {
+        unsigned long long v = link_load[id];
+        long long l = uint32_t(v >> 32) == stamp ? (long long)uint32_t(v) : 0;
+        if (l > congestion) congestion = l;
+      });
+    }
+    load[s] = congestion;
+    time[s] = message_time(c.cost, x.len, x.hops, congestion);
+  }
+};
+
+// A receive that no send matched breaks the schedule.
+struct UnmatchedBody {
+  Ctx c;
+  int64_t step;
+  const DevRecv* recvs;
+  PPSIM_HD void operator()(int64_t r) const {
+    if (!failed(c) && recvs[r].pool_off < 0) flag_error(c, step, recvs[r].proc);
+  }
+};
+
+// deliver: one processor applies the messages that arrive this step, in its receive order; lanes
+// split the words of each action.
+struct DeliverBody {
+  Ctx c;
+  int64_t step;
+  bool check_sends;  // half-duplex / telephone: this step's sends must agree with the arrivals
+  const DevRecv* recvs;
+  const long long *recv_begin, *nrecv;
+  const uint64_t* pool;
+  const DevSend* sends_now;
+  const long long *send_begin_now, *nsend_now;
+  PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
+    if (failed(c)) return;
+    const int64_t first = recv_begin[i], count = nrecv[i];
+    if (count == 0) return;
+    if (check_sends && lane == 0 && nsend_now[i] > 0) {
+      const DevSend& out = sends_now[send_begin_now[i]];
+      if (c.port_model == PortModel::half_duplex || out.to != recvs[first].from) flag_error(c, step, i);
+    }
+    for (int64_t r = first; r < first + count; ++r) {
+      const DevRecv& rv = recvs[r];
+      if (rv.pool_off < 0) return;  // unmatched: flagged, the run stops
+      const uint64_t* src = pool + rv.pool_off;
+      for (int q = 0; q < rv.nact; ++q) {
+        const RecvAction act = rv.act[q];
+        uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
+        const int64_t len = act.words ? act.words : rv.len - act.msg_off;
+        const int64_t run = act.run == 0 ? len : act.run, stride = act.run == 0 ? len : act.stride;
+        for (int64_t w = lane; w < len; w += lanes) {
+          uint64_t& slot = dst[(w / run) * stride + w % run];
+          const uint64_t x = src[act.msg_off + w];
+          slot = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
+                                                                                     : combine_dyn(c.op, slot, x);
+        }
+        group_sync();  // a later action may touch words another lane just wrote
+      }
+    }
+  }
+};
+
+}  // namespace rounds
+}  // namespace ppsim

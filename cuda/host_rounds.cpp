@@ -64,6 +64,22 @@ RunResult run_device_rounds_on_host(const RunConfig& c) {
   return rounds::run_rounds(c, exec);
 }
 
+int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<uint64_t>> buffers) {
+  validate_config(c);
+  HostExec exec;
+  rounds::Ctx ctx{};
+  ctx.a = c.params;
+  ctx.op = c.combine;
+  ctx.nbuf = run_buffer_count(c);
+  if (int(buffers.size()) != ctx.nbuf) throw ConfigError("device_mismatches_on_host: wrong number of buffers");
+  for (int b = 0; b < ctx.nbuf; ++b) {
+    ctx.words[b] = run_buffer_words(c, b);
+    if (int64_t(buffers[size_t(b)].size()) != c.params.p * ctx.words[b]) throw ConfigError("device_mismatches_on_host: wrong buffer size");
+    ctx.bufs[b] = buffers[size_t(b)].data();
+  }
+  return rounds::count_mismatches(c, exec, ctx);
+}
+
 uint64_t cuda_estimate_bytes(const RunConfig& c) {
   const uint64_t p = uint64_t(c.params.p);
   uint64_t words = 0;

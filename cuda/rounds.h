@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "round_bodies.h"
+#include "verify_bodies.h"
 
 namespace ppsim {
 namespace rounds {
@@ -224,8 +225,15 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     add_step(result, st, lambda);
   }
   result.steps = total_steps;
-  result.buffers = fetch_buffers();
-  finish_verification(c, result);
+  if (c.keep_buffers || !c.verify) {
+    if (c.keep_buffers) result.buffers = fetch_buffers();
+    finish_verification(c, result);
+  } else if (count_mismatches(c, exec, ctx) == 0) {  // verified where the buffers are
+    result.verified = true;
+  } else {  // the exact report (which words, what was expected) comes from the host reference
+    result.buffers = fetch_buffers();
+    finish_verification(c, result);
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

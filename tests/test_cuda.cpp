@@ -247,3 +247,52 @@ TEST(BackendSelection, DeviceMemoryEstimateCoversTheBuffers) {
   EXPECT_GE(cuda_estimate_bytes(large), uint64_t{1 << 20} * 256 * 8);  // at least the data buffer
   EXPECT_GT(cuda_estimate_bytes(large), cuda_estimate_bytes(small));
 }
+
+// The device verification counts exactly the words the host reference counts: for one algorithm
+// of every operation, non-commutative operators, exclusive and n > p scans, clean and with words
+// corrupted anywhere in every buffer (checked words and words the reference ignores alike).
+TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
+  struct Setup {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p;
+  };
+  const Setup setups[] = {{"broadcast_binomial", TopologyKind::full, 13},   {"reduce_binomial", TopologyKind::full, 13},
+                          {"allreduce_hypercube", TopologyKind::hypercube, 16}, {"allgather_ring", TopologyKind::ring, 7},
+                          {"gather_binomial", TopologyKind::full, 13},     {"scatter_binomial", TopologyKind::full, 13},
+                          {"scan_ring", TopologyKind::ring, 9},            {"scan_postal_b", TopologyKind::full, 6},
+                          {"reduce_scatter_ring", TopologyKind::ring, 7},  {"alltoall_ring", TopologyKind::ring, 5},
+                          {"multicast_binomial", TopologyKind::full, 12},  {"kbroadcast_hypercube", TopologyKind::hypercube, 8},
+                          {"kscatter_hypercube", TopologyKind::hypercube, 8}, {"shift_ring", TopologyKind::ring, 9}};
+  uint64_t rng = 0x9e3779b97f4a7c15ull;
+  auto next = [&rng]() { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; };
+  int checked = 0;
+  for (const Setup& s : setups)
+    for (OperatorKind k : {OperatorKind::sum, OperatorKind::interval, OperatorKind::affine})
+      for (int variant = 0; variant < 2; ++variant) {
+        RunConfig c = testing_support::make_config(s.algo, s.kind, s.p, "", 3, k, 0);
+        const Operation op = c.algorithm->op;
+        if (op == Operation::scan && variant == 1) {
+          if (std::string(s.algo) == "scan_ring") c.params.exclusive = true;
+          else { c.params.n = 20; c.params.kports = 2; c.params.lambda = 2; c.ports = {PortModel::kport, 2}; }
+        }
+        if (op == Operation::multicast) { c.params.group_stride = 5; c.params.group_size = 6; }
+        if (op == Operation::kbroadcast || op == Operation::kscatter) c.params.sources = 4;
+        if (op == Operation::shift) c.params.shift = 4;
+        if (variant == 1 && op != Operation::scan) c.input = InputSpec{true, 777};
+        if (!algorithm_rejects(*c.algorithm, c.topology, c.params, k).empty()) continue;
+        SCOPED_TRACE(std::string(s.algo) + " " + operator_name(k) + " variant " + std::to_string(variant));
+        RunResult r = run_cpu(c);
+        ASSERT_TRUE(r.verified);
+        EXPECT_EQ(device_mismatches_on_host(c, r.buffers), 0);
+        std::vector<std::vector<uint64_t>> bad = r.buffers;
+        for (int n = 0; n < 12; ++n) {
+          auto& buf = bad[next() % bad.size()];
+          buf[next() % buf.size()] ^= uint64_t{1} << (next() % 40);
+        }
+        const int64_t want = verify_buffers(c, bad).mismatches;
+        EXPECT_EQ(device_mismatches_on_host(c, bad), want);
+        checked += want > 0;
+      }
+  EXPECT_GT(checked, 40);  // most corruptions hit checked words
+}

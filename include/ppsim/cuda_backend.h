@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ppsim/engine.h"
 
@@ -31,6 +32,11 @@ RunResult run_cuda(const RunConfig& c);
 // time, and std:: scans for CUB's. Same results and errors as run_cuda; backend "cuda-host". For
 // checking the device logic where there is no GPU (tests, CI).
 RunResult run_device_rounds_on_host(const RunConfig& c);
+
+// The device verification (cuda/verify_bodies.h: the reference's words from ordered tree folds and
+// scans, compared where the buffers are), run on the host over the given final buffers: the number
+// of words that differ from the reference. Used when RunConfig::keep_buffers is false.
+int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<uint64_t>> buffers);
 
 // Device-to-device copy bandwidth of device 0 in bytes per second (a timed cudaMemcpy of
 // `bytes` bytes, best of a few runs); 0 when no device is usable.

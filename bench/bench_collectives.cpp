@@ -7,6 +7,9 @@
 // reports the ratio of the run's bytes moved to it, and (--compare-cpu) the speedup over the CPU
 // backend on the same point. Bytes moved per simulated word: 8 read from the sender's buffer,
 // 8 written to the payload pool, 8 read back and 8 read + 8 written at the receiver = 40.
+// CUDA is used only inside the children (a CUDA context does not survive fork). In each child,
+// a small run of the same algorithm first loads the kernels, then the timed run keeps its buffers
+// on the device and verifies there (RunConfig::keep_buffers = false), as sweeps do.
 //
 //   ppsim_bench                          # allreduce + broadcast, fully connected, p = 2^10..2^20, m = 1, 256
 //   ppsim_bench --backend cuda --p-to 24 --compare-cpu --markdown
@@ -34,11 +37,33 @@ constexpr double kBytesPerWord = 40;
 
 struct Figures {
   int64_t steps = 0, messages = 0, words = 0;
-  double wall = 0, cpu_wall = 0;
+  double wall = 0, cpu_wall = 0, bandwidth = 0;
   int verified = 0;
   char algo[64] = {0};
   char error[200] = {0};
 };
+
+// Runs f in a child process; its Figures come back through a pipe, with the child's peak memory.
+template <class F>
+bool in_child(F f, Figures& out, double& peak_mib) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    Figures r = f();
+    ssize_t w = write(fds[1], &r, sizeof r);
+    _exit(w == ssize_t(sizeof r) ? 0 : 1);
+  }
+  close(fds[1]);
+  ssize_t got = read(fds[0], &out, sizeof out);
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru;
+  wait4(child, &status, 0, &ru);
+  peak_mib = double(ru.ru_maxrss) / 1024.0;
+  return got == ssize_t(sizeof out);
+}
 
 Figures run_point(const std::string& topology, const std::string& op_name, int64_t p, int64_t m, bool cuda, bool compare_cpu,
                   int threads) {
@@ -54,6 +79,14 @@ Figures run_point(const std::string& topology, const std::string& op_name, int64
     if (!c.algorithm) throw std::invalid_argument("no algorithm");
     std::snprintf(f.algo, sizeof f.algo, "%s", c.algorithm->name);
     c.threads = threads;
+    c.keep_buffers = false;
+    if (cuda) {
+      f.bandwidth = cuda_copy_bandwidth(uint64_t{1} << 30);
+      RunConfig warm = c;  // loads the kernels this algorithm uses
+      warm.topology = make_topology(kind, std::min<int64_t>(p, 64), "");
+      warm.params = params_for(warm.topology, m, 0);
+      run_cuda(warm);
+    }
     RunResult r = cuda ? run_cuda(c) : run_cpu(c);
     f.steps = r.steps;
     f.messages = r.messages;
@@ -91,63 +124,57 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool cuda = backend == "cuda";
-  double bandwidth = 0;
-  if (cuda) {
-    CudaStatus s = cuda_status();
-    if (!s.usable) {
-      std::cerr << "ppsim_bench: error: --backend cuda: " << s.why << "\n";
+  if (cuda) {  // asked in a child: the parent never starts CUDA, so its children can
+    Figures probe;
+    double unused = 0;
+    bool ok = in_child(
+        [] {
+          Figures r;
+          CudaStatus s = cuda_status();
+          std::snprintf(s.usable ? r.algo : r.error, s.usable ? sizeof r.algo : sizeof r.error, "%s", s.usable ? s.device.c_str() : s.why.c_str());
+          return r;
+        },
+        probe, unused);
+    if (!ok || probe.error[0]) {
+      std::cerr << "ppsim_bench: error: --backend cuda: " << (ok ? probe.error : "the device probe failed") << "\n";
       return 2;
     }
-    bandwidth = cuda_copy_bandwidth(uint64_t{1} << 30);
-    std::cout << "device: " << s.device << ", device-to-device copy bandwidth " << bandwidth / 1e9 << " GB/s (1 GiB copy, best of 4)\n\n";
+    std::cout << "device: " << probe.algo << "; copy bw: device-to-device copy bandwidth measured in each point's process "
+              << "(1 GiB cudaMemcpy, best of 4)\n\n";
   }
   if (markdown)
     std::cout << "| op | algorithm | p | m | steps | wall s | s/step | msgs/s | words/s | peak MiB | verified |"
-              << (cuda ? " bytes/s ÷ copy bw | CPU s | speedup |" : "") << "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-              << (cuda ? "---:|---:|---:|" : "") << "\n";
+              << (cuda ? " copy bw GB/s | bytes/s ÷ copy bw | CPU s | speedup |" : "") << "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+              << (cuda ? "---:|---:|---:|---:|" : "") << "\n";
   else
     std::cout << "op         algorithm              p         m    steps  wall_s     s_per_step  msgs_per_s  words_per_s  peak_MiB  verified"
-              << (cuda ? "  bw_ratio  cpu_s    speedup" : "") << "\n";
+              << (cuda ? "  copy_GB/s bw_ratio  cpu_s    speedup" : "") << "\n";
   std::cout << std::flush;
   for (const auto& op : ops)
     for (int64_t m : ms)
       for (int k = p_from; k <= p_to; ++k) {
-        int fds[2];
-        if (pipe(fds) != 0) return 1;
-        pid_t child = fork();
-        if (child == 0) {
-          close(fds[0]);
-          Figures f = run_point(topology, op, int64_t{1} << k, m, cuda, compare_cpu, threads);
-          ssize_t w = write(fds[1], &f, sizeof f);
-          _exit(w == ssize_t(sizeof f) ? 0 : 1);
-        }
-        close(fds[1]);
         Figures f;
-        ssize_t got = read(fds[0], &f, sizeof f);
-        close(fds[0]);
-        int status = 0;
-        struct rusage ru;
-        wait4(child, &status, 0, &ru);
-        double peak_mib = double(ru.ru_maxrss) / 1024.0;
-        if (got != ssize_t(sizeof f) || f.error[0]) {
+        double peak_mib = 0;
+        bool got = in_child([&] { return run_point(topology, op, int64_t{1} << k, m, cuda, compare_cpu, threads); }, f, peak_mib);
+        if (!got || f.error[0]) {
           std::cout << (markdown ? "| " : "") << op << " p=2^" << k << " m=" << m << ": " << (f.error[0] ? f.error : "child failed")
                     << (markdown ? " |" : "") << "\n";
           continue;
         }
         char line[640];
         double per_step = f.steps ? f.wall / double(f.steps) : 0;
-        double ratio = bandwidth > 0 ? double(f.words) * kBytesPerWord / f.wall / bandwidth : 0;
+        double ratio = f.bandwidth > 0 ? double(f.words) * kBytesPerWord / f.wall / f.bandwidth : 0;
         double speedup = f.cpu_wall > 0 ? f.cpu_wall / f.wall : 0;
         if (markdown) {
           int n = std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.4f | %.2e | %.3g | %.3g | %.0f | %s |", op.c_str(), f.algo,
                                 k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
                                 double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), " %.3f | %.3f | %.1f |", ratio, f.cpu_wall, speedup);
+          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), " %.0f | %.3f | %.3f | %.1f |", f.bandwidth / 1e9, ratio, f.cpu_wall, speedup);
         } else {
           int n = std::snprintf(line, sizeof line, "%-10s %-22s 2^%-7d %-4lld %-6lld %-10.4f %-11.2e %-11.3g %-12.3g %-9.0f %-8s",
                                 op.c_str(), f.algo, k, (long long)m, (long long)f.steps, f.wall, per_step,
                                 double(f.messages) / f.wall, double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), "  %-8.3f  %-7.3f  %.1f", ratio, f.cpu_wall, speedup);
+          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), "  %-9.0f %-8.3f  %-7.3f  %.1f", f.bandwidth / 1e9, ratio, f.cpu_wall, speedup);
         }
         std::cout << line << "\n" << std::flush;
       }

@@ -479,6 +479,7 @@ RunResult run_cpu(const RunConfig& c) {
   auto start = std::chrono::steady_clock::now();
   RunResult r = CpuRun(c).run();
   finish_verification(c, r);
+  if (!c.keep_buffers && (r.verified || !c.verify)) std::vector<std::vector<uint64_t>>().swap(r.buffers);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

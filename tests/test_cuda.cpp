@@ -296,3 +296,17 @@ TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
       }
   EXPECT_GT(checked, 40);  // most corruptions hit checked words
 }
+
+// keep_buffers = false: the figures and the verdict come back, the buffers do not (both backends),
+// except when verification fails and the report needs them.
+TEST(DeviceVerification, BuffersStayBehindUnlessNeeded) {
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, 64, "", 4, OperatorKind::affine);
+  c.keep_buffers = false;
+  RunResult cpu = run_cpu(c), dev = run_device_rounds_on_host(c);
+  EXPECT_TRUE(cpu.verified);
+  EXPECT_TRUE(dev.verified);
+  EXPECT_TRUE(cpu.buffers.empty());
+  EXPECT_TRUE(dev.buffers.empty());
+  EXPECT_EQ(dev.words, cpu.words);
+  EXPECT_EQ(dev.time, cpu.time);
+}

@@ -229,6 +229,9 @@ int cmd_run(const RunOptions& o, Given&& given) {
   RunConfig c = build_config(o, backend);
   const Operation op = c.algorithm->op;
   const int64_t m = c.params.m;
+  uint64_t words = 0;  // the final buffers are reported only when this small; otherwise (on a GPU) they stay there
+  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b));
+  c.keep_buffers = words <= kReportFinalWords;
   std::string notice;
   RunResult r = run_simulation(c, backend, &notice);
   if (!notice.empty()) std::cerr << notice << "\n";
@@ -304,7 +307,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sweep->add_option("--tc", sw.tc, "Chapter 5: time per local combine (with --problem)");
   sweep->add_option("--problem", sw.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
-  sweep->add_option("--jobs", sw.jobs, "points at once (0: every core)")->capture_default_str();
+  sweep->add_option("--jobs", sw.jobs, "points at once (0: every core on the CPU backend, one at a time with --backend cuda)")->capture_default_str();
   sweep->add_flag("--quiet", sw.quiet, "no progress bar or notes");
   RunOptions bo;
   std::string best_m = "1..1024", best_algos;

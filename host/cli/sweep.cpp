@@ -171,6 +171,7 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, st
                     try {
                       Backend backend = Backend::automatic;
                       RunConfig c = build_config(o, backend);
+                      c.keep_buffers = false;  // a row needs the figures only (on a GPU: verified there)
                       validate_config(c);
                       points.push_back({c, backend});
                     } catch (const std::exception& e) {  // e.g. an algorithm not for this topology or p
@@ -242,7 +243,12 @@ int run_sweep(const SweepOptions& s) {
     for (const auto& k : kColumns) header += (header.empty() ? "" : ",") + k;
     csv.line(header);
   }
-  const int jobs = s.jobs > 0 ? s.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
+  // CPU points: one per core. CUDA points: one at a time from one host thread; each point's
+  // steps are queued back to back on the device, which returns to the host only after its sizing
+  // pass and at its end, and the next point follows at once.
+  bool any_cuda = false;
+  for (const auto& pt : points) any_cuda = any_cuda || pt.backend == Backend::cuda;
+  const int jobs = s.jobs > 0 ? s.jobs : any_cuda ? 1 : int(std::max(1u, std::thread::hardware_concurrency()));
   const bool bar = isatty(2) && !s.quiet;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::optional<nlohmann::json>> rows(points.size());

@@ -43,8 +43,8 @@ struct RunConfig {
   int threads = 0;             // 0: all the machine has
   bool trace = false;          // keep buffers and messages after every step (small runs only)
   bool verify = true;
-  // false: RunResult::buffers stays empty unless verification fails (sweeps and benchmarks need
-  // only the figures); the CUDA backend then verifies on the device instead of copying back.
+  // false: RunResult::buffers comes back empty unless verification fails (sweeps and benchmarks
+  // need only the figures); the CUDA backend then verifies on the device instead of copying back.
   bool keep_buffers = true;
   // Tests only: replaces the algorithm's per-round ops (CPU backend), to show that broken
   // schedules are caught. Step counts, formulas and references still come from `algorithm`.

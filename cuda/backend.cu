@@ -1,9 +1,11 @@
 // The CUDA backend: the same per-processor step code as the CPU backend (algorithms/all.h), run as
 // synchronous kernel rounds on the device. Thrust/CUB live only in cuda/.
 //
-// Mapping: every simulated processor is a group of kGroup threads (one warp: "its thread block";
-// kBlock / kGroup processors share a CUDA block so that small messages do not waste the GPU). The
-// group's lanes copy and combine the words of that processor's messages. Kernel boundaries are the
+// Mapping: in the phases that move words (post, deliver) every simulated processor is a group of
+// kGroup threads (one warp: "its thread block"; kBlock / kGroup processors share a CUDA block) whose
+// lanes copy and combine the words of its messages - when the round's messages average at least
+// kWideWords words; shorter messages get one thread per processor, since 31 idle lanes would only
+// recompute the processor's ops. The other phases are a thread per processor, send or receive. Kernel boundaries are the
 // synchronization points DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
 // all finish before the next phase starts. rounds.h orders the phases; this file supplies the
 // executor: a stream of its own, kernels, CUB scans and reductions, device memory.
@@ -38,6 +40,12 @@ __global__ void group_kernel(int64_t n, Body body) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) body(i, lane, kGroup);
+}
+
+// One thread per processor (groups of one lane): for rounds of short messages.
+template <class Body>
+__global__ void single_lane_kernel(int64_t n, Body body) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
 }
 
 unsigned grid_for(int64_t items, int64_t per_block) {
@@ -147,11 +155,17 @@ class DeviceExec {
     each_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body);
     PPSIM_CUDA_CHECK_LAUNCH("each_kernel");
   }
+  // wide: a warp per processor (long messages); otherwise a thread per processor.
   template <class Body>
-  void groups(int64_t n, const Body& body) {
+  void groups(int64_t n, const Body& body, bool wide) {
     if (n <= 0) return;
-    group_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body);
-    PPSIM_CUDA_CHECK_LAUNCH("group_kernel");
+    if (wide) {
+      group_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body);
+      PPSIM_CUDA_CHECK_LAUNCH("group_kernel");
+    } else {
+      single_lane_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body);
+      PPSIM_CUDA_CHECK_LAUNCH("single_lane_kernel");
+    }
   }
 
   // Scratch for the scans and reductions of a run, taken before its steps (a reallocation inside

@@ -38,10 +38,13 @@ PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned l
   return old;
 #endif
 }
-// The lanes of one processor's group wait for each other (a warp on the device; one lane on the host).
-PPSIM_HD inline void group_sync() {
+// The lanes of one processor's group wait for each other: a whole warp on the device when a group
+// has 32 lanes; nothing to wait for with one lane (the host, and rounds of short messages).
+PPSIM_HD inline void group_sync(int lanes) {
 #if defined(__CUDA_ARCH__)
-  __syncwarp();
+  if (lanes > 1) __syncwarp();
+#else
+  (void)lanes;
 #endif
 }
 
@@ -342,7 +345,7 @@ struct DeliverBody {
           slot = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
                                                                                      : combine_dyn(c.op, slot, x);
         }
-        group_sync();  // a later action may touch words another lane just wrote
+        group_sync(lanes);  // a later action may touch words another lane just wrote
       }
     }
   }

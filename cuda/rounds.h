@@ -22,6 +22,8 @@
 namespace ppsim {
 namespace rounds {
 
+inline constexpr long long kWideWords = 8;
+
 // Memory a run needs besides what the sizing pass finds (its estimate before the run).
 inline uint64_t state_bytes(const RunConfig& c) {
   uint64_t bytes = 0;
@@ -115,6 +117,11 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(long long));
     read_status();
   }
+  // A round's messages are moved by a warp per processor when they average kWideWords words or more.
+  auto wide = [&](int r) {
+    const long long sends = totals[size_t(3 * (r - 1))], words = totals[size_t(3 * (r - 1) + 2)];
+    return sends > 0 && words >= kWideWords * sends;
+  };
   long long max_sends = 1, max_recvs = 1, max_words = 1;
   for (int r = 0; r < nrounds; ++r) {
     max_sends = std::max(max_sends, totals[size_t(3 * r)]);
@@ -168,7 +175,8 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
       exec.exclusive_sum(s.nrecv.get(), s.recv_begin.get(), p);
       exec.exclusive_sum(s.nwords.get(), s.pool_begin.get(), p);
       exec.groups(p, PostBody{ctx, r, s.send_begin.get(), s.recv_begin.get(), s.pool_begin.get(), s.sends.get(), s.recvs.get(),
-                              s.pool.get()});
+                              s.pool.get()},
+                  wide(r));
       if (nsends > 0) {
         exec.each(nsends, MatchBody{ctx, t, rs, s.sends.get(), s.recvs.get(), s.send_begin.get(), s.recv_begin.get(), s.nrecv.get(),
                                     link_load.get()});
@@ -185,7 +193,8 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
       if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(3 * (arrived.round - 1) + 1)] > 0) {
         const bool check = s.round > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
         exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
-                                   arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()});
+                                   arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()},
+                    wide(arrived.round));
       }
     }
     if (t == total_steps) local(LocalPhase::after_last_step);

@@ -258,7 +258,7 @@ class CpuRun {
         bool contiguous = (x.act[0].run == 0 || x.act[0].run == x.len) && x.act[0].msg_off == 0 && x.act[0].words == 0;
         if (x.nact > 1 || !contiguous) {
           more = int32_t(ch.more_actions.size());
-          ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy});  // run length in dst_off
+          ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy, 0, 0});  // run length in dst_off
           for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
         }
         ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off, x.act[0].buf, x.act[0].mode});

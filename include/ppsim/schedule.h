@@ -28,14 +28,17 @@ struct Send {
   int32_t buf;      // buffer index (see Operation buffers)
 };
 
+// No default member initializers: RecvAction{dst_off, run, stride, buf, mode} still zeroes the
+// members it leaves out (aggregate initialization), while a StepOps (64 actions) is built without
+// writing them all - on the device, once per processor per kernel.
 struct RecvAction {
   int64_t dst_off;
-  int64_t run = 0;     // 0: one contiguous slice of the message's length
-  int64_t stride = 0;
+  int64_t run;      // 0: one contiguous slice of the message's length
+  int64_t stride;
   int32_t buf;
   RecvMode mode;
-  int64_t msg_off = 0;  // the action uses message words [msg_off, msg_off + words)
-  int64_t words = 0;    // 0: to the end of the message
+  int64_t msg_off;  // the action uses message words [msg_off, msg_off + words)
+  int64_t words;    // 0: to the end of the message
 };
 
 struct Recv {
@@ -67,7 +70,7 @@ struct StepOps {
     if (nrecv == kMaxOps) { overflow = true; return; }
     Recv& r = recv[nrecv++];
     r.from = from; r.len = run * count; r.nact = 1;
-    r.act[0] = RecvAction{off, run, stride, buf, mode};
+    r.act[0] = RecvAction{off, run, stride, buf, mode, 0, 0};
   }
   // A second slot updated by the most recent receive (e.g. prefix: result and outgoing partial).
   PPSIM_HD void add_action(int32_t buf, int64_t off, RecvMode mode) {
@@ -78,7 +81,7 @@ struct StepOps {
     if (nrecv == 0) { overflow = true; return; }
     Recv& r = recv[nrecv - 1];
     if (r.nact == kMaxActions) { overflow = true; return; }
-    r.act[r.nact++] = RecvAction{off, run, stride, buf, mode};
+    r.act[r.nact++] = RecvAction{off, run, stride, buf, mode, 0, 0};
   }
   // Restricts the most recent receive's last action to message words [msg_off, msg_off + words).
   PPSIM_HD void restrict_last_action(int64_t msg_off, int64_t words) {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ppsim/algorithm.h"
+#include "ppsim/cuda_backend.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -193,7 +194,10 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "draw --topology ring --p 8 --op broadcast --out '" + out + ".gif'",
       "draw --topology ring --p 128 --op broadcast --out '" + out + ".svg'",
   };
-  for (const auto& args : bad) {
+  std::vector<std::string> cases = bad;
+  if (!ppsim::cuda_status().usable)  // a sweep on a GPU that is not there
+    cases.push_back("sweep --op allreduce --topology hypercube --p 2^4..2^6 --backend cuda --csv '" + out + "'");
+  for (const auto& args : cases) {
     Outcome o = ppsim(args);
     EXPECT_EQ(o.code, 2) << args;
     EXPECT_EQ(o.err.rfind("ppsim: ", 0), 0u) << args << ": " << o.err;

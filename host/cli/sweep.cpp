@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "ppsim/report.h"
+#include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"
 
 namespace ppsim::cli {
@@ -237,6 +238,12 @@ int run_sweep(const SweepOptions& s) {
   std::string reason;
   std::vector<SweepPoint> points = sweep_points(s, skipped, reason);
   if (points.empty()) throw UsageError("no point of the sweep can run" + (reason.empty() ? std::string() : ": " + reason));
+  bool any_cuda = false;
+  for (const auto& pt : points) any_cuda = any_cuda || pt.backend == Backend::cuda;
+  if (any_cuda) {  // refused before any file is written
+    CudaStatus status = cuda_status();
+    if (!status.usable) throw UsageError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
+  }
   LineSink csv(s.csv), jsonl(s.jsonl);
   if (csv.active()) {
     std::string header;
@@ -246,8 +253,6 @@ int run_sweep(const SweepOptions& s) {
   // CPU points: one per core. CUDA points: one at a time from one host thread; each point's
   // steps are queued back to back on the device, which returns to the host only after its sizing
   // pass and at its end, and the next point follows at once.
-  bool any_cuda = false;
-  for (const auto& pt : points) any_cuda = any_cuda || pt.backend == Backend::cuda;
   const int jobs = s.jobs > 0 ? s.jobs : any_cuda ? 1 : int(std::max(1u, std::thread::hardware_concurrency()));
   const bool bar = isatty(2) && !s.quiet;
   const auto start = std::chrono::steady_clock::now();

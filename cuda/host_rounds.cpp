@@ -56,14 +56,20 @@ class HostExec {
   }
   void zero(void* dst, size_t bytes) { std::memset(dst, 0, bytes); }
   void upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-  void download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+  void download(void* dst, const void* src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+    ++downloads;  // on the device, each is a wait for the stream: a return to the host
+  }
+  int64_t downloads = 0;
 };
 
 }  // namespace
 
-RunResult run_device_rounds_on_host(const RunConfig& c) {
+RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits) {
   HostExec exec;
-  return rounds::run_rounds(c, exec);
+  RunResult r = rounds::run_rounds(c, exec);
+  if (host_waits) *host_waits = exec.downloads;
+  return r;
 }
 
 int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<uint64_t>> buffers) {

@@ -129,7 +129,8 @@ TEST(CudaBackend, ScheduleErrorsReadAsOnTheCpu) {
 }
 
 // The same rounds, every body run on the host: the device logic checked in CI.
-TEST(CudaRoundsOnHost, IdenticalToCpuForEveryAlgorithm) { every_algorithm(run_device_rounds_on_host, int64_t{1} << 22, true); }
+TEST(CudaRoundsOnHost, IdenticalToCpuForEveryAlgorithm) { every_algorithm([](const RunConfig& c) { return run_device_rounds_on_host(c); }, int64_t{1} << 22, true);
+}
 
 TEST(CudaRoundsOnHost, PostalRoutedAndMappedRunsMatchTheCpu) {
   for (const RunConfig& c : special_configs()) {
@@ -309,4 +310,25 @@ TEST(DeviceVerification, BuffersStayBehindUnlessNeeded) {
   EXPECT_TRUE(dev.buffers.empty());
   EXPECT_EQ(dev.words, cpu.words);
   EXPECT_EQ(dev.time, cpu.time);
+}
+
+// Issue 6's GPU clause: a run reads back from the device a fixed number of times (after sizing, the
+// broken-rule word, the rounds' figures, the verification count), however many steps it has; the
+// steps in between never wait for the host. Checked on the host executor, which counts the reads.
+TEST(CudaRoundsOnHost, StepsNeverWaitForTheHost) {
+  std::vector<int64_t> waits;
+  for (int64_t p : {int64_t{4}, int64_t{64}, int64_t{1} << 12}) {
+    for (int lambda : {1, 3}) {
+      RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, p, "", 2, OperatorKind::interval);
+      c.params.lambda = lambda;
+      c.keep_buffers = false;
+      int64_t n = -1;
+      RunResult r = run_device_rounds_on_host(c, &n);
+      EXPECT_TRUE(r.verified);
+      EXPECT_EQ(r.steps, ceil_log2(p) * lambda);
+      waits.push_back(n);
+    }
+  }
+  for (int64_t n : waits) EXPECT_EQ(n, waits.front()) << "reads back depend on the number of steps";
+  EXPECT_LE(waits.front(), 5);
 }

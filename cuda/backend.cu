@@ -2,10 +2,11 @@
 // synchronous kernel rounds on the device. Thrust/CUB live only in cuda/.
 //
 // Mapping: in the phases that move words (post, deliver) every simulated processor is a group of
-// kGroup threads (one warp: "its thread block"; kBlock / kGroup processors share a CUDA block) whose
-// lanes copy and combine the words of its messages - when the round's messages average at least
-// kWideWords words; shorter messages get one thread per processor, since 31 idle lanes would only
-// recompute the processor's ops. The other phases are a thread per processor, send or receive. Kernel boundaries are the
+// threads whose lanes copy and combine the words of its messages, sized by the round's average
+// message (rounds.h): a thread block of kBlock threads for long messages (DESIGN.md §7's thread
+// block per processor), a warp (kBlock / kGroup processors share a block) for medium ones, one
+// thread for short ones, where idle lanes would only recompute the processor's ops. The other
+// phases are a thread per processor, send or receive. Kernel boundaries are the
 // synchronization points DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
 // all finish before the next phase starts. rounds.h orders the phases; this file supplies the
 // executor: a stream of its own, kernels, CUB scans and reductions, device memory.
@@ -40,6 +41,12 @@ __global__ void group_kernel(int64_t n, Body body) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) body(i, lane, kGroup);
+}
+
+// One block per processor: for rounds of long messages.
+template <class Body>
+__global__ void block_kernel(int64_t n, Body body) {
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) body(i, int(threadIdx.x), int(blockDim.x));
 }
 
 // One thread per processor (groups of one lane): for rounds of short messages.
@@ -155,16 +162,23 @@ class DeviceExec {
     each_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body);
     PPSIM_CUDA_CHECK_LAUNCH("each_kernel");
   }
-  // wide: a warp per processor (long messages); otherwise a thread per processor.
+  // A thread, a warp or a block per processor.
   template <class Body>
-  void groups(int64_t n, const Body& body, bool wide) {
+  void groups(int64_t n, const Body& body, rounds::GroupWidth width) {
     if (n <= 0) return;
-    if (wide) {
-      group_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body);
-      PPSIM_CUDA_CHECK_LAUNCH("group_kernel");
-    } else {
-      single_lane_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body);
-      PPSIM_CUDA_CHECK_LAUNCH("single_lane_kernel");
+    switch (width) {
+      case rounds::GroupWidth::thread:
+        single_lane_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body);
+        PPSIM_CUDA_CHECK_LAUNCH("single_lane_kernel");
+        break;
+      case rounds::GroupWidth::warp:
+        group_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body);
+        PPSIM_CUDA_CHECK_LAUNCH("group_kernel");
+        break;
+      case rounds::GroupWidth::block:
+        block_kernel<<<grid_for(n, 1), kBlock, 0, stream_>>>(n, body);
+        PPSIM_CUDA_CHECK_LAUNCH("block_kernel");
+        break;
     }
   }
 

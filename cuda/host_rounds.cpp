@@ -41,10 +41,10 @@ class HostExec {
   void each(int64_t n, const Body& body) {
     for (int64_t x = 0; x < n; ++x) body(x);
   }
-  // One lane per processor whatever `wide` says: lanes run in lockstep between their barriers on
+  // One lane per processor whatever the width: lanes run in lockstep between their barriers on
   // the device, which one host thread cannot imitate lane by lane.
   template <class Body>
-  void groups(int64_t n, const Body& body, bool /*wide*/) {
+  void groups(int64_t n, const Body& body, rounds::GroupWidth /*width*/) {
     for (int64_t i = 0; i < n; ++i) body(i, 0, 1);
   }
   void reserve_scratch(int64_t, int64_t) {}

@@ -38,11 +38,16 @@ PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned l
   return old;
 #endif
 }
-// The lanes of one processor's group wait for each other: a whole warp on the device when a group
-// has 32 lanes; nothing to wait for with one lane (the host, and rounds of short messages).
+// How many lanes move one processor's words in post and deliver: one thread (short messages), a
+// warp (32 lanes), or a whole thread block (long messages).
+enum class GroupWidth : int8_t { thread, warp, block };
+
+// The lanes of one processor's group wait for each other: the block or the warp on the device;
+// nothing to wait for with one lane (the host, and rounds of short messages).
 PPSIM_HD inline void group_sync(int lanes) {
 #if defined(__CUDA_ARCH__)
-  if (lanes > 1) __syncwarp();
+  if (lanes > 32) __syncthreads();
+  else if (lanes > 1) __syncwarp();
 #else
   (void)lanes;
 #endif
@@ -323,7 +328,10 @@ struct DeliverBody {
   const DevSend* sends_now;
   const long long *send_begin_now, *nsend_now;
   PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
-    if (failed(c)) return;
+    // No early exit on a broken rule here: another group may flag one while this group runs, its
+    // lanes could read the flag apart, and every lane must reach the same barriers. Every branch
+    // below depends on the processor and on what earlier kernels wrote, so it is the same for all
+    // lanes; unmatched receives (after a broken rule) are skipped.
     const int64_t first = recv_begin[i], count = nrecv[i];
     if (count == 0) return;
     if (check_sends && lane == 0 && nsend_now[i] > 0) {
@@ -332,7 +340,7 @@ struct DeliverBody {
     }
     for (int64_t r = first; r < first + count; ++r) {
       const DevRecv& rv = recvs[r];
-      if (rv.pool_off < 0) return;  // unmatched: flagged, the run stops
+      if (rv.pool_off < 0) continue;  // unmatched: flagged, the run stops at its end
       const uint64_t* src = pool + rv.pool_off;
       for (int q = 0; q < rv.nact; ++q) {
         const RecvAction act = rv.act[q];

@@ -22,7 +22,7 @@
 namespace ppsim {
 namespace rounds {
 
-inline constexpr long long kWideWords = 8;
+inline constexpr long long kWarpWords = 8, kBlockWords = 2048;
 
 // Memory a run needs besides what the sizing pass finds (its estimate before the run).
 inline uint64_t state_bytes(const RunConfig& c) {
@@ -117,10 +117,13 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(long long));
     read_status();
   }
-  // A round's messages are moved by a warp per processor when they average kWideWords words or more.
-  auto wide = [&](int r) {
+  // Who moves a round's words: a block per processor when its messages average kBlockWords words
+  // or more, a warp from kWarpWords, else a thread.
+  auto width = [&](int r) {
     const long long sends = totals[size_t(3 * (r - 1))], words = totals[size_t(3 * (r - 1) + 2)];
-    return sends > 0 && words >= kWideWords * sends;
+    if (sends > 0 && words >= kBlockWords * sends) return GroupWidth::block;
+    if (sends > 0 && words >= kWarpWords * sends) return GroupWidth::warp;
+    return GroupWidth::thread;
   };
   long long max_sends = 1, max_recvs = 1, max_words = 1;
   for (int r = 0; r < nrounds; ++r) {
@@ -176,7 +179,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
       exec.exclusive_sum(s.nwords.get(), s.pool_begin.get(), p);
       exec.groups(p, PostBody{ctx, r, s.send_begin.get(), s.recv_begin.get(), s.pool_begin.get(), s.sends.get(), s.recvs.get(),
                               s.pool.get()},
-                  wide(r));
+                  width(r));
       if (nsends > 0) {
         exec.each(nsends, MatchBody{ctx, t, rs, s.sends.get(), s.recvs.get(), s.send_begin.get(), s.recv_begin.get(), s.nrecv.get(),
                                     link_load.get()});
@@ -194,7 +197,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
         const bool check = s.round > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
         exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
                                    arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()},
-                    wide(arrived.round));
+                    width(arrived.round));
       }
     }
     if (t == total_steps) local(LocalPhase::after_last_step);

@@ -72,6 +72,16 @@ TEST(PostalBound, TheoremOneSequences) {
       auto g = g_by_hand(k, lambda, 25);  // 5^25 < 2^62: no saturation yet
       for (int j = 0; j < 25; ++j) EXPECT_EQ(postal_g(j, k, lambda), g[size_t(j)]);
     }
+  // postal_min_steps (one pass of the recurrence) is min{ i | G(i) >= n } by its definition,
+  // including lambda = 1024 and n near the saturation cap.
+  for (int k : {1, 2, 5})
+    for (int lambda : {1, 2, 3, 7, 1024})
+      for (int64_t n : {int64_t{2}, int64_t{3}, int64_t{10}, int64_t{1000}, int64_t{1} << 20, kPostalGCap - 1, kPostalGCap}) {
+        if (lambda == 1024 && n > (int64_t{1} << 20)) continue;  // tens of thousands of G(i) to scan
+        int i = 0;
+        while (postal_g(i, k, lambda) < n) ++i;
+        EXPECT_EQ(postal_min_steps(n, k, lambda), i) << "n=" << n << " k=" << k << " lambda=" << lambda;
+      }
 }
 
 // Seed 000 §3.2: n = 10, k = 2, lambda = 3, c(i) = i; C_j after every step, in the paper's notation.

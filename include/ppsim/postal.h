@@ -27,12 +27,18 @@ PPSIM_HD inline int64_t postal_g(int j, int k, int lambda) {
   return g;
 }
 
-// min{ i | G(i) >= n }: the fewest steps in which n processors can all be reached.
+// min{ i | G(i) >= n }: the fewest steps in which n processors can all be reached. One pass of
+// the recurrence (the algorithms call this per processor and step).
 PPSIM_HD inline int postal_min_steps(int64_t n, int k, int lambda) {
   if (n <= 1) return 0;
-  int i = lambda;  // G(i) = 1 below lambda
-  while (postal_g(i, k, lambda) < n) ++i;
-  return i;
+  int64_t window[1024];  // window[x % lambda] = G(x), as in postal_g
+  for (int x = 0; x < lambda; ++x) window[x] = 1;
+  for (int x = lambda;; ++x) {  // G(x) = 1 below lambda, so the answer is at least lambda
+    const int64_t prev = window[(x - 1) % lambda], back = window[x % lambda];
+    const int64_t g = (back > (kPostalGCap - prev) / (k > 0 ? k : 1)) ? kPostalGCap : prev + int64_t(k) * back;
+    if (g >= n) return x;
+    window[x % lambda] = g;
+  }
 }
 
 }  // namespace ppsim

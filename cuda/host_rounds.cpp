@@ -73,7 +73,7 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits) {
 }
 
 int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<uint64_t>> buffers) {
-  validate_config(c);
+  validate_config(c, false);
   HostExec exec;
   rounds::Ctx ctx{};
   ctx.a = c.params;

@@ -35,7 +35,8 @@ inline uint64_t state_bytes(const RunConfig& c) {
 
 template <class Exec>
 RunResult run_rounds(const RunConfig& c, Exec& exec) {
-  validate_config(c);
+  validate_config(c, false);
+  if (c.keep_buffers) require_host_memory(state_bytes(c), "the final buffers, copied back");
   const auto start = std::chrono::steady_clock::now();
   const Operation op = c.algorithm->op;
   const int64_t p = c.params.p;

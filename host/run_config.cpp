@@ -60,7 +60,14 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
   return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links;
 }
 
-void validate_config(const RunConfig& c) {
+void require_host_memory(uint64_t need, const std::string& what) {
+  const uint64_t have = available_memory_bytes();
+  if (need > have - have / 10)
+    throw ConfigError("this run needs about " + gib(need) + " of memory" + (what.empty() ? "" : " (" + what + ")") + " but only " +
+                      gib(have) + " is available");
+}
+
+void validate_config(const RunConfig& c, bool host_memory) {
   if (!c.algorithm) throw ConfigError("no algorithm chosen");
   const AlgoParams& a = c.params;
   if (a.p != c.topology.p) throw ConfigError("internal: params.p differs from the topology's p");
@@ -92,9 +99,7 @@ void validate_config(const RunConfig& c) {
       throw ConfigError("--trace keeps every buffer after every step; it is limited to p <= 1024 and 2e7 words in all (this run: p = " +
                         std::to_string(a.p) + ", " + std::to_string(words) + " words x " + std::to_string(steps) + " steps)");
   }
-  uint64_t need = estimate_run_bytes(c), have = available_memory_bytes();
-  if (need > have - have / 10)
-    throw ConfigError("this run needs about " + gib(need) + " of memory but only " + gib(have) + " is available");
+  if (host_memory) require_host_memory(estimate_run_bytes(c), "");
 }
 
 }  // namespace ppsim

@@ -215,12 +215,17 @@ TEST(CudaRoundsOnHost, ScheduleErrorsReadAsOnTheCpu) {
 
 TEST(CudaBackend, RunsThatDoNotFitAreRefusedWithTheSizes) {
   REQUIRE_DEVICE();
-  RunConfig c = testing_support::make_config("allgather_ring", TopologyKind::ring, 1 << 20, "", 1 << 10);
+  // 2^27 processors x 256 words: 256 GiB of buffers, more than any device has; the parameters are
+  // fine, and with keep_buffers = false the host holds none of it: the device check must refuse.
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 27, "", 256);
+  c.keep_buffers = false;
   try {
     run_cuda(c);
-    FAIL() << "a 2^50-byte run was accepted";
+    FAIL() << "a 256 GiB run was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("memory"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("of device memory"), std::string::npos) << what;
+    EXPECT_NE(what.find(status().device), std::string::npos) << what;
   }
 }
 
@@ -331,4 +336,20 @@ TEST(CudaRoundsOnHost, StepsNeverWaitForTheHost) {
   }
   for (int64_t n : waits) EXPECT_EQ(n, waits.front()) << "reads back depend on the number of steps";
   EXPECT_EQ(waits.front(), 5);  // totals + rule after sizing; rule, figures, verification count at the end
+}
+
+// What the CPU backend would hold on the host does not stop a device run: the parameters of a
+// 256 GiB allreduce are valid for the CUDA backend (which checks device memory itself), while the
+// CPU backend's estimate counts the buffers and a step's payloads.
+TEST(BackendSelection, HostMemoryIsTheCpuBackendsCheck) {
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 27, "", 256);
+  c.keep_buffers = false;
+  EXPECT_NO_THROW(validate_config(c, false));
+  EXPECT_GE(estimate_run_bytes(c), 2 * (uint64_t{1} << 27) * 256 * 8);
+  try {
+    require_host_memory(uint64_t{1} << 62, "a test");
+    FAIL() << "4 EiB accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("of memory (a test) but only"), std::string::npos) << e.what();
+  }
 }

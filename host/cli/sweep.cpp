@@ -173,7 +173,7 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, st
                       Backend backend = Backend::automatic;
                       RunConfig c = build_config(o, backend);
                       c.keep_buffers = false;  // a row needs the figures only (on a GPU: verified there)
-                      validate_config(c);
+                      validate_config(c, backend != Backend::cuda);  // a CUDA run checks device memory itself
                       points.push_back({c, backend});
                     } catch (const std::exception& e) {  // e.g. an algorithm not for this topology or p
                       ++skipped;

@@ -107,8 +107,13 @@ class ConfigError : public std::runtime_error {
 // The machine the messages travel on, and where logical processor i sits on it.
 inline const Topology& physical_topology(const RunConfig& c) { return c.mapped ? c.mapping.physical : c.topology; }
 
-// Checks the configuration (algorithm applicability, ports, lambda, memory). Throws ConfigError.
-void validate_config(const RunConfig& c);
+// Checks the configuration (algorithm applicability, ports, lambda; with host_memory, what the CPU
+// backend would hold against the host's available memory). Throws ConfigError. The CUDA backend
+// checks device memory itself and host memory only for the buffers it brings back.
+void validate_config(const RunConfig& c, bool host_memory = true);
+// Throws ConfigError when `bytes` exceed the host's available memory less a tenth; `what` says
+// what they are for (may be empty).
+void require_host_memory(uint64_t bytes, const std::string& what);
 // Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
 uint64_t estimate_run_bytes(const RunConfig& c);
 

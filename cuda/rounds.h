@@ -28,7 +28,7 @@ inline constexpr long long kWarpWords = 8, kBlockWords = 2048;
 inline uint64_t state_bytes(const RunConfig& c) {
   uint64_t bytes = 0;
   for (int b = 0; b < run_buffer_count(c); ++b) bytes += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b)) * 8;
-  const Topology t = c.mapped ? c.mapping.physical : c.topology;
+  const Topology& t = physical_topology(c);
   if (!direct_links(t)) bytes += uint64_t(link_space(t)) * 8;
   return bytes;
 }
@@ -49,7 +49,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   Ctx ctx{};
   ctx.algo = c.algorithm->id;
   ctx.a = c.params;
-  ctx.topo = c.mapped ? c.mapping.physical : c.topology;
+  ctx.topo = physical_topology(c);
   ctx.mapped = c.mapped;
   ctx.mapping = c.mapping;
   ctx.op = c.combine;

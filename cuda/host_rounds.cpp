@@ -5,8 +5,10 @@
 // against the CPU backend without a GPU. It shows nothing about races between lanes or blocks:
 // that part needs a device.
 #include <algorithm>
+#include <barrier>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "ppsim/cuda_backend.h"
@@ -41,12 +43,29 @@ class HostExec {
   void each(int64_t n, const Body& body) {
     for (int64_t x = 0; x < n; ++x) body(x);
   }
-  // One lane per processor whatever the width: lanes run in lockstep between their barriers on
-  // the device, which one host thread cannot imitate lane by lane.
+  // One lane per processor, or (lanes > 1, for warp and block widths) that many threads, one per
+  // lane, each walking the processors in order and meeting the others at the body's barriers.
   template <class Body>
-  void groups(int64_t n, const Body& body, rounds::GroupWidth /*width*/) {
-    for (int64_t i = 0; i < n; ++i) body(i, 0, 1);
+  void groups(int64_t n, const Body& body, rounds::GroupWidth width) {
+    if (lanes <= 1 || width == rounds::GroupWidth::thread) {
+      for (int64_t i = 0; i < n; ++i) body(i, 0, 1);
+      return;
+    }
+    struct Barrier final : rounds::HostLaneBarrier {
+      explicit Barrier(int count) : b(count) {}
+      void wait() override { b.arrive_and_wait(); }
+      std::barrier<> b;
+    } barrier(lanes);
+    std::vector<std::thread> threads;
+    for (int lane = 0; lane < lanes; ++lane)
+      threads.emplace_back([&, lane] {
+        rounds::host_lane_barrier = &barrier;
+        for (int64_t i = 0; i < n; ++i) body(i, lane, lanes);
+        rounds::host_lane_barrier = nullptr;
+      });
+    for (auto& t : threads) t.join();
   }
+  int lanes = 1;
   void reserve_scratch(int64_t, int64_t) {}
   void exclusive_sum(const long long* in, long long* out, int64_t n) { std::exclusive_scan(in, in + n, out, 0LL); }
   void sum(const long long* in, long long* out, int64_t n) { *out = std::accumulate(in, in + n, 0LL); }
@@ -65,8 +84,10 @@ class HostExec {
 
 }  // namespace
 
-RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits) {
+RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits, int lanes) {
+  if (lanes < 1 || lanes > 256) throw ConfigError("run_device_rounds_on_host: lanes must be 1 to 256");
   HostExec exec;
+  exec.lanes = lanes;
   RunResult r = rounds::run_rounds(c, exec);
   if (host_waits) *host_waits = exec.downloads;
   return r;

@@ -42,14 +42,26 @@ PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned l
 // warp (32 lanes), or a whole thread block (long messages).
 enum class GroupWidth : int8_t { thread, warp, block };
 
-// The lanes of one processor's group wait for each other: the block or the warp on the device;
-// nothing to wait for with one lane (the host, and rounds of short messages).
+#if !defined(__CUDA_ARCH__)
+// The host executor can run a group's lanes as threads (to check the lane arithmetic and barriers
+// without a GPU); each such thread points this at its group's barrier.
+struct HostLaneBarrier {
+  virtual void wait() = 0;
+
+ protected:
+  ~HostLaneBarrier() = default;
+};
+inline thread_local HostLaneBarrier* host_lane_barrier = nullptr;
+#endif
+
+// The lanes of one processor's group wait for each other: the block or the warp on the device, the
+// group's threads on the host; nothing to wait for with one lane.
 PPSIM_HD inline void group_sync(int lanes) {
 #if defined(__CUDA_ARCH__)
   if (lanes > 32) __syncthreads();
   else if (lanes > 1) __syncwarp();
 #else
-  (void)lanes;
+  if (lanes > 1 && host_lane_barrier) host_lane_barrier->wait();
 #endif
 }
 

@@ -353,3 +353,24 @@ TEST(BackendSelection, HostMemoryIsTheCpuBackendsCheck) {
     EXPECT_NE(std::string(e.what()).find("of memory (a test) but only"), std::string::npos) << e.what();
   }
 }
+
+// The lanes: with messages of 16 words the device moves them with a warp per processor (a block
+// from 2048 words). Run here as 4 or 32 threads per processor meeting at the same barriers, every
+// algorithm still gives the CPU backend's buffers and figures: the lane arithmetic (strided
+// words, lane 0's records, barriers between a receive's actions) is checked without a GPU.
+TEST(CudaRoundsOnHost, LanesAsThreadsMatchTheCpu) {
+  int compared = 0;
+  for (const auto& a : algorithms())
+    for (int64_t p : {5, 16}) {
+      const int64_t m = a.needs_m_divisible_by_p() ? 16 * p : 16;
+      RunConfig c = config_for(a, p, OperatorKind::interval);
+      c.params.m = m;
+      if (!algorithm_rejects(a, c.topology, c.params, c.combine).empty()) continue;
+      SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(p));
+      expect_identical(run_cpu(c), run_device_rounds_on_host(c, nullptr, p == 5 ? 4 : 32));
+      ++compared;
+    }
+  EXPECT_GT(compared, int(algorithms().size()));
+  RunConfig big = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, 8, "", 4096, OperatorKind::affine);
+  expect_identical(run_cpu(big), run_device_rounds_on_host(big, nullptr, 8));  // a block per processor
+}

@@ -31,8 +31,10 @@ RunResult run_cuda(const RunConfig& c);
 // The CUDA backend's rounds (cuda/rounds.h) with every kernel body run on the host, one index at a
 // time, and std:: scans for CUB's. Same results and errors as run_cuda; backend "cuda-host". For
 // checking the device logic where there is no GPU (tests, CI). host_waits, when given, receives
-// the number of times the run read results back (on a device: waited for the stream).
-RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nullptr);
+// the number of times the run read results back (on a device: waited for the stream). lanes > 1
+// runs the rounds that the device gives a warp or a block per processor with that many threads
+// per processor, meeting at the same barriers (slow: for small runs).
+RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nullptr, int lanes = 1);
 
 // The device verification (cuda/verify_bodies.h: the reference's words from ordered tree folds and
 // scans, compared where the buffers are), run on the host over the given final buffers: the number

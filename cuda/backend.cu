@@ -261,7 +261,6 @@ double cuda_copy_bandwidth(uint64_t bytes) {
 }
 
 RunResult run_cuda(const RunConfig& c) {
-  validate_config(c, false);  // device memory is checked by the run itself
   if (c.test_ops_override) throw ConfigError("the test hook for broken schedules runs on the host only");
   CudaStatus status = cuda_status();
   if (!status.usable) throw ConfigError("--backend cuda: no usable CUDA device (" + status.why + ")");

@@ -96,28 +96,13 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits, int
 int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<uint64_t>> buffers) {
   validate_config(c, false);
   HostExec exec;
-  rounds::Ctx ctx{};
-  ctx.a = c.params;
-  ctx.op = c.combine;
-  ctx.nbuf = run_buffer_count(c);
+  rounds::Ctx ctx = rounds::make_ctx(c);
   if (int(buffers.size()) != ctx.nbuf) throw ConfigError("device_mismatches_on_host: wrong number of buffers");
   for (int b = 0; b < ctx.nbuf; ++b) {
-    ctx.words[b] = run_buffer_words(c, b);
     if (int64_t(buffers[size_t(b)].size()) != c.params.p * ctx.words[b]) throw ConfigError("device_mismatches_on_host: wrong buffer size");
     ctx.bufs[b] = buffers[size_t(b)].data();
   }
   return rounds::count_mismatches(c, exec, ctx);
-}
-
-uint64_t cuda_estimate_bytes(const RunConfig& c) {
-  const uint64_t p = uint64_t(c.params.p);
-  uint64_t words = 0;
-  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(run_buffer_words(c, b));
-  // Per store: the per-processor counts and offsets, and a guess at a round's messages (each
-  // processor sending its declared number of messages of a buffer's size).
-  const uint64_t sends = p * uint64_t(std::max(1, c.algorithm->sends_per_step));
-  const uint64_t per_store = p * 6 * 8 + sends * (sizeof(rounds::DevSend) + sizeof(rounds::DevRecv) + 16) + p * words * 8;
-  return rounds::state_bytes(c) + uint64_t(std::max(1, c.params.lambda)) * per_store + (uint64_t{64} << 20);
 }
 
 }  // namespace ppsim

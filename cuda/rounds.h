@@ -26,11 +26,32 @@ inline constexpr long long kWarpWords = 8, kBlockWords = 2048;
 
 // Memory a run needs besides what the sizing pass finds (its estimate before the run).
 inline uint64_t state_bytes(const RunConfig& c) {
-  uint64_t bytes = 0;
-  for (int b = 0; b < run_buffer_count(c); ++b) bytes += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b)) * 8;
+  uint64_t bytes = run_total_words(c) * 8;
   const Topology& t = physical_topology(c);
   if (!direct_links(t)) bytes += uint64_t(link_space(t)) * 8;
   return bytes;
+}
+
+// A round's totals, as the sizing pass sums them (three contiguous counters).
+struct RoundTotals {
+  long long sends, recvs, words;
+};
+
+// The context of a run's bodies: everything but the buffer, status and test-hook pointers.
+inline Ctx make_ctx(const RunConfig& c) {
+  Ctx ctx{};
+  ctx.algo = c.algorithm->id;
+  ctx.a = c.params;
+  ctx.topo = physical_topology(c);
+  ctx.mapped = c.mapped;
+  ctx.mapping = c.mapping;
+  ctx.op = c.combine;
+  ctx.cost = c.cost;
+  ctx.port_model = c.ports.model;
+  ctx.port_limit = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
+  ctx.nbuf = run_buffer_count(c);
+  for (int b = 0; b < ctx.nbuf; ++b) ctx.words[b] = run_buffer_words(c, b);
+  return ctx;
 }
 
 template <class Exec>
@@ -45,24 +66,17 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   const int nrounds = c.algorithm->rounds(c.params);
   const int64_t total_steps = postal_native ? int64_t(nrounds) : int64_t(nrounds) * lambda;
   auto step_of_round = [&](int r) { return postal_native ? int64_t(r) : int64_t(r - 1) * lambda + 1; };
+  auto round_sent_at = [&](int64_t t) {  // the round whose messages leave in step t, 0: none
+    return postal_native ? int(t) : (t - 1) % lambda == 0 ? int((t - 1) / lambda) + 1 : 0;
+  };
 
-  Ctx ctx{};
-  ctx.algo = c.algorithm->id;
-  ctx.a = c.params;
-  ctx.topo = physical_topology(c);
-  ctx.mapped = c.mapped;
-  ctx.mapping = c.mapping;
-  ctx.op = c.combine;
-  ctx.cost = c.cost;
-  ctx.port_model = c.ports.model;
-  ctx.port_limit = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
-  ctx.nbuf = run_buffer_count(c);
+  Ctx ctx = make_ctx(c);
   ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
-  exec.require(state_bytes(c) + uint64_t(p) * 6 * 8, state_bytes(c) + uint64_t(p) * 6 * 8);
+  const uint64_t first_bytes = state_bytes(c) + uint64_t(p) * 6 * 8;
+  exec.require(first_bytes, first_bytes);
 
   typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
   for (int b = 0; b < ctx.nbuf; ++b) {
-    ctx.words[b] = run_buffer_words(c, b);
     bufs[b].ensure(size_t(p * ctx.words[b]));
     ctx.bufs[b] = bufs[b].get();
   }
@@ -103,34 +117,35 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   std::vector<Store> stores(static_cast<size_t>(lambda));
   for (auto& s : stores)
     for (auto* arr : {&s.nsend, &s.nrecv, &s.nwords, &s.send_begin, &s.recv_begin, &s.pool_begin}) arr->ensure(size_t(p));
-  std::vector<long long> totals(size_t(nrounds) * 3);
+  std::vector<RoundTotals> totals(static_cast<size_t>(nrounds));  // totals[r - 1]: round r
   if (nrounds > 0) {
-    typename Exec::template Array<long long> dev_totals;
+    typename Exec::template Array<RoundTotals> dev_totals;
     dev_totals.ensure(totals.size());
     exec.reserve_scratch(p, 0);
     Store& s = stores[0];
     for (int r = 1; r <= nrounds; ++r) {
+      RoundTotals* at = dev_totals.get() + (r - 1);
       exec.each(p, CountBody{ctx, r, step_of_round(r), s.nsend.get(), s.nrecv.get(), s.nwords.get()});
-      exec.sum(s.nsend.get(), dev_totals.get() + 3 * (r - 1), p);
-      exec.sum(s.nrecv.get(), dev_totals.get() + 3 * (r - 1) + 1, p);
-      exec.sum(s.nwords.get(), dev_totals.get() + 3 * (r - 1) + 2, p);
+      exec.sum(s.nsend.get(), &at->sends, p);
+      exec.sum(s.nrecv.get(), &at->recvs, p);
+      exec.sum(s.nwords.get(), &at->words, p);
     }
-    exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(long long));
+    exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(RoundTotals));
     read_status();
   }
   // Who moves a round's words: a block per processor when its messages average kBlockWords words
   // or more, a warp from kWarpWords, else a thread.
   auto width = [&](int r) {
-    const long long sends = totals[size_t(3 * (r - 1))], words = totals[size_t(3 * (r - 1) + 2)];
-    if (sends > 0 && words >= kBlockWords * sends) return GroupWidth::block;
-    if (sends > 0 && words >= kWarpWords * sends) return GroupWidth::warp;
+    const RoundTotals& n = totals[size_t(r - 1)];
+    if (n.sends > 0 && n.words >= kBlockWords * n.sends) return GroupWidth::block;
+    if (n.sends > 0 && n.words >= kWarpWords * n.sends) return GroupWidth::warp;
     return GroupWidth::thread;
   };
   long long max_sends = 1, max_recvs = 1, max_words = 1;
-  for (int r = 0; r < nrounds; ++r) {
-    max_sends = std::max(max_sends, totals[size_t(3 * r)]);
-    max_recvs = std::max(max_recvs, totals[size_t(3 * r + 1)]);
-    max_words = std::max(max_words, totals[size_t(3 * r + 2)]);
+  for (const RoundTotals& n : totals) {
+    max_sends = std::max(max_sends, n.sends);
+    max_recvs = std::max(max_recvs, n.recvs);
+    max_words = std::max(max_words, n.words);
   }
   const uint64_t per_store = uint64_t(max_sends) * (sizeof(DevSend) + sizeof(long long) + sizeof(double)) +
                              uint64_t(max_recvs) * sizeof(DevRecv) + uint64_t(max_words) * 8;
@@ -167,13 +182,10 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   // 2. The steps, queued back to back.
   for (int64_t t = 1; t <= total_steps; ++t) {
     Store& s = stores[size_t(t % lambda)];
-    const bool sends_now = postal_native || (t - 1) % lambda == 0;
-    s.round = 0;
-    if (sends_now) {
-      const int r = postal_native ? int(t) : int((t - 1) / lambda) + 1;
-      const long long nsends = totals[size_t(3 * (r - 1))], nrecvs = totals[size_t(3 * (r - 1) + 1)];
+    s.round = round_sent_at(t);
+    if (const int r = s.round; r > 0) {
+      const long long nsends = totals[size_t(r - 1)].sends, nrecvs = totals[size_t(r - 1)].recvs;
       RoundStats* rs = stats.get() + (r - 1);
-      s.round = r;
       exec.each(p, CountBody{ctx, r, t, s.nsend.get(), s.nrecv.get(), s.nwords.get()});
       exec.exclusive_sum(s.nsend.get(), s.send_begin.get(), p);
       exec.exclusive_sum(s.nrecv.get(), s.recv_begin.get(), p);
@@ -194,7 +206,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     const int64_t j = t - lambda + 1;  // the messages sent in step j arrive now
     if (j >= 1) {
       Store& arrived = stores[size_t(j % lambda)];
-      if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(3 * (arrived.round - 1) + 1)] > 0) {
+      if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(arrived.round - 1)].recvs > 0) {
         const bool check = s.round > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
         exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
                                    arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()},
@@ -205,7 +217,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     if (c.trace) {
       read_status();
       TraceStep ts{t, fetch_buffers(), {}};
-      const long long nsends = s.round > 0 ? totals[size_t(3 * (s.round - 1))] : 0;
+      const long long nsends = s.round > 0 ? totals[size_t(s.round - 1)].sends : 0;
       if (nsends > 0) {
         std::vector<DevSend> sends(static_cast<size_t>(nsends));
         exec.download(sends.data(), s.sends.get(), sends.size() * sizeof(DevSend));
@@ -226,8 +238,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   for (int64_t t = 1; t <= total_steps; ++t) {
     StepStats st;
     st.step = t;
-    if (postal_native || (t - 1) % lambda == 0) {
-      const int r = postal_native ? int(t) : int((t - 1) / lambda) + 1;
+    if (const int r = round_sent_at(t); r > 0) {
       const RoundStats& rs = host_stats[size_t(r - 1)];
       st.messages = int64_t(rs.messages);
       st.words = int64_t(rs.words);

@@ -69,6 +69,12 @@ int64_t run_buffer_words(const RunConfig& c, int32_t b) {
   return b < operation_buffer_count(op) ? operation_buffer_words(op, b, c.params) : c.algorithm->scratch_words(c.params);
 }
 
+uint64_t run_total_words(const RunConfig& c) {
+  uint64_t words = 0;
+  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b));
+  return words;
+}
+
 const char* buffer_name(Operation op, int32_t b) {
   if (b >= operation_buffer_count(op)) return "scratch";
   if (b == kData) return op == Operation::alltoall ? "send" : "data";

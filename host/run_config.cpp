@@ -52,8 +52,7 @@ std::string gib(uint64_t bytes) {
 
 uint64_t estimate_run_bytes(const RunConfig& c) {
   const int64_t p = c.params.p;
-  uint64_t buffers = 0;
-  for (int b = 0; b < run_buffer_count(c); ++b) buffers += uint64_t(p) * uint64_t(run_buffer_words(c, b)) * 8;
+  const uint64_t buffers = run_total_words(c) * 8;
   uint64_t per_store = uint64_t(p) * (2 * 8 + 2 * 4 + 48 + 80) + buffers;  // index arrays, one send/recv each, payloads
   const Topology& machine = physical_topology(c);
   uint64_t links = direct_links(machine) ? 0 : uint64_t(link_space(machine)) * 8;
@@ -92,8 +91,7 @@ void validate_config(const RunConfig& c, bool host_memory) {
                         std::to_string(words) + " words)");
   }
   if (c.trace) {
-    uint64_t words = 0;
-    for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(a.p) * uint64_t(run_buffer_words(c, b));
+    const uint64_t words = run_total_words(c);
     uint64_t steps = uint64_t(c.algorithm->rounds(a)) * uint64_t(a.lambda);
     if (a.p > 1024 || words * (steps + 1) > 20'000'000)
       throw ConfigError("--trace keeps every buffer after every step; it is limited to p <= 1024 and 2e7 words in all (this run: p = " +

@@ -246,14 +246,6 @@ TEST(BackendSelection, FallsBackToTheCpuWithANotice) {
   EXPECT_FALSE(status().why.empty());
 }
 
-TEST(BackendSelection, DeviceMemoryEstimateCoversTheBuffers) {
-  if (!status().built) GTEST_SKIP() << status().why;
-  RunConfig small = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 10, "", 1);
-  RunConfig large = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 20, "", 256);
-  EXPECT_GE(cuda_estimate_bytes(large), uint64_t{1 << 20} * 256 * 8);  // at least the data buffer
-  EXPECT_GT(cuda_estimate_bytes(large), cuda_estimate_bytes(small));
-}
-
 // The device verification counts exactly the words the host reference counts: for one algorithm
 // of every operation, non-commutative operators, exclusive and n > p scans, clean and with words
 // corrupted anywhere in every buffer (checked words and words the reference ignores alike).

@@ -229,9 +229,8 @@ int cmd_run(const RunOptions& o, Given&& given) {
   RunConfig c = build_config(o, backend);
   const Operation op = c.algorithm->op;
   const int64_t m = c.params.m;
-  uint64_t words = 0;  // the final buffers are reported only when this small; otherwise (on a GPU) they stay there
-  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b));
-  c.keep_buffers = words <= kReportFinalWords;
+  // The final buffers are reported only when this small; otherwise (on a GPU) they stay there.
+  c.keep_buffers = run_total_words(c) <= kReportFinalWords;
   std::string notice;
   RunResult r = run_simulation(c, backend, &notice);
   if (!notice.empty()) std::cerr << notice << "\n";

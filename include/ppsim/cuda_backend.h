@@ -19,10 +19,6 @@ struct CudaStatus {
 
 CudaStatus cuda_status();
 
-// Device bytes a run is expected to need (buffers, lambda stores of messages and payloads, link
-// counters, scratch), before it runs; the run itself checks the exact figure after its sizing pass.
-uint64_t cuda_estimate_bytes(const RunConfig& c);
-
 // Runs c on device 0: every round a sequence of kernels over the same per-processor step code the
 // CPU backend runs. Throws ConfigError (no device, not enough device memory), ScheduleError (with
 // the CPU backend's wording), or CudaError (a failed CUDA call: expression, file, line).

@@ -136,5 +136,7 @@ const char* buffer_name(Operation op, int32_t b);
 // Buffers of a run: the operation's, then the algorithm's scratch buffer if it has one.
 int run_buffer_count(const RunConfig& c);
 int64_t run_buffer_words(const RunConfig& c, int32_t b);
+// Words in all the run's buffers on all processors.
+uint64_t run_total_words(const RunConfig& c);
 
 }  // namespace ppsim

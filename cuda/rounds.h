@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ppsim/postal.h"
 #include "round_bodies.h"
 #include "verify_bodies.h"
 
@@ -85,6 +86,12 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   const RunStatus clear{kNoError};
   exec.upload(status.get(), &clear, sizeof clear);
   ctx.status = status.get();
+  // Seed 000's G for the run, in the executor's memory: the postal algorithms' steps read it.
+  const PostalTable postal(c.params);
+  typename Exec::template Array<int64_t> postal_g;
+  postal_g.ensure(postal.values().size());
+  exec.upload(postal_g.get(), postal.values().data(), postal.values().size() * sizeof(int64_t));
+  postal.attach(ctx.a, postal_g.get());
   typename Exec::template Array<unsigned long long> link_load;
   if (!direct_links(ctx.topo)) {
     link_load.ensure(size_t(std::max<int64_t>(1, link_space(ctx.topo))));

@@ -25,6 +25,7 @@
 #include "algorithms/all.h"
 #include "apply_words.h"
 #include "ppsim/engine.h"
+#include "ppsim/postal.h"
 #include "topologies/routing.h"
 
 namespace ppsim {
@@ -79,7 +80,7 @@ std::string at(int64_t step, int64_t proc) {
 class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
-      : c_(c), topo_(physical_topology(c)), a_(c.params), p_(c.topology.p), op_(c.algorithm->op),
+      : c_(c), topo_(physical_topology(c)), postal_(c.params), a_(postal_.attached(c.params)), p_(c.topology.p), op_(c.algorithm->op),
         apply_(apply_for(c.combine)) {
     nbuf_ = run_buffer_count(c);
     bufs_.resize(size_t(nbuf_));
@@ -457,7 +458,8 @@ class CpuRun {
 
   const RunConfig& c_;
   const Topology topo_;
-  const AlgoParams a_;
+  const PostalTable postal_;  // seed 000's G for the run, read by the postal algorithms' steps
+  const AlgoParams a_;        // the run's parameters, with postal_ attached
   const int64_t p_;
   const Operation op_;
   ApplyFn apply_;

@@ -9,6 +9,8 @@
 
 namespace ppsim {
 
+inline constexpr double kMaxSimulatedWords = double(uint64_t{1} << 40);  // in all the run's buffers
+
 std::string port_spec_name(const PortSpec& s) {
   switch (s.model) {
     case PortModel::single: return "single";
@@ -73,6 +75,7 @@ void validate_config(const RunConfig& c, bool host_memory) {
   if (a.m < 1) throw ConfigError("--m must be at least 1 (got " + std::to_string(a.m) + ")");
   if (a.lambda < 1) throw ConfigError("--lambda must be at least 1 (got " + std::to_string(a.lambda) + ")");
   if (a.lambda > 1024) throw ConfigError("--lambda must be at most 1024 (got " + std::to_string(a.lambda) + ")");
+  if (a.kports < 1) throw ConfigError("internal: params.kports must be at least 1 (got " + std::to_string(a.kports) + ")");
   if (a.root < 0 || a.root >= a.p)
     throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");
   if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0) throw ConfigError("--ts, --tw and --th must not be negative");
@@ -86,7 +89,7 @@ void validate_config(const RunConfig& c, bool host_memory) {
   }
   for (int b = 0; b < run_buffer_count(c); ++b) {
     int64_t words = run_buffer_words(c, b);
-    if (double(words) * double(a.p) > double(uint64_t{1} << 40))
+    if (double(words) * double(a.p) > kMaxSimulatedWords)
       throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors x " +
                         std::to_string(words) + " words)");
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/all.h"
 #include "ppsim/engine.h"
 #include "ppsim/postal.h"
 #include "ppsim/report.h"
@@ -50,7 +51,83 @@ std::vector<int64_t> g_by_hand(int k, int lambda, int count) {
   return g;
 }
 
+// Everything a processor's StepOps says, as text (so two can be compared and a difference shown).
+std::string ops_text(const StepOps& o) {
+  std::string t = o.overflow ? "overflow;" : "";
+  for (int n = 0; n < o.nsend; ++n) {
+    const Send& x = o.send[n];
+    t += "send " + std::to_string(x.to) + " " + std::to_string(x.buf) + ":" + std::to_string(x.src_off) + "+" + std::to_string(x.len) +
+         "/" + std::to_string(x.run) + "/" + std::to_string(x.stride) + ";";
+  }
+  for (int n = 0; n < o.nrecv; ++n) {
+    const Recv& x = o.recv[n];
+    t += "recv " + std::to_string(x.from) + " +" + std::to_string(x.len);
+    for (int q = 0; q < x.nact; ++q) {
+      const RecvAction& y = x.act[q];
+      t += " [" + std::to_string(y.buf) + ":" + std::to_string(y.dst_off) + "/" + std::to_string(y.run) + "/" + std::to_string(y.stride) +
+           " mode " + std::to_string(int(y.mode)) + " msg " + std::to_string(y.msg_off) + "+" + std::to_string(y.words) + "]";
+    }
+    t += ";";
+  }
+  return t;
+}
+
 }  // namespace
+
+// The run's table holds G exactly where the recurrence defines it, and the fewest steps for p.
+TEST(PostalTable, HoldsTheRecurrence) {
+  for (int k : {1, 2, 3, 7})
+    for (int lambda : {1, 2, 3, 8, 100, 1024})
+      for (int64_t p : {int64_t{1}, int64_t{2}, int64_t{10}, int64_t{1000}, int64_t{1} << 24, int64_t{1} << 40}) {
+        AlgoParams a;
+        a.p = p;
+        a.kports = k;
+        a.lambda = lambda;
+        const PostalTable t(a);
+        EXPECT_EQ(t.steps(), postal_min_steps(p, k, lambda));
+        ASSERT_EQ(t.values().size(), size_t(t.steps()) + size_t(lambda));
+        for (size_t j = 0; j < t.values().size(); j += 1 + j / 64)  // every index up to 64, then spaced out
+          ASSERT_EQ(t.values()[j], postal_g(int(j), k, lambda)) << "j=" << j << " k=" << k << " lambda=" << lambda;
+        EXPECT_EQ(t.values().back(), postal_g(int(t.values().size()) - 1, k, lambda));
+        const AlgoParams b = t.attached(a);
+        EXPECT_EQ(run_postal_steps(b), t.steps());
+        EXPECT_EQ(run_postal_g(b, -1), 0);
+        EXPECT_GE(run_postal_g(b, int(t.values().size()) + 5), p);  // past the table: at least p, as G is
+      }
+}
+
+// A step of a postal algorithm is the same whether it reads G from the run's table or runs the
+// recurrence: every processor, every step, several p, k, lambda, roots and n.
+TEST(PostalTable, StepsAreTheSameWithAndWithoutIt) {
+  const AlgorithmId ids[] = {find_algorithm("broadcast_postal")->id, find_algorithm("scan_postal_a")->id,
+                             find_algorithm("scan_postal_b")->id};
+  int64_t compared = 0;
+  for (AlgorithmId id : ids)
+    for (int k : {1, 2, 3})
+      for (int lambda : {1, 2, 3, 5, 17})
+        for (int64_t p : {2, 3, 10, 31, 64, 200}) {
+          AlgoParams plain;
+          plain.p = p;
+          plain.kports = k;
+          plain.lambda = lambda;
+          plain.root = p / 3;
+          plain.n = 2 * p + 1;
+          const PostalTable t(plain);
+          const AlgoParams tab = t.attached(plain);
+          const int rounds = run_postal_steps(plain);
+          ASSERT_EQ(run_postal_steps(tab), rounds);
+          for (int s = 1; s <= rounds; ++s)
+            for (int64_t i = 0; i < p; ++i) {
+              StepOps x, y;
+              algorithm_ops(id, plain, i, s, x);
+              algorithm_ops(id, tab, i, s, y);
+              ASSERT_EQ(ops_text(y), ops_text(x)) << "algorithm " << int(id) << " p=" << p << " k=" << k << " lambda=" << lambda
+                                                  << " processor " << i << " step " << s;
+              compared += x.nsend + x.nrecv;
+            }
+        }
+  EXPECT_GT(compared, 100000);  // the comparison saw real sends and receives
+}
 
 TEST(PostalBound, TheoremOneSequences) {
   // The paper's example: k = 2, lambda = 3 gives 1, 1, 1, 3, 5, 7, 13.

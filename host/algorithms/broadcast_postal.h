@@ -17,7 +17,7 @@ struct BroadcastPostal : AlgorithmDefaults {
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kPostalNative;
 
-  static int rounds(const AlgoParams& a) { return postal_min_steps(a.p, a.kports, a.lambda); }
+  static int rounds(const AlgoParams& a) { return run_postal_steps(a); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     return a.lambda > 1 ? double(rounds(a)) : (c.ts + c.tw * a.m) * rounds(a);
   }
@@ -25,7 +25,7 @@ struct BroadcastPostal : AlgorithmDefaults {
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int k = a.kports, lam = a.lambda, s = round;
     const int64_t rank = pos_mod(id - a.root, a.p);
-    const int64_t holders = postal_g(s - 1, k, lam), base = postal_g(s + lam - 2, k, lam);
+    const int64_t holders = run_postal_g(a, s - 1), base = run_postal_g(a, s + lam - 2);
     if (rank < holders)
       for (int t = 0; t < k; ++t) {
         int64_t y = rank + base + t * holders;

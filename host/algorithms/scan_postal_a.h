@@ -21,7 +21,7 @@ struct ScanPostalA : AlgorithmDefaults {
   static constexpr uint32_t native = topo_bit(TopologyKind::full);
   static constexpr uint32_t flags = kPostalNative | kNeedsNEqualsP;
 
-  static int rounds(const AlgoParams& a) { return postal_min_steps(a.p, a.kports, a.lambda); }
+  static int rounds(const AlgoParams& a) { return run_postal_steps(a); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     return a.lambda > 1 ? double(rounds(a)) : (c.ts + c.tw * a.m) * rounds(a);
   }
@@ -29,9 +29,9 @@ struct ScanPostalA : AlgorithmDefaults {
   // Sends of step s and the receives those messages meet in step s + lambda - 1.
   PPSIM_HD static void postal_prefix_ops(const AlgoParams& a, int64_t i, int s, int32_t first_slot, bool also_prefix,
                                          StepOps& out) {
-    const int m = postal_min_steps(a.p, a.kports, a.lambda);
+    const int m = run_postal_steps(a);
     if (s > m - a.lambda + 1) return;
-    const int64_t far = postal_g(s + a.lambda - 2, a.kports, a.lambda), step = postal_g(s - 1, a.kports, a.lambda);
+    const int64_t far = run_postal_g(a, s + a.lambda - 2), step = run_postal_g(a, s - 1);
     for (int t = 0; t < a.kports; ++t) {  // U(i, s)
       int64_t y = i + far + t * step;
       if (y < a.p) out.add_send(y, first_slot, 0, a.m);

@@ -104,9 +104,14 @@ int cmd_bounds(int64_t n, int k, int lambda, bool as_json) {
   if (n < 1) throw UsageError("--n must be at least 1");
   if (k < 1 || k > 1024) throw UsageError("--k must be between 1 and 1024");
   if (lambda < 1 || lambda > 1024) throw UsageError("--lambda must be between 1 and 1024");
-  int steps = postal_min_steps(n, k, lambda);
+  AlgoParams a;
+  a.p = n;
+  a.kports = k;
+  a.lambda = lambda;
+  const PostalTable table(a);
+  const int steps = table.steps();
   nlohmann::json g = nlohmann::json::array();
-  for (int j = 0; j <= steps; ++j) g.push_back(postal_g(j, k, lambda));
+  for (int j = 0; j <= steps; ++j) g.push_back(table.values()[size_t(j)]);
   if (as_json) {
     std::cout << nlohmann::json{{"n", n}, {"k", k}, {"lambda", lambda}, {"G", g}, {"min_steps", steps}}.dump() << "\n";
     return 0;

@@ -109,6 +109,13 @@ struct AlgoParams {
   int64_t group_stride = 1;  // multicast: members root + j*stride (mod p), j < group_size
   int64_t group_size = 0;    // multicast: 0 means every processor
   int64_t sources = 1;       // k-to-all broadcast: sources j*(p/k), j < k
+  // Seed 000's G(0) .. G(postal_g_len - 1) for (kports, lambda), when the engine has tabulated it for
+  // the run (postal.h: PostalTable), and postal_steps = min{ j | G(j) >= p }. The postal algorithms
+  // read G here instead of running the recurrence again for every processor and step. Host memory
+  // on the CPU backend, device memory on the GPU; null when not tabulated.
+  const int64_t* postal_g_tab = nullptr;
+  int32_t postal_g_len = 0;
+  int32_t postal_steps = 0;
 };
 
 // Words and buffers a processor can see in a local (non-communicating) phase of an algorithm.

@@ -75,6 +75,13 @@ void validate_config(const RunConfig& c, bool host_memory) {
   if (a.m < 1) throw ConfigError("--m must be at least 1 (got " + std::to_string(a.m) + ")");
   if (a.lambda < 1) throw ConfigError("--lambda must be at least 1 (got " + std::to_string(a.lambda) + ")");
   if (a.lambda > 1024) throw ConfigError("--lambda must be at most 1024 (got " + std::to_string(a.lambda) + ")");
+  // Every run holds at least p*m words, a scan at least n*m: refuse sizes past the limit before any
+  // buffer size is multiplied out below (so none of those products can overflow).
+  const int64_t elements = c.algorithm->op == Operation::scan ? std::max(a.p, scan_elements(a)) : a.p;
+  if (double(elements) * double(a.m) > kMaxSimulatedWords)
+    throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors" +
+                      (elements > a.p ? ", " + std::to_string(elements) + " elements" : std::string()) + " x " +
+                      std::to_string(a.m) + " words)");
   if (a.kports < 1) throw ConfigError("internal: params.kports must be at least 1 (got " + std::to_string(a.kports) + ")");
   if (a.root < 0 || a.root >= a.p)
     throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");

@@ -153,6 +153,14 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --machine pram-erew --op alltoall --p 8",
       "run --machine pram-erew --op broadcast --algo pram_broadcast_concurrent --p 8",
       "bounds --n 0",
+      "bounds --n 9223372036854775807",  // past G's cap (2^62): used to search without end
+      // Integers are read in decimal within 64 bits (CLI11 alone clamps to INT64_MAX and reads 010 as 8).
+      "run --topology ring --p 8 --op broadcast --root 99999999999999999999",
+      "run --topology ring --p 8 --op broadcast --root 010",
+      "run --topology ring --p 8 --op broadcast --root 0x3",
+      // Sizes refused before they are multiplied out (scan: ceil(n/p) m overflowed into a negative size).
+      "run --topology full --p 8 --op scan --algo scan_postal_b --n 9223372036854775807",
+      "run --topology full --p 2^20 --op allgather --m 2^44",  // p m = 2^64 wrapped to 0 words
 
       "run --topology ring --p 12 --op multicast --group-stride 3 --group-size 5",
       "run --topology ring --p 12 --op broadcast --group-size 5",

@@ -161,6 +161,15 @@ TEST(PostalBound, TheoremOneSequences) {
       }
 }
 
+// G saturates at the cap; n beyond it gets the cap's answer (it used to search without end).
+TEST(PostalBound, NPastTheCapEnds) {
+  for (int k : {1, 3})
+    for (int lambda : {1, 4}) {
+      EXPECT_EQ(postal_min_steps(INT64_MAX, k, lambda), postal_min_steps(kPostalGCap, k, lambda));
+      EXPECT_GE(postal_g(postal_min_steps(INT64_MAX, k, lambda), k, lambda), kPostalGCap);
+    }
+}
+
 // Seed 000 §3.2: n = 10, k = 2, lambda = 3, c(i) = i; C_j after every step, in the paper's notation.
 // (The paper prints W(1,3) = {10}; by the definition it is {0}, which is what C_3 needs.)
 TEST(PostalAlgorithmA, PaperExampleN10K2Lambda3) {

@@ -1,5 +1,6 @@
 // ppsim command line: `ppsim list`, `ppsim run`. Every bad input ends with one line on stderr and
 // exit code 2; nothing is written to --json unless the run completed.
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -101,7 +102,7 @@ int cmd_list() {
 
 // `ppsim bounds`: Theorem 1 of seed 000, the G sequence and the fewest steps.
 int cmd_bounds(int64_t n, int k, int lambda, bool as_json) {
-  if (n < 1) throw UsageError("--n must be at least 1");
+  if (n < 1 || n > kPostalGCap) throw UsageError("--n must be between 1 and 2^62");
   if (k < 1 || k > 1024) throw UsageError("--k must be between 1 and 1024");
   if (lambda < 1 || lambda > 1024) throw UsageError("--lambda must be between 1 and 1024");
   AlgoParams a;
@@ -117,7 +118,10 @@ int cmd_bounds(int64_t n, int k, int lambda, bool as_json) {
     return 0;
   }
   std::cout << "k-port postal model, k = " << k << ", lambda = " << lambda << ": G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda)\n";
-  for (int j = 0; j <= steps; ++j) std::cout << "  G(" << j << ") = " << g[size_t(j)] << "\n";
+  for (int j = 0; j <= steps; ++j) {
+    const int64_t v = table.values()[size_t(j)];
+    std::cout << "  G(" << j << ") " << (v == kPostalGCap ? ">= " : "= ") << v << (v == kPostalGCap ? " (2^62: not tracked further)" : "") << "\n";
+  }
   std::cout << "prefix (and broadcast, reduction) over n = " << n << " processors needs at least min{ i | G(i) >= n } = " << steps
             << " steps\n";
   return 0;
@@ -345,6 +349,22 @@ int main(int argc, char** argv) {
   bounds->add_option("--k", bound_k, "ports")->capture_default_str();
   bounds->add_option("--lambda", bound_lambda, "postal latency")->capture_default_str();
   bounds->add_flag("--json", bound_json, "print JSON");
+  // CLI11 2.1 reads integers with strtoll in base 0: 99999999999999999999 would become INT64_MAX
+  // and 010 would be 8. Every integer option's text is checked first: decimal, within 64 bits.
+  const CLI::Validator whole_number(
+      [](std::string& text) -> std::string {
+        int64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ptr != end || ec == std::errc::invalid_argument) return "'" + text + "' is not a whole number";
+        if (ec != std::errc()) return "'" + text + "' is out of range (64 bits)";
+        if (text.size() > 1 && text[0] == '0') return "'" + text + "': write it without leading zeros (it is read in decimal)";
+        return "";
+      },
+      "");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : sub->get_options())
+      if (opt->get_type_name() == "INT") opt->check(whole_number);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -36,9 +36,10 @@ PPSIM_HD inline int64_t postal_g(int j, int k, int lambda) {
   return g;
 }
 
-// min{ i | G(i) >= n }: the fewest steps in which n processors can all be reached. One pass of
-// the recurrence.
+// min{ i | G(i) >= n }: the fewest steps in which n processors can all be reached, for n up to the
+// cap (G saturates there, so a larger n gets the cap's answer instead of a search without end).
 PPSIM_HD inline int postal_min_steps(int64_t n, int k, int lambda) {
+  if (n > kPostalGCap) n = kPostalGCap;
   if (n <= 1) return 0;
   int64_t window[1024];  // window[x % lambda] = G(x), as in postal_g
   for (int x = 0; x < lambda; ++x) window[x] = 1;

@@ -196,6 +196,12 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "sweep --op allgather --topology hypercube --p 12 --csv '" + out + "'",
       "sweep --op allgather --topology ring --p 8 --csv '" + out + "' --tc 1",
       "best --op broadcast --topology ring --p 8 --m 0..4",
+      // Ranges are counted as they are made (this one used to fill memory before its size was checked)
+      // and stop before overflowing (2^62 doubled wrapped round and never ended; no point can run here).
+      "sweep --op allgather --topology ring --p 8 --m 1..2^40:1 --csv '" + out + "'",
+      "best --op broadcast --topology ring --p 8 --m 1..2^40:1",
+      "sweep --op allgather --topology full --p 2^61..2^62 --csv '" + out + "'",
+      "sweep --op allgather --topology full --p 9000000000000000000..9200000000000000000:100000000000000000 --csv '" + out + "'",
       "best --op broadcast --topology ring --p 8 --algo nonesuch",
       "draw --topology ring --p 8 --op broadcast",
       "draw --topology ring --p 8 --op broadcast --kind pie --out '" + out + ".svg'",

@@ -1,6 +1,7 @@
 // Shared option handling of the ppsim subcommands.
 #include "cli/options.h"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,19 +13,21 @@
 namespace ppsim::cli {
 
 int64_t parse_count(const std::string& text, const char* option) {
-  auto digits = [](const std::string& s) { return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos; };
+  const std::string what = std::string(option) + " '" + text + "'";
+  auto whole = [&](const std::string& s) {  // decimal digits, within 64 bits
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || ptr != s.data() + s.size())
+      throw UsageError(what + " is not a whole number (or 2^k)");
+    if (ec != std::errc()) throw UsageError(what + " is too large");
+    return v;
+  };
   size_t caret = text.find('^');
-  if (caret == std::string::npos) {
-    if (!digits(text)) throw UsageError(std::string(option) + " '" + text + "' is not a whole number (or 2^k)");
-    return std::stoll(text);
-  }
-  std::string base = text.substr(0, caret), exp = text.substr(caret + 1);
-  if (!digits(base) || !digits(exp) || std::stoll(exp) > 62)
-    throw UsageError(std::string(option) + " '" + text + "' is not a whole number (or 2^k)");
-  double v = std::pow(double(std::stoll(base)), double(std::stoll(exp)));
-  if (v > 9.2e18) throw UsageError(std::string(option) + " '" + text + "' is too large");
+  if (caret == std::string::npos) return whole(text);
+  const int64_t base = whole(text.substr(0, caret)), exp = whole(text.substr(caret + 1));
+  if (exp > 62 || std::pow(double(base), double(exp)) > 9.2e18) throw UsageError(what + " is too large");
   int64_t r = 1;
-  for (int64_t i = 0; i < std::stoll(exp); ++i) r *= std::stoll(base);
+  for (int64_t i = 0; i < exp; ++i) r *= base;
   return r;
 }
 

@@ -92,22 +92,32 @@ nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(
 
 std::vector<int64_t> expand_counts(const std::string& text, const char* option) {
   std::vector<int64_t> out;
+  auto add = [&](int64_t x) {  // checked as values are made: 1..2^40:1 must not fill memory first
+    if (out.size() == 100000) throw UsageError(std::string(option) + " has more than 100000 values");
+    out.push_back(x);
+  };
   for (const std::string& item : split_list(text)) {
     size_t dots = item.find("..");
-    if (dots == std::string::npos) { out.push_back(parse_count(item, option)); continue; }
+    if (dots == std::string::npos) { add(parse_count(item, option)); continue; }
     std::string rest = item.substr(dots + 2);
     size_t colon = rest.find(':');
     int64_t a = parse_count(item.substr(0, dots), option);
     int64_t b = parse_count(rest.substr(0, colon), option);
     if (a < 1 || b < a) throw UsageError(std::string(option) + " range '" + item + "' must go up from at least 1");
+    // The next value is made only when it is at most b, so nothing overflows near 2^63.
     if (colon == std::string::npos) {
-      for (int64_t x = a; x <= b; x *= 2) out.push_back(x);  // a..b doubles
+      for (int64_t x = a;; x *= 2) {  // a..b doubles
+        add(x);
+        if (x > b / 2) break;
+      }
     } else {
       int64_t step = parse_count(rest.substr(colon + 1), option);
       if (step < 1) throw UsageError(std::string(option) + " range '" + item + "' needs a step of at least 1");
-      for (int64_t x = a; x <= b; x += step) out.push_back(x);
+      for (int64_t x = a;; x += step) {
+        add(x);
+        if (x > b - step) break;
+      }
     }
-    if (out.size() > 100000) throw UsageError(std::string(option) + " has more than 100000 values");
   }
   return out;
 }

@@ -207,6 +207,12 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "draw --topology ring --p 8 --op broadcast --kind pie --out '" + out + ".svg'",
       "draw --topology ring --p 8 --op broadcast --out '" + out + ".gif'",
       "draw --topology ring --p 128 --op broadcast --out '" + out + ".svg'",
+      // Outputs that cannot be written are refused before the work (a directory used to fail at the
+      // end, after the run, leaving its .tmp file; a plot's missing folder after the whole sweep).
+      "sweep --op allgather --topology ring --p 8 --csv '" + out + "' --plot /nonexistent/dir/p.svg",
+      "run --topology ring --p 8 --json '" + dir_.string() + "'",
+      "run --machine pram-erew --op scan --p 8 --json '" + dir_.string() + "'",
+      "draw --topology ring --p 8 --op broadcast --format svg --out '" + dir_.string() + "'",
   };
   std::vector<std::string> cases = bad;
   if (!ppsim::cuda_status().usable)  // a sweep on a GPU that is not there
@@ -217,5 +223,6 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
     EXPECT_EQ(o.err.rfind("ppsim: ", 0), 0u) << args << ": " << o.err;
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
     for (const char* ext : {"", ".svg", ".gif"}) EXPECT_FALSE(fs::exists(out + ext)) << args << " left a file";
+    EXPECT_FALSE(fs::exists(dir_.string() + ".tmp")) << args << " left a temporary file";
   }
 }

@@ -182,6 +182,7 @@ int run_draw(const RunOptions& o, const std::string& kind, std::string format, c
   }
   if (format != "dot" && format != "svg" && format != "png") throw UsageError("--format must be dot, svg or png");
   if (kind != "messages" && kind != "spacetime" && kind != "heatmap") throw UsageError("--kind must be messages, spacetime or heatmap");
+  require_writable(out, "--out");
   Backend backend = Backend::cpu;
   RunConfig c = build_config(o, backend);
   if (c.topology.p > 64) throw UsageError("ppsim draw is for small machines: p <= 64 (got " + std::to_string(c.topology.p) + ")");

@@ -162,6 +162,7 @@ int cmd_run_pram(const RunOptions& o, PramRule rule, Given&& given) {
     if (c.algorithm->op != op)
       throw UsageError("--algo " + o.algo + " performs " + operation_name(c.algorithm->op) + ", not " + operation_name(op));
   }
+  if (!o.json.empty()) require_writable(o.json, "--json");
   PramResult r = run_pram(c);
   const int64_t n = c.params.n, m = c.params.m;
   if (!o.json.empty()) {
@@ -236,6 +237,7 @@ int cmd_run(const RunOptions& o, Given&& given) {
   }
   Backend backend = Backend::automatic;
   RunConfig c = build_config(o, backend);
+  if (!o.json.empty()) require_writable(o.json, "--json");
   const Operation op = c.algorithm->op;
   const int64_t m = c.params.m;
   // The final buffers are reported only when this small; otherwise (on a GPU) they stay there.

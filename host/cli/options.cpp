@@ -167,14 +167,33 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
 
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
   if (path == "-") { std::cout << doc.dump(1) << "\n"; return; }
-  std::string tmp = path + ".tmp";
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
   {
     std::ofstream f(tmp);
     if (!f) throw UsageError("--json: cannot write " + path);
     f << doc.dump(1) << "\n";
-    if (!f.good()) throw UsageError("--json: failed writing " + path);
+    if (!f.good()) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      throw UsageError("--json: failed writing " + path);
+    }
   }
-  std::filesystem::rename(tmp, path);
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UsageError("--json: cannot write " + path);
+  }
+}
+
+void require_writable(const std::string& path, const std::string& option) {
+  if (path == "-") return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError(option + ": " + path + " is a directory");
+  const std::string probe = path + ".tmp";
+  const bool ok = static_cast<bool>(std::ofstream(probe));
+  std::filesystem::remove(probe, ec);
+  if (!ok) throw UsageError(option + ": cannot write " + path);
 }
 
 }  // namespace ppsim::cli

@@ -40,4 +40,8 @@ RunConfig build_config(const RunOptions& o, Backend& backend);
 // Writes JSON to a file through a temporary name (no partial file), or to stdout for "-".
 void write_json_atomically(const std::string& path, const nlohmann::json& doc);
 
+// Refuses (UsageError naming `option`) an output path that could not be written, before any work
+// is done: a directory, or a place where its temporary file cannot be made. "-" passes.
+void require_writable(const std::string& path, const std::string& option);
+
 }  // namespace ppsim::cli

@@ -243,6 +243,7 @@ int run_sweep(const SweepOptions& s) {
     if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + s.plot + "' must end in .svg or .png");
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
       throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+    require_writable(s.plot, "--plot");
   }
   int64_t skipped = 0;
   std::string reason;

@@ -44,6 +44,8 @@ double usable_ports(const RunConfig& c) {
     case TopologyKind::hypercube: return std::max(1, t.log2p);
     case TopologyKind::full: case TopologyKind::star: return double(std::max<int64_t>(1, t.p - 1));
     case TopologyKind::tree: return 1;
+    case TopologyKind::bintree: return double(std::min<int64_t>(3, std::max<int64_t>(1, t.p - 1)));  // a parent and two children
+    case TopologyKind::binomial: return std::max(1, t.log2p);                                     // processor 0: log p children
     case TopologyKind::linear: case TopologyKind::ring: return t.p > 2 ? 2 : 1;
     case TopologyKind::mesh: case TopologyKind::torus: {
       double deg = 0;

@@ -14,9 +14,11 @@ constexpr NameEntry kNames[] = {
     {"mesh", TopologyKind::mesh},     {"torus", TopologyKind::torus},
     {"hypercube", TopologyKind::hypercube}, {"full", TopologyKind::full},
     {"star", TopologyKind::star},     {"tree", TopologyKind::tree},
+    {"bintree", TopologyKind::bintree}, {"binomial", TopologyKind::binomial},
     // aliases
     {"fully-connected", TopologyKind::full}, {"completely-connected", TopologyKind::full},
     {"array", TopologyKind::linear}, {"binary-tree", TopologyKind::tree},
+    {"complete-binary-tree", TopologyKind::bintree}, {"binomial-tree", TopologyKind::binomial},
 };
 constexpr int64_t kMaxProcessors = int64_t{1} << 31;
 
@@ -75,8 +77,10 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       t.ndims = 1; t.dims[0] = p;
     }
   }
-  if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree) && !is_pow2(t.p))
+  if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree || kind == TopologyKind::binomial) && !is_pow2(t.p))
     throw std::invalid_argument(std::string(topology_name(kind)) + " needs p to be a power of two (got " + std::to_string(t.p) + ")");
+  if (kind == TopologyKind::bintree && !is_pow2(t.p + 1))
+    throw std::invalid_argument("bintree (a complete binary tree) needs p = 2^d - 1: 1, 3, 7, 15, ... (got " + std::to_string(t.p) + ")");
   t.log2p = floor_log2(t.p);
   return t;
 }
@@ -101,6 +105,8 @@ TopologyMetrics topology_metrics(const Topology& t) {
     case TopologyKind::full: return topo_full::metrics(t);
     case TopologyKind::star: return topo_star::metrics(t);
     case TopologyKind::tree: return topo_tree::metrics(t);
+    case TopologyKind::bintree: return topo_bintree::metrics(t);
+    case TopologyKind::binomial: return topo_binomial::metrics(t);
   }
   return {};
 }
@@ -116,6 +122,8 @@ bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int
     case TopologyKind::full: return topo_full::link_endpoints(t, link, from, to);
     case TopologyKind::star: return topo_star::link_endpoints(t, link, from, to);
     case TopologyKind::tree: return topo_tree::link_endpoints(t, link, from, to);
+    case TopologyKind::bintree: return topo_bintree::link_endpoints(t, link, from, to);
+    case TopologyKind::binomial: return topo_binomial::link_endpoints(t, link, from, to);
   }
   return false;
 }

@@ -71,13 +71,16 @@ std::vector<Case> all_cases() {
     for (int k = 0; k < kTopologyCount; ++k) {
       auto kind = TopologyKind(k);
       if (!a.runs_on(kind)) continue;
-      for (int64_t p : ps) {
-        if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree) && !is_pow2(p)) continue;
+      // A complete binary tree has 2^d - 1 processors: its own sizes, the largest standing in for 1000.
+      const std::vector<int64_t> tree_ps = {1, 3, 7, 15, 63, 1000};
+      for (int64_t p0 : kind == TopologyKind::bintree ? tree_ps : ps) {
+        const int64_t p = kind == TopologyKind::bintree && p0 == 1000 ? 1023 : p0;
+        if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree || kind == TopologyKind::binomial) && !is_pow2(p)) continue;
         // A logical algorithm on a foreign topology: one operator suffices beyond p = 64. All-to-all
         // personalized moves up to p^3/2 words (eq. 4-7): at p = 1000 only on its own topologies.
-        bool big_foreign = p == 1000 && !a.native_on(kind);
-        if (p == 1000 && a.op == Operation::alltoall && !a.native_on(kind)) continue;
-        if (p == 1000 && a.op == Operation::alltoall) big_foreign = true;
+        bool big_foreign = p0 == 1000 && !a.native_on(kind);
+        if (p0 == 1000 && a.op == Operation::alltoall && !a.native_on(kind)) continue;
+        if (p0 == 1000 && a.op == Operation::alltoall) big_foreign = true;
         std::vector<std::string> shapes = (kind == TopologyKind::mesh || kind == TopologyKind::torus) ? grid_shapes(p)
                                                                                                    : std::vector<std::string>{""};
         std::vector<int64_t> roots = {0};

@@ -48,6 +48,25 @@ TEST(Congestion, HypercubeBroadcastOnATreeIsCongestionFree) {
 }
 
 // Link-hops add up the route lengths: hypercube all-reduce on a ring of 8 uses distances 1, 2, 4.
+// Fig. 4-2's tree laid on its own links: the farthest-first binomial broadcast from 0 on the
+// binomial-tree topology sends every message over one link, so its time is eq. 4-1 exactly. On the
+// complete binary tree the same ranks are farther apart: longer routes share links.
+TEST(Congestion, BinomialBroadcastOnTheBinomialTreeIsOneHopPerMessage) {
+  for (int64_t p : {2, 8, 64, 1024}) {
+    RunConfig c = make_config("broadcast_binomial", TopologyKind::binomial, p, "", 5);
+    c.cost = CostParams{3, 2, 7, Routing::store_and_forward};
+    RunResult r = run_cpu(c);
+    ASSERT_TRUE(r.verified);
+    EXPECT_EQ(r.link_hops, r.messages) << p;
+    EXPECT_EQ(r.max_link_load, 1) << p;
+    EXPECT_DOUBLE_EQ(r.time, (3 + 7 + 2.0 * 5) * double(ceil_log2(p))) << p;  // t_s + l (t_h + t_w m), l = 1
+  }
+  RunResult b = run_cpu(make_config("broadcast_binomial", TopologyKind::bintree, 15));
+  ASSERT_TRUE(b.verified);
+  EXPECT_GT(b.link_hops, b.messages);
+  EXPECT_GT(b.max_link_load, 1);
+}
+
 TEST(Congestion, LinkHopsAreRouteLengths) {
   RunResult r = run_cpu(make_config("allreduce_hypercube", TopologyKind::ring, 8));
   EXPECT_EQ(r.per_step[0].link_hops, 8 * 1);

@@ -100,6 +100,13 @@ std::vector<RunConfig> special_configs() {
   e.mapped = true;
   e.mapping = Mapping{MapKind::gray, e.topology, make_topology(TopologyKind::mesh, 0, "8x8")};
   configs.push_back(e);
+  // The trees with a processor at every node: routes through the lowest common ancestor.
+  RunConfig f = testing_support::make_config("allgather_ring", TopologyKind::bintree, 63, "", 2, OperatorKind::interval);
+  f.cost = CostParams{2, 1, 3, Routing::store_and_forward};
+  configs.push_back(f);
+  RunConfig g = testing_support::make_config("scan_hypercube", TopologyKind::binomial, 64, "", 3, OperatorKind::affine);
+  g.ports = {PortModel::all, 1};
+  configs.push_back(g);
   return configs;
 }
 

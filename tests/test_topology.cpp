@@ -117,7 +117,9 @@ std::vector<Topology> small_topologies() {
     if (is_pow2(p)) {
       out.push_back(make_topology(TopologyKind::hypercube, p, ""));
       out.push_back(make_topology(TopologyKind::tree, p, ""));
+      out.push_back(make_topology(TopologyKind::binomial, p, ""));
     }
+    if (is_pow2(p + 1)) out.push_back(make_topology(TopologyKind::bintree, p, ""));  // 1, 3, 7, 15
   }
   for (const char* d : {"2x2", "2x3", "3x3", "2x4", "3x4", "4x4", "2x2x2", "2x2x3", "2x8", "3x5", "1x4", "2x2x4"}) {
     out.push_back(make_topology(TopologyKind::mesh, 0, d));
@@ -166,6 +168,33 @@ TEST(Topology, RoutesArePathsOfMinimalLength) {
         EXPECT_EQ(route_hops(t, s, d), n);
       }
     }
+  }
+}
+
+// The two trees with a processor at every node, larger than the exhaustive search reaches: the
+// diameter by breadth-first search from every processor, and every route a minimal chain of links.
+TEST(Topology, TreesWithProcessorsAtEveryNodeAtLargerP) {
+  for (const Topology& t : {make_topology(TopologyKind::bintree, 255, ""), make_topology(TopologyKind::binomial, 256, "")}) {
+    SCOPED_TRACE(topology_shape(t));
+    Graph g = graph_of(t);
+    EXPECT_EQ(int64_t(g.directed.size()), 2 * topology_metrics(t).links);
+    int64_t diameter = 0;
+    for (int64_t s = 0; s < t.p; ++s) {
+      auto dist = bfs(g, s);
+      for (int64_t d = 0; d < t.p; ++d) {
+        diameter = std::max(diameter, dist[size_t(d)]);
+        int64_t at = s, n = 0;
+        bool ok = true;
+        for_each_route_link(t, s, d, [&](int64_t id) {
+          int64_t a, b;
+          ok = ok && topology_link_endpoints(t, id, a, b) && a == at;
+          at = b;
+          ++n;
+        });
+        ASSERT_TRUE(ok && at == d && n == dist[size_t(d)] && route_hops(t, s, d) == n) << s << " -> " << d;
+      }
+    }
+    EXPECT_EQ(diameter, topology_metrics(t).diameter);
   }
 }
 
@@ -225,6 +254,14 @@ TEST(Topology, Table2_1) {
       EXPECT_EQ(torus.links, 2 * p);
     }
   }
+  // Table 2-1's complete binary tree with a processor at every node: 2 log((p+1)/2), 1, 1, p - 1.
+  for (int64_t p : {int64_t{3}, int64_t{7}, int64_t{15}, int64_t{255}, int64_t{1023}, (int64_t{1} << 20) - 1}) {
+    TopologyMetrics b = topology_metrics(make_topology(TopologyKind::bintree, p, ""));
+    EXPECT_EQ(b.diameter, 2 * int64_t(std::llround(std::log2(double(p + 1) / 2)))) << p;
+    EXPECT_EQ(b.bisection_width, 1);
+    EXPECT_EQ(b.arc_connectivity, 1);
+    EXPECT_EQ(b.links, p - 1);
+  }
   // The ring is the wraparound k-ary 1-cube; Table 2-1's ring figures: floor(p/2), 2, 2, p.
   for (int64_t p : {3, 8, 13, 100}) {
     TopologyMetrics r = topology_metrics(make_topology(TopologyKind::ring, p, ""));
@@ -250,6 +287,9 @@ TEST(Topology, Table2_1) {
 TEST(Topology, BadShapesAreRejectedWithAMessage) {
   EXPECT_THROW(make_topology(TopologyKind::hypercube, 12, ""), std::invalid_argument);
   EXPECT_THROW(make_topology(TopologyKind::tree, 6, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::binomial, 12, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::bintree, 8, ""), std::invalid_argument);
+  EXPECT_THROW(make_topology(TopologyKind::bintree, 2, ""), std::invalid_argument);
   EXPECT_THROW(make_topology(TopologyKind::mesh, 12, ""), std::invalid_argument);
   EXPECT_THROW(make_topology(TopologyKind::mesh, 0, "4x"), std::invalid_argument);
   EXPECT_THROW(make_topology(TopologyKind::mesh, 0, "4x0"), std::invalid_argument);

@@ -51,6 +51,13 @@ Point position(const Topology& t, int64_t v) {
         if ((v >> k) & 1) (k % 2 == 0 ? x : y) += 100.0 * std::pow(2.3, k / 2);
       return {x + 0.18 * y, -y};
     }
+    case TopologyKind::bintree: {  // level by level, each node above the middle of its subtree
+      const int64_t depth = floor_log2(v + 1), height = floor_log2(t.p + 1) - 1, first = (int64_t{1} << depth) - 1;
+      const double span = double(int64_t{1} << (height - depth));
+      return {(double(v - first) * span + (span - 1) / 2) * 70, -double(depth) * 90};
+    }
+    case TopologyKind::binomial:  // processors in order, each a level below its parent
+      return {double(v) * 70, -double(popcount64(v)) * 90};
     case TopologyKind::tree: {  // leaves in a row, each switch above the middle of its leaves
       if (v < t.p) return {double(v) * 70, 0};
       int64_t heap = v - t.p + 1, depth = 0, first = heap;

@@ -46,7 +46,7 @@ InputSpec parse_input(const std::string& text) {
 void add_run_options(CLI::App* run, RunOptions& o) {
   run->add_option("--machine", o.machine, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}")
       ->capture_default_str();
-  run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree")->capture_default_str();
+  run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial")->capture_default_str();
   run->add_option("--p", o.p, "processors (e.g. 1024 or 2^10)");
   run->add_option("--dims", o.dims, "mesh/torus extents, RxC or RxCxD");
   run->add_option("--logical", o.logical, "the topology the algorithm is written for, mapped onto --topology (textbook 2.7)");

@@ -1,5 +1,7 @@
 // Dispatch from a Topology to its unit's route, hop count and link-id space (host and device).
 #pragma once
+#include "topologies/binomial.h"
+#include "topologies/bintree.h"
 #include "topologies/full.h"
 #include "topologies/hypercube.h"
 #include "topologies/linear.h"
@@ -22,6 +24,8 @@ PPSIM_HD inline int64_t route_hops(const Topology& t, int64_t s, int64_t d) {
     case TopologyKind::full: return topo_full::hops(t, s, d);
     case TopologyKind::star: return topo_star::hops(t, s, d);
     case TopologyKind::tree: return topo_tree::hops(t, s, d);
+    case TopologyKind::bintree: return topo_bintree::hops(t, s, d);
+    case TopologyKind::binomial: return topo_binomial::hops(t, s, d);
   }
   return 0;
 }
@@ -36,6 +40,8 @@ PPSIM_HD inline int64_t link_space(const Topology& t) {
     case TopologyKind::full: return 0;
     case TopologyKind::star: return topo_star::link_space(t);
     case TopologyKind::tree: return topo_tree::link_space(t);
+    case TopologyKind::bintree: return topo_bintree::link_space(t);
+    case TopologyKind::binomial: return topo_binomial::link_space(t);
   }
   return 0;
 }
@@ -51,6 +57,8 @@ PPSIM_HD inline void for_each_route_link(const Topology& t, int64_t s, int64_t d
     case TopologyKind::full: topo_full::route(t, s, d, visit); return;
     case TopologyKind::star: topo_star::route(t, s, d, visit); return;
     case TopologyKind::tree: topo_tree::route(t, s, d, visit); return;
+    case TopologyKind::bintree: topo_bintree::route(t, s, d, visit); return;
+    case TopologyKind::binomial: topo_binomial::route(t, s, d, visit); return;
   }
 }
 

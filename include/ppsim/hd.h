@@ -22,6 +22,13 @@ PPSIM_HD inline int floor_log2(int64_t x) {  // largest d with 2^d <= x (x >= 1)
 PPSIM_HD inline int ceil_log2(int64_t x) {  // smallest d with 2^d >= x (x >= 1)
   return x <= 1 ? 0 : floor_log2(x - 1) + 1;
 }
+PPSIM_HD inline int popcount64(int64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(static_cast<unsigned long long>(x));
+#else
+  return __builtin_popcountll(static_cast<unsigned long long>(x));
+#endif
+}
 PPSIM_HD inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) { int64_t r = a % n; return r < 0 ? r + n : r; }
 

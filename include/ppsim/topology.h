@@ -6,15 +6,15 @@
 
 namespace ppsim {
 
-enum class TopologyKind : int8_t { linear, ring, mesh, torus, hypercube, full, star, tree };
-inline constexpr int kTopologyCount = 8;
+enum class TopologyKind : int8_t { linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial };
+inline constexpr int kTopologyCount = 10;
 
 struct Topology {
   TopologyKind kind = TopologyKind::full;
   int64_t p = 1;
   int32_t ndims = 1;                           // mesh/torus: number of dimensions
   int64_t dims[8] = {1, 0, 0, 0, 0, 0, 0, 0};  // mesh/torus: row-major extents (last varies fastest)
-  int32_t log2p = 0;                           // hypercube/tree: log2 p
+  int32_t log2p = 0;                           // floor(log2 p)
 };
 
 // Table 2-1 figures for this instance (undirected links; processors only for diameter).

@@ -107,6 +107,19 @@ int64_t exhaustive_arc_connectivity(const Graph& g) {
   return best < 0 ? 0 : best;
 }
 
+// The route s -> d walked link by link: its length, or -1 if it is not a chain of links from s to d.
+int64_t route_length(const Topology& t, int64_t s, int64_t d) {
+  int64_t at = s, n = 0;
+  bool ok = true;
+  for_each_route_link(t, s, d, [&](int64_t id) {
+    int64_t a, b;
+    ok = ok && topology_link_endpoints(t, id, a, b) && a == at;
+    at = b;
+    ++n;
+  });
+  return ok && at == d ? n : -1;
+}
+
 std::vector<Topology> small_topologies() {
   std::vector<Topology> out;
   for (int64_t p = 1; p <= 16; ++p) {
@@ -154,16 +167,8 @@ TEST(Topology, RoutesArePathsOfMinimalLength) {
     for (int64_t s = 0; s < t.p; ++s) {
       auto dist = bfs(g, s);
       for (int64_t d = 0; d < t.p; ++d) {
-        int64_t at = s, n = 0;
-        bool ok = true;
-        for_each_route_link(t, s, d, [&](int64_t id) {
-          int64_t a, b;
-          ok = ok && topology_link_endpoints(t, id, a, b) && a == at;
-          at = b;
-          ++n;
-        });
-        EXPECT_TRUE(ok) << s << " -> " << d << " is not a chain of links";
-        EXPECT_EQ(at, d);
+        const int64_t n = route_length(t, s, d);
+        EXPECT_GE(n, 0) << s << " -> " << d << " is not a chain of links from s to d";
         EXPECT_EQ(n, dist[size_t(d)]) << s << " -> " << d << " is not minimal";
         EXPECT_EQ(route_hops(t, s, d), n);
       }
@@ -183,15 +188,8 @@ TEST(Topology, TreesWithProcessorsAtEveryNodeAtLargerP) {
       auto dist = bfs(g, s);
       for (int64_t d = 0; d < t.p; ++d) {
         diameter = std::max(diameter, dist[size_t(d)]);
-        int64_t at = s, n = 0;
-        bool ok = true;
-        for_each_route_link(t, s, d, [&](int64_t id) {
-          int64_t a, b;
-          ok = ok && topology_link_endpoints(t, id, a, b) && a == at;
-          at = b;
-          ++n;
-        });
-        ASSERT_TRUE(ok && at == d && n == dist[size_t(d)] && route_hops(t, s, d) == n) << s << " -> " << d;
+        const int64_t n = route_length(t, s, d);
+        ASSERT_TRUE(n == dist[size_t(d)] && route_hops(t, s, d) == n) << s << " -> " << d;
       }
     }
     EXPECT_EQ(diameter, topology_metrics(t).diameter);

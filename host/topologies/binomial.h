@@ -3,13 +3,13 @@
 // This is the tree the farthest-first binomial broadcast from 0 uses (textbook Fig. 4-2): on this
 // topology every one of its messages crosses one link.
 //
-//          0
-//        / | \
-//       1  2  4
-//          |  | \
-//          3  5  6
-//                |
-//                7
+//          0             (p = 8)
+//        / | \           .
+//       1  2  4          .
+//          |  | \        .
+//          3  5  6       .
+//                |       .
+//                7       .
 //
 // Route: up to the lowest common ancestor (v's ancestors are v with its lowest set bits cleared),
 // then down. Links: v >= 1 up (v -> parent) id 2v, down (parent -> v) id 2v+1. Diameter 2d - 1

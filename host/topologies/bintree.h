@@ -1,11 +1,11 @@
 // Complete binary tree with a processor at every node (Table 2-1's "complete binary tree"):
-// p = 2^d - 1, heap numbering, processor i has children 2i+1 and 2i+2.
+// p = 2^d - 1, in heap order.
 //
-//              0
-//          /       \
-//         1         2
-//       /   \     /   \
-//      3     4   5     6
+//              0            (processor i: children 2i+1, 2i+2;
+//          /       \        parent (i-1)/2)
+//         1         2       .
+//       /   \     /   \     .
+//      3     4   5     6    .
 //
 // Route: up to the lowest common ancestor, then down. Links: processor v >= 1 up (v -> parent)
 // id 2v, down (parent -> v) id 2v+1. Table 2-1: diameter 2 log((p+1)/2), bisection width 1, arc

@@ -104,6 +104,20 @@ TEST_F(Cli, MpiNamesAreAliases) {
   EXPECT_NE(o.out.find("broadcast_binomial"), std::string::npos);
 }
 
+// Every whole-number option takes B^E as --p and --m do, and is read in decimal.
+TEST_F(Cli, WholeNumbersTakePowers) {
+  Outcome o = ppsim("run --topology full --p 2^3 --op scan --algo scan_postal_b --n 2^5 --lambda 2^1 --backend cpu --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_EQ(j["config"]["p"], 8);
+  EXPECT_EQ(j["config"]["n"], 32);
+  EXPECT_EQ(j["config"]["lambda"], 2);
+  EXPECT_EQ(j["verified"], true);
+  Outcome b = ppsim("bounds --n 2^20 --json");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(json::parse(b.out)["min_steps"], 20);
+}
+
 TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
   const char* bad[] = {
       "run --topology moebius --p 8",
@@ -158,6 +172,7 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --topology ring --p 8 --op broadcast --root 99999999999999999999",
       "run --topology ring --p 8 --op broadcast --root 010",
       "run --topology ring --p 8 --op broadcast --root 0x3",
+      "run --topology ring --p 8 --op broadcast --root 2^99",
       // Sizes refused before they are multiplied out (scan: ceil(n/p) m overflowed into a negative size).
       "run --topology full --p 8 --op scan --algo scan_postal_b --n 9223372036854775807",
       "run --topology full --p 2^20 --op allgather --m 2^44",  // p m = 2^64 wrapped to 0 words

@@ -359,9 +359,17 @@ int main(int argc, char** argv) {
   bounds->add_option("--lambda", bound_lambda, "postal latency")->capture_default_str();
   bounds->add_flag("--json", bound_json, "print JSON");
   // CLI11 2.1 reads integers with strtoll in base 0: 99999999999999999999 would become INT64_MAX
-  // and 010 would be 8. Every integer option's text is checked first: decimal, within 64 bits.
+  // and 010 would be 8. Every integer option's text is checked first: decimal, within 64 bits; a
+  // power written B^E (as --p and --m take it) is turned into its decimal digits.
   const CLI::Validator whole_number(
       [](std::string& text) -> std::string {
+        if (text.find('^') != std::string::npos) {
+          try {
+            text = std::to_string(parse_count(text, "value"));
+          } catch (const UsageError&) {
+            return "'" + text + "' is not a whole number or a power B^E within 64 bits";
+          }
+        }
         int64_t value = 0;
         const char* end = text.data() + text.size();
         const auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -373,7 +381,7 @@ int main(int argc, char** argv) {
       "");
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* opt : sub->get_options())
-      if (opt->get_type_name() == "INT") opt->check(whole_number);
+      if (opt->get_type_name() == "INT") opt->transform(whole_number);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -148,6 +148,7 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --topology ring --p 8 --backend cuda",
       "run --topology ring --p 8 --ts -1",
       "run --topology ring --p 8 --threads -2",
+      "run --topology ring --p 2^16 --threads 100000",  // libgomp crashed (SIGSEGV) asked for this many
       "run --topology ring --p 8 --bogus",
       "run --topology ring --p 8 --op reduce --algo reduce_binomial_high_first --combine interval",
       "run --topology ring --p 6 --op reduce --combine affine --root 3",
@@ -211,6 +212,7 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "sweep --op allgather --topology hypercube --p 12 --csv '" + out + "'",
       "sweep --op allgather --topology ring --p 8 --csv '" + out + "' --tc 1",
       "best --op broadcast --topology ring --p 8 --m 0..4",
+      "sweep --op allgather --topology ring --p 8 --jobs 5000 --csv '" + out + "'",
       // Ranges are counted as they are made (this one used to fill memory before its size was checked)
       // and stop before overflowing (2^62 doubled wrapped round and never ended; no point can run here).
       "sweep --op allgather --topology ring --p 8 --m 1..2^40:1 --csv '" + out + "'",

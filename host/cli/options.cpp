@@ -119,7 +119,8 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   else if (o.backend == "cuda") backend = Backend::cuda;
   else if (o.backend == "auto") backend = Backend::automatic;
   else throw UsageError("--backend '" + o.backend + "' is not cpu, cuda or auto");
-  if (o.threads < 0) throw UsageError("--threads must not be negative");
+  if (o.threads < 0 || o.threads > kMaxThreads)  // libgomp crashes when asked for 100000 threads
+    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(o.threads) + ")");
   int64_t m = parse_count(o.m, "--m");
   c.input = parse_input(o.input);
   c.params = params_for(c.topology, m, o.root);

@@ -237,6 +237,8 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
 int run_sweep(const SweepOptions& s) {
   if (s.csv.empty() && s.jsonl.empty()) throw UsageError("give --csv FILE and/or --jsonl FILE (- for stdout)");
   if (s.csv == "-" && s.jsonl == "-") throw UsageError("--csv and --jsonl cannot both go to stdout");
+  if (s.jobs < 0 || s.jobs > kMaxThreads)
+    throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
   if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
   if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
     const std::string ext = std::filesystem::path(s.plot).extension().string();

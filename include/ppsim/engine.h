@@ -28,6 +28,8 @@ bool parse_port_spec(const std::string& text, PortSpec& out);
 
 enum class Backend : int8_t { cpu, cuda, automatic };
 
+inline constexpr int kMaxThreads = 1024;  // CPU threads of one run, and points of a sweep at once
+
 struct RunConfig {
   Topology topology;           // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and

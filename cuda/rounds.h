@@ -121,7 +121,10 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     typename Exec::template Array<double> time;
     int round = 0;  // the round whose messages it holds (0: none)
   };
-  std::vector<Store> stores(static_cast<size_t>(lambda));
+  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
+  // round-based one every lambda steps, and its messages arrive before its next round (one store).
+  const int nstores = run_store_count(c);
+  std::vector<Store> stores(static_cast<size_t>(nstores));
   for (auto& s : stores)
     for (auto* arr : {&s.nsend, &s.nrecv, &s.nwords, &s.send_begin, &s.recv_begin, &s.pool_begin}) arr->ensure(size_t(p));
   std::vector<RoundTotals> totals(static_cast<size_t>(nrounds));  // totals[r - 1]: round r
@@ -156,8 +159,8 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   }
   const uint64_t per_store = uint64_t(max_sends) * (sizeof(DevSend) + sizeof(long long) + sizeof(double)) +
                              uint64_t(max_recvs) * sizeof(DevRecv) + uint64_t(max_words) * 8;
-  const uint64_t more = uint64_t(lambda) * per_store + uint64_t(std::max(1, nrounds)) * sizeof(RoundStats);
-  exec.require(more, state_bytes(c) + uint64_t(lambda) * (uint64_t(p) * 6 * 8) + more);
+  const uint64_t more = uint64_t(nstores) * per_store + uint64_t(std::max(1, nrounds)) * sizeof(RoundStats);
+  exec.require(more, state_bytes(c) + uint64_t(nstores) * (uint64_t(p) * 6 * 8) + more);
   for (auto& s : stores) {
     s.sends.ensure(size_t(max_sends));
     s.recvs.ensure(size_t(max_recvs));
@@ -188,9 +191,10 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
 
   // 2. The steps, queued back to back.
   for (int64_t t = 1; t <= total_steps; ++t) {
-    Store& s = stores[size_t(t % lambda)];
-    s.round = round_sent_at(t);
-    if (const int r = s.round; r > 0) {
+    Store& s = stores[size_t(t % nstores)];  // this step's sends (in flight: untouched until then)
+    const int sent = round_sent_at(t);
+    if (sent > 0) s.round = sent;
+    if (const int r = sent; r > 0) {
       const long long nsends = totals[size_t(r - 1)].sends, nrecvs = totals[size_t(r - 1)].recvs;
       RoundStats* rs = stats.get() + (r - 1);
       exec.each(p, CountBody{ctx, r, t, s.nsend.get(), s.nrecv.get(), s.nwords.get()});
@@ -212,9 +216,9 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     }
     const int64_t j = t - lambda + 1;  // the messages sent in step j arrive now
     if (j >= 1) {
-      Store& arrived = stores[size_t(j % lambda)];
+      Store& arrived = stores[size_t(j % nstores)];
       if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(arrived.round - 1)].recvs > 0) {
-        const bool check = s.round > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
+        const bool check = sent > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
         exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
                                    arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()},
                     width(arrived.round));
@@ -224,7 +228,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     if (c.trace) {
       read_status();
       TraceStep ts{t, fetch_buffers(), {}};
-      const long long nsends = s.round > 0 ? totals[size_t(s.round - 1)].sends : 0;
+      const long long nsends = sent > 0 ? totals[size_t(sent - 1)].sends : 0;
       if (nsends > 0) {
         std::vector<DevSend> sends(static_cast<size_t>(nsends));
         exec.download(sends.data(), s.sends.get(), sends.size() * sizeof(DevSend));

@@ -106,7 +106,7 @@ class CpuRun {
   RunResult run() {
     RunResult r;
     init_buffers();
-    stores_.resize(size_t(lambda_));
+    stores_.resize(size_t(run_store_count(c_)));
     for (auto& s : stores_) {
       s.chunks.resize(size_t(nchunks_));
       for (int k = 0; k < nchunks_; ++k) {
@@ -123,8 +123,7 @@ class CpuRun {
     if (c_.trace) record_trace(r, stores_[0], 0);
 
     for (int64_t t = 1; t <= total_steps_; ++t) {
-      StepStore& s = stores_[size_t(t % lambda_)];
-      s.active = false;
+      StepStore& s = stores_[t % int64_t(stores_.size())];  // this step's sends (in flight: untouched until then)
       StepStats st;
       st.step = t;
       if (postal_native_ || (t - 1) % lambda_ == 0) {
@@ -147,7 +146,7 @@ class CpuRun {
       }
       int64_t j = t - lambda_ + 1;
       if (j >= 1) {
-        StepStore& arrived = stores_[size_t(j % lambda_)];
+        StepStore& arrived = stores_[j % int64_t(stores_.size())];
         if (arrived.active && arrived.send_step == j)
           parallel([&](Chunk& ch, int k) { deliver(arrived, s, ch, k, t); }, arrived, "deliver");
       }

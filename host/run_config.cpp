@@ -52,13 +52,17 @@ std::string gib(uint64_t bytes) {
 }
 }  // namespace
 
+int run_store_count(const RunConfig& c) {
+  return c.algorithm->postal_native() ? std::max(1, c.params.lambda) : 1;
+}
+
 uint64_t estimate_run_bytes(const RunConfig& c) {
   const int64_t p = c.params.p;
   const uint64_t buffers = run_total_words(c) * 8;
   uint64_t per_store = uint64_t(p) * (2 * 8 + 2 * 4 + 48 + 80) + buffers;  // index arrays, one send/recv each, payloads
   const Topology& machine = physical_topology(c);
   uint64_t links = direct_links(machine) ? 0 : uint64_t(link_space(machine)) * 8;
-  return buffers + uint64_t(std::max(1, c.params.lambda)) * per_store + links;
+  return buffers + uint64_t(run_store_count(c)) * per_store + links;
 }
 
 void require_host_memory(uint64_t need, const std::string& what) {

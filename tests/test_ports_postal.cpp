@@ -94,6 +94,26 @@ TEST(Postal, MessagesInFlightOverlapWithLambda) {
   EXPECT_EQ(r.steps, 6 * 2);
 }
 
+// What is held for messages in flight: a round-based algorithm sends every lambda steps and its
+// messages arrive before its next round, so one step's worth, whatever lambda; a postal-native one
+// sends in every step, lambda steps' worth. Either way the runs match the reference.
+TEST(Postal, InFlightStorageFollowsTheSendingSteps) {
+  RunConfig rounds = make_config("allreduce_hypercube", TopologyKind::hypercube, 64, "", 4, OperatorKind::interval);
+  const uint64_t one = estimate_run_bytes(rounds);
+  rounds.params.lambda = 64;
+  EXPECT_EQ(run_store_count(rounds), 1);
+  EXPECT_EQ(estimate_run_bytes(rounds), one);
+  RunResult r = run_cpu(rounds);
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.steps, 6 * 64);
+  RunConfig postal = make_config("broadcast_postal", TopologyKind::full, 64, "", 4, OperatorKind::interval);
+  const uint64_t postal_one = estimate_run_bytes(postal);
+  postal.params.lambda = 5;
+  EXPECT_EQ(run_store_count(postal), 5);
+  EXPECT_GT(estimate_run_bytes(postal), postal_one);
+  EXPECT_TRUE(run_cpu(postal).verified);
+}
+
 // Broken schedules (injected through the test hook) are reported with step and processors.
 namespace broken {
 void send_without_receive(const AlgoParams&, int64_t proc, int, StepOps& out) {

@@ -116,6 +116,9 @@ void validate_config(const RunConfig& c, bool host_memory = true);
 // Throws ConfigError when `bytes` exceed the host's available memory less a tenth; `what` says
 // what they are for (may be empty).
 void require_host_memory(uint64_t bytes, const std::string& what);
+// Steps whose messages can be in flight at once: lambda for a postal-native algorithm (it sends in
+// every step), 1 for a round-based one (a round every lambda steps; it arrives before the next).
+int run_store_count(const RunConfig& c);
 // Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
 uint64_t estimate_run_bytes(const RunConfig& c);
 

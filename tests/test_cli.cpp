@@ -98,6 +98,23 @@ TEST_F(Cli, ListNamesEveryAlgorithm) {
   for (const auto& a : ppsim::algorithms()) EXPECT_NE(o.out.find(a.name), std::string::npos) << a.name;
 }
 
+// README's algorithm table is `ppsim list --markdown`, row for row: a new algorithm, topology or
+// default shows up there or this fails.
+TEST_F(Cli, ReadmeAlgorithmTableIsTheRegistrys) {
+  Outcome o = ppsim("list --markdown");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string readme = slurp(PPSIM_README);
+  ASSERT_FALSE(readme.empty()) << PPSIM_README;
+  std::istringstream rows(o.out);
+  int n = 0;
+  for (std::string row; std::getline(rows, row);) {
+    if (row.empty()) continue;
+    EXPECT_NE(readme.find(row + "\n"), std::string::npos) << "README.md lacks this row of `ppsim list --markdown`:\n" << row;
+    ++n;
+  }
+  EXPECT_GT(n, 40);
+}
+
 TEST_F(Cli, MpiNamesAreAliases) {
   Outcome o = ppsim("run --topology ring --p 5 --op MPI_Bcast --root 2");
   EXPECT_EQ(o.code, 0) << o.err;

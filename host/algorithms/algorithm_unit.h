@@ -27,6 +27,10 @@ namespace ppsim {
 constexpr uint32_t topo_bit(TopologyKind k) { return 1u << int(k); }
 inline constexpr uint32_t kAllTopologies = (1u << kTopologyCount) - 1;
 inline constexpr uint32_t kGridTopologies = topo_bit(TopologyKind::mesh) | topo_bit(TopologyKind::torus);
+// Trees with a processor at every node (p - 1 links): the star, the complete binary tree and the
+// binomial tree share their defaults (binomial broadcast/reduce, ring all-gather/reduce-scatter/...).
+inline constexpr uint32_t kProcessorTrees =
+    topo_bit(TopologyKind::star) | topo_bit(TopologyKind::bintree) | topo_bit(TopologyKind::binomial);
 
 inline constexpr uint32_t kNeedsPow2 = 1;                 // p must be a power of two
 inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an order that needs a commutative ⊕

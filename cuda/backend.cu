@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <mutex>
 #include <string>
 
@@ -145,13 +147,14 @@ class DeviceExec {
   std::string backend() const { return "cuda"; }
   bool accepts_test_hook() const { return false; }  // a host function cannot run in a kernel
 
-  // Refuses a run whose next `more` bytes do not fit in what is free (keeping a tenth spare).
-  void require(uint64_t more, uint64_t total) const {
+  // Refuses a run whose allocations (`need` bytes, counted exactly by rounds.h) do not fit in
+  // what is free, keeping 64 MiB and a fiftieth spare for the allocator's rounding.
+  void require(uint64_t need) const {
     size_t free_b = 0, total_b = 0;
     PPSIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    const uint64_t spare = free_b / 10 + (uint64_t{64} << 20);
-    if (more + spare > free_b)
-      throw ConfigError("this run needs about " + gib(total) + " of device memory but only " + gib(free_b) + " is free on " +
+    const uint64_t spare = free_b / 50 + (uint64_t{64} << 20);
+    if (need + spare > free_b)
+      throw ConfigError("this run needs about " + gib(need) + " of device memory but only " + gib(free_b) + " is free on " +
                         device_);
   }
 
@@ -181,40 +184,39 @@ class DeviceExec {
     }
   }
 
-  // Scratch for the scans and reductions of a run, taken before its steps (a reallocation inside
-  // the steps would wait for the device).
-  void reserve_scratch(int64_t p, int64_t sends) {
-    size_t need = 0, bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (const long long*)nullptr, (long long*)nullptr, p, stream_));
-    need = std::max(need, bytes);
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, (const long long*)nullptr, (long long*)nullptr, p, stream_));
-    need = std::max(need, bytes);
-    if (sends > 0) {
-      PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, (const long long*)nullptr, (long long*)nullptr, sends, stream_));
-      need = std::max(need, bytes);
-      PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, (const double*)nullptr, (double*)nullptr, sends, stream_));
-      need = std::max(need, bytes);
-    }
-    temp_.ensure(need + 1);
+  // Scans and reductions over values a body computes per index (fn(0), ..., fn(n - 1)): CUB reads
+  // them through a transform iterator, so no kernel writes them to memory first.
+  template <class Fn>
+  static auto generated(const Fn& fn) {
+    return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), fn);
   }
-  void exclusive_sum(const long long* in, long long* out, int64_t n) {
+  template <class T, class Fn, class Op>
+  uint64_t reduce_scratch(int64_t n, const Fn& fn, const Op& op, T init) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream_));
-    temp_.ensure(bytes + 1);
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.get(), bytes, in, out, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, generated(fn), (T*)nullptr, std::max<int64_t>(1, n), op, init, stream_));
+    return bytes + 1;
   }
-  void sum(const long long* in, long long* out, int64_t n) {
+  template <class T, class Fn, class Op>
+  uint64_t scan_scratch(int64_t n, const Fn& fn, const Op& op, T init) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, stream_));
-    temp_.ensure(bytes + 1);
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.get(), bytes, in, out, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
+    return bytes + 1;
   }
-  template <class T>
-  void max(const T* in, T* out, int64_t n) {
+  // Taken before a run's steps (a reallocation inside the steps would wait for the device).
+  void reserve_scratch(uint64_t bytes) { temp_.ensure(size_t(bytes)); }
+  template <class T, class Fn, class Op>
+  void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, in, out, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, generated(fn), out, n, op, init, stream_));
     temp_.ensure(bytes + 1);
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Max(temp_.get(), bytes, in, out, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.get(), bytes, generated(fn), out, n, op, init, stream_));
+  }
+  template <class T, class Fn, class Op>
+  void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    size_t bytes = 0;
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), out, op, init, n, stream_));
+    temp_.ensure(bytes + 1);
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp_.get(), bytes, generated(fn), out, op, init, n, stream_));
   }
   void zero(void* dst, size_t bytes) { PPSIM_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, stream_)); }
   void upload(void* dst, const void* src, size_t bytes) {

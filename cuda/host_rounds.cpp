@@ -18,11 +18,26 @@ namespace ppsim {
 
 namespace {
 
+// The bytes the host executor's arrays hold now and at most, to hold the run's memory figure to
+// what it really takes (one run at a time per thread).
+struct HostMemory {
+  uint64_t live = 0, peak = 0;
+};
+thread_local HostMemory host_memory;
+
 template <class T>
 class HostArray {
  public:
+  HostArray() = default;
+  HostArray(const HostArray&) = delete;
+  HostArray& operator=(const HostArray&) = delete;
+  HostArray(HostArray&& o) noexcept : data_(std::move(o.data_)) { o.data_.clear(); }
+  ~HostArray() { host_memory.live -= data_.size() * sizeof(T); }
   void ensure(size_t n) {
-    if (n > data_.size()) data_.resize(n);
+    if (n <= data_.size()) return;
+    host_memory.live += (n - data_.size()) * sizeof(T);
+    host_memory.peak = std::max(host_memory.peak, host_memory.live);
+    data_.resize(n);
   }
   T* get() { return data_.data(); }
 
@@ -38,7 +53,16 @@ class HostExec {
   std::string name() const { return "host execution of the device rounds"; }
   std::string backend() const { return "cuda-host"; }
   bool accepts_test_hook() const { return true; }
-  void require(uint64_t, uint64_t) const {}
+  // With a budget, refuses as the device does when the run's allocations would not fit in what is
+  // left of it; records what was asked for.
+  void require(uint64_t need) {
+    required = need;
+    live_at_require = host_memory.live;
+    if (budget > 0 && host_memory.live + need > budget)
+      throw ConfigError("this run needs about " + std::to_string(need) + " bytes of memory but only " +
+                        std::to_string(budget - std::min(budget, host_memory.live)) + " are free in the host executor's budget");
+  }
+  uint64_t budget = 0, required = 0, live_at_require = 0;
   template <class Body>
   void each(int64_t n, const Body& body) {
     for (int64_t x = 0; x < n; ++x) body(x);
@@ -66,12 +90,24 @@ class HostExec {
     for (auto& t : threads) t.join();
   }
   int lanes = 1;
-  void reserve_scratch(int64_t, int64_t) {}
-  void exclusive_sum(const long long* in, long long* out, int64_t n) { std::exclusive_scan(in, in + n, out, 0LL); }
-  void sum(const long long* in, long long* out, int64_t n) { *out = std::accumulate(in, in + n, 0LL); }
-  template <class T>
-  void max(const T* in, T* out, int64_t n) {
-    *out = *std::max_element(in, in + n);
+  // Reductions and scans over fn(0), ..., fn(n - 1), in index order.
+  template <class T, class Fn, class Op>
+  uint64_t reduce_scratch(int64_t, const Fn&, const Op&, T) const { return 0; }
+  template <class T, class Fn, class Op>
+  uint64_t scan_scratch(int64_t, const Fn&, const Op&, T) const { return 0; }
+  void reserve_scratch(uint64_t) {}
+  template <class T, class Fn, class Op>
+  void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    for (int64_t i = 0; i < n; ++i) init = op(init, fn(i));
+    *out = init;
+  }
+  template <class T, class Fn, class Op>
+  void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = fn(i);
+      out[i] = init;
+      init = op(init, v);
+    }
   }
   void zero(void* dst, size_t bytes) { std::memset(dst, 0, bytes); }
   void upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
@@ -85,11 +121,24 @@ class HostExec {
 }  // namespace
 
 RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits, int lanes) {
-  if (lanes < 1 || lanes > 256) throw ConfigError("run_device_rounds_on_host: lanes must be 1 to 256");
+  HostRoundsProbe probe;
+  probe.lanes = lanes;
+  RunResult r = run_device_rounds_on_host(c, probe);
+  if (host_waits) *host_waits = probe.host_waits;
+  return r;
+}
+
+RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe) {
+  if (probe.lanes < 1 || probe.lanes > 256) throw ConfigError("run_device_rounds_on_host: lanes must be 1 to 256");
   HostExec exec;
-  exec.lanes = lanes;
+  exec.lanes = probe.lanes;
+  exec.budget = probe.budget_bytes;
+  host_memory = HostMemory{};
   RunResult r = rounds::run_rounds(c, exec);
-  if (host_waits) *host_waits = exec.downloads;
+  probe.host_waits = exec.downloads;
+  probe.required_bytes = exec.required;
+  probe.live_at_require = exec.live_at_require;
+  probe.peak_bytes = host_memory.peak;
   return r;
 }
 

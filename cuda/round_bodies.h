@@ -78,11 +78,40 @@ struct DevRecv {
   RecvAction act[kMaxActions];
 };
 
-// The figures of one send round, filled on the device and read back once at the end of the run.
-struct RoundStats {
-  unsigned long long messages, words, hops;
+// A round's totals, from the sizing pass (a sum over processors): its messages, the receives
+// posted, the payload words and the link-hops. The round's figures take messages, words and hops
+// from here, so no step counts them again.
+struct RoundTotals {
+  long long sends, recvs, words, hops;
+  PPSIM_HD RoundTotals operator+(const RoundTotals& o) const {
+    return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops};
+  }
+};
+
+// One processor's share of a step (its sends, receives and payload words); an exclusive scan of
+// these over processors 0..p gives every processor's first slot and, at p, the step's totals, so a
+// processor's counts are the difference of two neighbours: one scan where there were a count
+// kernel and three scans.
+struct Slots {
+  long long sends, recvs, words;
+  PPSIM_HD Slots operator+(const Slots& o) const { return Slots{sends + o.sends, recvs + o.recvs, words + o.words}; }
+};
+
+// The most loaded link and the slowest message of a round: a max reduction over its messages.
+struct RoundPeak {
   long long max_load;
   double max_time;
+};
+
+// Combiners for the executors' reductions and scans (device and host alike).
+struct SumOf {
+  template <class T>
+  PPSIM_HD T operator()(const T& a, const T& b) const { return a + b; }
+};
+struct PeakOf {
+  PPSIM_HD RoundPeak operator()(const RoundPeak& a, const RoundPeak& b) const {
+    return RoundPeak{a.max_load > b.max_load ? a.max_load : b.max_load, a.max_time > b.max_time ? a.max_time : b.max_time};
+  }
 };
 
 // The first broken rule: (step << 32) | processor, the smallest wins; kNoError while none is.
@@ -188,22 +217,49 @@ struct LocalBody {
   }
 };
 
-// count: the round's ops of one processor, checked; its sends, receives and payload words.
-struct CountBody {
+// The round's ops of processor i, checked against the port model and the slices; a broken rule is
+// flagged (the record names the step the round's messages leave in) and reads as no ops.
+PPSIM_HD inline bool checked_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops) {
+  ops_of(c, i, round, ops);
+  if (ops_valid(c, ops, i)) return true;
+  flag_error(c, step, i);
+  return false;
+}
+
+// Sizing: one processor's contribution to its round's totals (summed over processors).
+struct RoundCount {
   Ctx c;
   int round;
-  int64_t step;  // the step the round's messages leave in (for the error record)
-  long long *nsend, *nrecv, *nwords;
-  PPSIM_HD void operator()(int64_t i) const {
+  int64_t step;
+  PPSIM_HD RoundTotals operator()(int64_t i) const {
     StepOps ops;
-    ops_of(c, i, round, ops);
-    nsend[i] = nrecv[i] = nwords[i] = 0;
-    if (!ops_valid(c, ops, i)) { flag_error(c, step, i); return; }
-    long long words = 0;
-    for (int n = 0; n < ops.nsend; ++n) words += ops.send[n].len;
-    nsend[i] = ops.nsend;
-    nrecv[i] = ops.nrecv;
-    nwords[i] = words;
+    RoundTotals t{0, 0, 0, 0};
+    if (!checked_ops(c, i, round, step, ops)) return t;
+    t.sends = ops.nsend;
+    t.recvs = ops.nrecv;
+    const int64_t from = node_of(c, i);
+    for (int n = 0; n < ops.nsend; ++n) {
+      t.words += ops.send[n].len;
+      t.hops += route_hops(c.topo, from, node_of(c, ops.send[n].to));
+    }
+    return t;
+  }
+};
+
+// A step's slots: one processor's sends, receives and payload words (index p: none, so that the
+// exclusive scan over p + 1 indices ends with the step's totals).
+struct SlotCount {
+  Ctx c;
+  int round;
+  int64_t step;
+  PPSIM_HD Slots operator()(int64_t i) const {
+    StepOps ops;
+    Slots n{0, 0, 0};
+    if (i >= c.a.p || !checked_ops(c, i, round, step, ops)) return n;
+    n.sends = ops.nsend;
+    n.recvs = ops.nrecv;
+    for (int q = 0; q < ops.nsend; ++q) n.words += ops.send[q].len;
+    return n;
   }
 };
 
@@ -212,7 +268,7 @@ struct CountBody {
 struct PostBody {
   Ctx c;
   int round;
-  const long long *send_begin, *recv_begin, *pool_begin;
+  const Slots* slot;  // the step's exclusive scan: processor i's first send, receive and pool word
   DevSend* sends;
   DevRecv* recvs;
   uint64_t* pool;
@@ -220,13 +276,18 @@ struct PostBody {
     if (failed(c)) return;
     StepOps ops;
     ops_of(c, i, round, ops);  // every lane computes the same ops (a pure function)
-    if (!ops_valid(c, ops, i)) return;  // count has flagged it
-    int64_t at = pool_begin[i];
+    if (!ops_valid(c, ops, i)) return;  // the scan has flagged it
+    const Slots first = slot[i];
+    int64_t at = first.words;
     for (int n = 0; n < ops.nsend; ++n) {
       const Send& x = ops.send[n];
-      if (lane == 0) sends[send_begin[i] + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
+      if (lane == 0) sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
       const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
-      for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[(w / x.run) * x.stride + w % x.run];
+      if (x.run == 0 || x.run == x.len) {
+        for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[w];  // contiguous: no division
+      } else {
+        for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[(w / x.run) * x.stride + w % x.run];
+      }
       at += x.len;
     }
     if (lane != 0) return;
@@ -240,7 +301,7 @@ struct PostBody {
       r.len = x.len;
       r.pool_off = -1;
       for (int q = 0; q < kMaxActions; ++q) r.act[q] = x.act[q];
-      recvs[recv_begin[i] + n] = r;
+      recvs[first.recvs + n] = r;
     }
   }
 };
@@ -257,55 +318,47 @@ PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
 }
 
 // match: one send finds its receive (the n-th send from a to b meets the n-th receive at b from
-// a), hands it the payload and loads the links of its route.
+// a), hands it the payload and loads the links of its route. The round's message, word and hop
+// totals come from the sizing pass: nothing here adds to a shared counter but the link loads.
 struct MatchBody {
   Ctx c;
   int64_t step;
-  RoundStats* stats;
   DevSend* sends;
   DevRecv* recvs;
-  const long long *send_begin, *recv_begin, *nrecv;
+  const Slots* slot;
   unsigned long long* link_load;
   PPSIM_HD void operator()(int64_t s) const {
     if (failed(c)) return;
     DevSend x = sends[s];
     int occurrence = 0;
-    for (int64_t q = send_begin[x.from]; q < s; ++q) occurrence += sends[q].to == x.to;
+    for (int64_t q = slot[x.from].sends; q < s; ++q) occurrence += sends[q].to == x.to;
     DevRecv* match = nullptr;
-    for (int64_t q = recv_begin[x.to], end = recv_begin[x.to] + nrecv[x.to]; q < end; ++q)
+    for (int64_t q = slot[x.to].recvs, end = slot[x.to + 1].recvs; q < end; ++q)
       if (recvs[q].from == x.from && occurrence-- == 0) { match = &recvs[q]; break; }
     if (!match || match->len != x.len) { flag_error(c, step, x.from); return; }
     match->pool_off = x.pool_off;
     const int64_t s_node = node_of(c, x.from), d_node = node_of(c, x.to);
-    const int64_t hops = route_hops(c.topo, s_node, d_node);
-    sends[s].hops = int32_t(hops);
-    atomic_add(&stats->messages, 1ull);
-    atomic_add(&stats->words, (unsigned long long)x.len);
-    atomic_add(&stats->hops, (unsigned long long)hops);
+    sends[s].hops = int32_t(route_hops(c.topo, s_node, d_node));
     const uint32_t stamp = uint32_t(step);
     if (!direct_links(c.topo)) for_each_route_link(c.topo, s_node, d_node, [&](int64_t id) { count_link(&link_load[id], stamp); });
   }
 };
 
 // cost: one send's congestion (its most loaded link, or on direct links the messages it shares
-// its sender-receiver pair with) and time; the round's maxima are reductions over these.
-struct CostBody {
+// its sender-receiver pair with) and time; the round's peak is a max reduction over these.
+struct CostOf {
   Ctx c;
   int64_t step;
   const DevSend* sends;
-  const long long *send_begin, *nsend;
+  const Slots* slot;
   const unsigned long long* link_load;
-  long long* load;
-  double* time;
-  PPSIM_HD void operator()(int64_t s) const {
-    load[s] = 0;
-    time[s] = 0;
-    if (failed(c)) return;
+  PPSIM_HD RoundPeak operator()(int64_t s) const {
+    if (failed(c)) return RoundPeak{0, 0.0};
     const uint32_t stamp = uint32_t(step);
     DevSend x = sends[s];
     long long congestion = 0;
     if (direct_links(c.topo)) {
-      for (int64_t q = send_begin[x.from], end = q + nsend[x.from]; q < end; ++q) congestion += sends[q].to == x.to;
+      for (int64_t q = slot[x.from].sends, end = slot[x.from + 1].sends; q < end; ++q) congestion += sends[q].to == x.to;
     } else {
       for_each_route_link(c.topo, node_of(c, x.from), node_of(c, x.to), [&](int64_t id) {
         unsigned long long v = link_load[id];
@@ -313,12 +366,13 @@ struct CostBody {
         if (l > congestion) congestion = l;
       });
     }
-    load[s] = congestion;
-    time[s] = message_time(c.cost, x.len, x.hops, congestion);
+    return RoundPeak{congestion, message_time(c.cost, x.len, x.hops, congestion)};
   }
 };
 
-// A receive that no send matched breaks the schedule.
+// A receive that no send matched breaks the schedule. Matching pairs distinct sends with distinct
+// receives, so when a round has as many receives as sends and every send matched, every receive
+// did too: this runs only in rounds whose sizing totals differ.
 struct UnmatchedBody {
   Ctx c;
   int64_t step;
@@ -335,22 +389,22 @@ struct DeliverBody {
   int64_t step;
   bool check_sends;  // half-duplex / telephone: this step's sends must agree with the arrivals
   const DevRecv* recvs;
-  const long long *recv_begin, *nrecv;
+  const Slots* slot;  // of the step the messages were sent in
   const uint64_t* pool;
   const DevSend* sends_now;
-  const long long *send_begin_now, *nsend_now;
+  const Slots* slot_now;  // of this step's sends
   PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
     // No early exit on a broken rule here: another group may flag one while this group runs, its
     // lanes could read the flag apart, and every lane must reach the same barriers. Every branch
     // below depends on the processor and on what earlier kernels wrote, so it is the same for all
     // lanes; unmatched receives (after a broken rule) are skipped.
-    const int64_t first = recv_begin[i], count = nrecv[i];
-    if (count == 0) return;
-    if (check_sends && lane == 0 && nsend_now[i] > 0) {
-      const DevSend& out = sends_now[send_begin_now[i]];
+    const int64_t first = slot[i].recvs, end = slot[i + 1].recvs;
+    if (first == end) return;
+    if (check_sends && lane == 0 && slot_now[i + 1].sends > slot_now[i].sends) {
+      const DevSend& out = sends_now[slot_now[i].sends];
       if (c.port_model == PortModel::half_duplex || out.to != recvs[first].from) flag_error(c, step, i);
     }
-    for (int64_t r = first; r < first + count; ++r) {
+    for (int64_t r = first; r < end; ++r) {
       const DevRecv& rv = recvs[r];
       if (rv.pool_off < 0) continue;  // unmatched: flagged, the run stops at its end
       const uint64_t* src = pool + rv.pool_off;
@@ -359,11 +413,15 @@ struct DeliverBody {
         uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
         const int64_t len = act.words ? act.words : rv.len - act.msg_off;
         const int64_t run = act.run == 0 ? len : act.run, stride = act.run == 0 ? len : act.stride;
-        for (int64_t w = lane; w < len; w += lanes) {
-          uint64_t& slot = dst[(w / run) * stride + w % run];
-          const uint64_t x = src[act.msg_off + w];
-          slot = act.mode == RecvMode::copy ? x : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, x, slot)
-                                                                                     : combine_dyn(c.op, slot, x);
+        const uint64_t* in = src + act.msg_off;
+        if (run == len && act.mode == RecvMode::copy) {
+          for (int64_t w = lane; w < len; w += lanes) dst[w] = in[w];  // the common case: a plain copy
+        } else {
+          for (int64_t w = lane; w < len; w += lanes) {
+            uint64_t& word = dst[(w / run) * stride + w % run];
+            word = act.mode == RecvMode::copy ? in[w] : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, in[w], word)
+                                                                                          : combine_dyn(c.op, word, in[w]);
+          }
         }
         group_sync(lanes);  // a later action may touch words another lane just wrote
       }

@@ -6,9 +6,10 @@
 //   1. sizing: every round's ops are a pure function of (processor, round), so one pass of count
 //      bodies with sum reductions gives every round's sends, receives and payload words; the host
 //      reads those totals, checks the device memory they need and allocates everything once;
-//   2. the steps are then queued back to back (count, exclusive sums, post, match, cost with max
-//      reductions, unmatched check, deliver), each round's figures and the first broken rule kept
-//      on the executor, and read back with the buffers at the end.
+//   2. the steps are then queued back to back (one scan of every processor's slots, post, match,
+//      a max reduction of the messages' costs, deliver), each round's peak and the first broken
+//      rule kept on the executor, and read back with the buffers at the end. A round's messages,
+//      words and link-hops are the sizing pass's totals: no step counts them again.
 // Only --trace (small runs) reads the state back after every step.
 #pragma once
 #include <algorithm>
@@ -25,18 +26,13 @@ namespace rounds {
 
 inline constexpr long long kWarpWords = 8, kBlockWords = 2048;
 
-// Memory a run needs besides what the sizing pass finds (its estimate before the run).
+// Host memory for the final buffers copied back (the run's words and the link counters).
 inline uint64_t state_bytes(const RunConfig& c) {
   uint64_t bytes = run_total_words(c) * 8;
   const Topology& t = physical_topology(c);
   if (!direct_links(t)) bytes += uint64_t(link_space(t)) * 8;
   return bytes;
 }
-
-// A round's totals, as the sizing pass sums them (three contiguous counters).
-struct RoundTotals {
-  long long sends, recvs, words;
-};
 
 // The context of a run's bodies: everything but the buffer, status and test-hook pointers.
 inline Ctx make_ctx(const RunConfig& c) {
@@ -54,6 +50,54 @@ inline Ctx make_ctx(const RunConfig& c) {
   for (int b = 0; b < ctx.nbuf; ++b) ctx.words[b] = run_buffer_words(c, b);
   return ctx;
 }
+
+// The largest round of a run: the sizes of one store of messages in flight.
+struct StoreSizes {
+  long long sends = 1, recvs = 1, words = 1;
+};
+inline StoreSizes largest_round(const std::vector<RoundTotals>& totals) {
+  StoreSizes n;
+  for (const RoundTotals& t : totals) {
+    n.sends = std::max(n.sends, t.sends);
+    n.recvs = std::max(n.recvs, t.recvs);
+    n.words = std::max(n.words, t.words);
+  }
+  return n;
+}
+
+// Everything a run allocates on the executor after its sizing pass, in bytes: the check against
+// free memory is made once, with this figure, before any of it is taken. `scratch` is what the
+// executor's scans and reductions need. A run verified where its buffers are also needs the
+// verification's fold table (unless the first store's message pool, free by then, holds it) and
+// a counter.
+inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, uint64_t scratch) {
+  const int64_t p = c.params.p;
+  const Topology& t = physical_topology(c);
+  uint64_t bytes = run_total_words(c) * 8;                                            // the buffers
+  if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;  // link counters
+  const uint64_t store = uint64_t(p + 1) * sizeof(Slots) + uint64_t(n.sends) * sizeof(DevSend) +
+                         uint64_t(n.recvs) * sizeof(DevRecv) + uint64_t(n.words) * 8;
+  bytes += uint64_t(nstores) * store;
+  bytes += uint64_t(std::max(1, c.algorithm->rounds(c.params))) * sizeof(RoundPeak);  // the rounds' peaks
+  bytes += scratch;
+  if (c.verify && !c.keep_buffers) {
+    const uint64_t table = verification_table_words(c);
+    if (table > uint64_t(n.words)) bytes += table * 8;
+    bytes += sizeof(unsigned long long);
+  }
+  return bytes;
+}
+
+// One store of messages in flight: the step's slots (exclusive scan over processors 0..p), its
+// sends, receives and payload pool.
+template <class Exec>
+struct Store {
+  typename Exec::template Array<Slots> slot;
+  typename Exec::template Array<DevSend> sends;
+  typename Exec::template Array<DevRecv> recvs;
+  typename Exec::template Array<uint64_t> pool;
+  int round = 0;  // the round whose messages it holds (0: none)
+};
 
 template <class Exec>
 RunResult run_rounds(const RunConfig& c, Exec& exec) {
@@ -73,14 +117,6 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
 
   Ctx ctx = make_ctx(c);
   ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
-  const uint64_t first_bytes = state_bytes(c) + uint64_t(p) * 6 * 8;
-  exec.require(first_bytes, first_bytes);
-
-  typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
-  for (int b = 0; b < ctx.nbuf; ++b) {
-    bufs[b].ensure(size_t(p * ctx.words[b]));
-    ctx.bufs[b] = bufs[b].get();
-  }
   typename Exec::template Array<RunStatus> status;
   status.ensure(1);
   const RunStatus clear{kNoError};
@@ -92,12 +128,6 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   postal_g.ensure(postal.values().size());
   exec.upload(postal_g.get(), postal.values().data(), postal.values().size() * sizeof(int64_t));
   postal.attach(ctx.a, postal_g.get());
-  typename Exec::template Array<unsigned long long> link_load;
-  if (!direct_links(ctx.topo)) {
-    link_load.ensure(size_t(std::max<int64_t>(1, link_space(ctx.topo))));
-    exec.zero(link_load.get(), size_t(link_space(ctx.topo)) * sizeof(unsigned long long));
-  }
-  for (int b = 0; b < ctx.nbuf; ++b) exec.each(p * ctx.words[b], InitBody{ctx, op, c.input, b});
 
   // A rule was broken: the CPU backend, running the same code, gives the exact message.
   auto report_error = [&](unsigned long long key) {
@@ -111,38 +141,48 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     if (s.error != kNoError) report_error(s.error);
   };
 
-  // 1. Sizing: every round's totals.
-  struct Store {
-    typename Exec::template Array<long long> nsend, nrecv, nwords, send_begin, recv_begin, pool_begin;
-    typename Exec::template Array<DevSend> sends;
-    typename Exec::template Array<DevRecv> recvs;
-    typename Exec::template Array<uint64_t> pool;
-    typename Exec::template Array<long long> load;
-    typename Exec::template Array<double> time;
-    int round = 0;  // the round whose messages it holds (0: none)
-  };
-  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
-  // round-based one every lambda steps, and its messages arrive before its next round (one store).
-  const int nstores = run_store_count(c);
-  std::vector<Store> stores(static_cast<size_t>(nstores));
-  for (auto& s : stores)
-    for (auto* arr : {&s.nsend, &s.nrecv, &s.nwords, &s.send_begin, &s.recv_begin, &s.pool_begin}) arr->ensure(size_t(p));
+  // 1. Sizing: every round's totals, one reduction a round over the processors' ops.
   std::vector<RoundTotals> totals(static_cast<size_t>(nrounds));  // totals[r - 1]: round r
   if (nrounds > 0) {
     typename Exec::template Array<RoundTotals> dev_totals;
     dev_totals.ensure(totals.size());
-    exec.reserve_scratch(p, 0);
-    Store& s = stores[0];
-    for (int r = 1; r <= nrounds; ++r) {
-      RoundTotals* at = dev_totals.get() + (r - 1);
-      exec.each(p, CountBody{ctx, r, step_of_round(r), s.nsend.get(), s.nrecv.get(), s.nwords.get()});
-      exec.sum(s.nsend.get(), &at->sends, p);
-      exec.sum(s.nrecv.get(), &at->recvs, p);
-      exec.sum(s.nwords.get(), &at->words, p);
-    }
+    for (int r = 1; r <= nrounds; ++r)
+      exec.reduce(p, RoundCount{ctx, r, step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0}, dev_totals.get() + (r - 1));
     exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(RoundTotals));
     read_status();
   }
+
+  // 2. Memory: all of it checked at once, then taken.
+  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
+  // round-based one every lambda steps, and its messages arrive before its next round (one store).
+  const int nstores = run_store_count(c);
+  const StoreSizes most = largest_round(totals);
+  const uint64_t scratch = std::max(exec.scan_scratch(p + 1, SlotCount{ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
+                                    exec.reduce_scratch(most.sends, CostOf{ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
+  exec.require(run_bytes(c, most, nstores, scratch));
+  exec.reserve_scratch(scratch);
+  typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
+  for (int b = 0; b < ctx.nbuf; ++b) {
+    bufs[b].ensure(size_t(p * ctx.words[b]));
+    ctx.bufs[b] = bufs[b].get();
+  }
+  typename Exec::template Array<unsigned long long> link_load;
+  if (!direct_links(ctx.topo)) {
+    link_load.ensure(size_t(std::max<int64_t>(1, link_space(ctx.topo))));
+    exec.zero(link_load.get(), size_t(link_space(ctx.topo)) * sizeof(unsigned long long));
+  }
+  std::vector<Store<Exec>> stores(static_cast<size_t>(nstores));
+  for (auto& s : stores) {
+    s.slot.ensure(size_t(p + 1));
+    s.sends.ensure(size_t(most.sends));
+    s.recvs.ensure(size_t(most.recvs));
+    s.pool.ensure(size_t(most.words));
+  }
+  typename Exec::template Array<RoundPeak> peaks;
+  peaks.ensure(size_t(std::max(1, nrounds)));
+  exec.zero(peaks.get(), size_t(std::max(1, nrounds)) * sizeof(RoundPeak));
+  for (int b = 0; b < ctx.nbuf; ++b) exec.each(p * ctx.words[b], InitBody{ctx, op, c.input, b});
+
   // Who moves a round's words: a block per processor when its messages average kBlockWords words
   // or more, a warp from kWarpWords, else a thread.
   auto width = [&](int r) {
@@ -151,27 +191,6 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     if (n.sends > 0 && n.words >= kWarpWords * n.sends) return GroupWidth::warp;
     return GroupWidth::thread;
   };
-  long long max_sends = 1, max_recvs = 1, max_words = 1;
-  for (const RoundTotals& n : totals) {
-    max_sends = std::max(max_sends, n.sends);
-    max_recvs = std::max(max_recvs, n.recvs);
-    max_words = std::max(max_words, n.words);
-  }
-  const uint64_t per_store = uint64_t(max_sends) * (sizeof(DevSend) + sizeof(long long) + sizeof(double)) +
-                             uint64_t(max_recvs) * sizeof(DevRecv) + uint64_t(max_words) * 8;
-  const uint64_t more = uint64_t(nstores) * per_store + uint64_t(std::max(1, nrounds)) * sizeof(RoundStats);
-  exec.require(more, state_bytes(c) + uint64_t(nstores) * (uint64_t(p) * 6 * 8) + more);
-  for (auto& s : stores) {
-    s.sends.ensure(size_t(max_sends));
-    s.recvs.ensure(size_t(max_recvs));
-    s.pool.ensure(size_t(max_words));
-    s.load.ensure(size_t(max_sends));
-    s.time.ensure(size_t(max_sends));
-  }
-  typename Exec::template Array<RoundStats> stats;
-  stats.ensure(size_t(std::max(1, nrounds)));
-  exec.zero(stats.get(), size_t(std::max(1, nrounds)) * sizeof(RoundStats));
-  exec.reserve_scratch(p, max_sends);
 
   RunResult result;
   result.backend = exec.backend();
@@ -189,38 +208,30 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   local(LocalPhase::before_first_step);
   if (c.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
 
-  // 2. The steps, queued back to back.
+  // 3. The steps, queued back to back.
   for (int64_t t = 1; t <= total_steps; ++t) {
-    Store& s = stores[size_t(t % nstores)];  // this step's sends (in flight: untouched until then)
+    Store<Exec>& s = stores[size_t(t % nstores)];  // this step's sends (in flight: untouched until then)
     const int sent = round_sent_at(t);
     if (sent > 0) s.round = sent;
     if (const int r = sent; r > 0) {
-      const long long nsends = totals[size_t(r - 1)].sends, nrecvs = totals[size_t(r - 1)].recvs;
-      RoundStats* rs = stats.get() + (r - 1);
-      exec.each(p, CountBody{ctx, r, t, s.nsend.get(), s.nrecv.get(), s.nwords.get()});
-      exec.exclusive_sum(s.nsend.get(), s.send_begin.get(), p);
-      exec.exclusive_sum(s.nrecv.get(), s.recv_begin.get(), p);
-      exec.exclusive_sum(s.nwords.get(), s.pool_begin.get(), p);
-      exec.groups(p, PostBody{ctx, r, s.send_begin.get(), s.recv_begin.get(), s.pool_begin.get(), s.sends.get(), s.recvs.get(),
-                              s.pool.get()},
-                  width(r));
-      if (nsends > 0) {
-        exec.each(nsends, MatchBody{ctx, t, rs, s.sends.get(), s.recvs.get(), s.send_begin.get(), s.recv_begin.get(), s.nrecv.get(),
-                                    link_load.get()});
-        exec.each(nsends, CostBody{ctx, t, s.sends.get(), s.send_begin.get(), s.nsend.get(), link_load.get(), s.load.get(),
-                                   s.time.get()});
-        exec.max(s.load.get(), &rs->max_load, nsends);
-        exec.max(s.time.get(), &rs->max_time, nsends);
+      // The round's ops: every processor's slots (one scan), then its messages posted, matched to
+      // their receives and loaded onto their links, then the round's peak load and time.
+      const RoundTotals& n = totals[size_t(r - 1)];
+      exec.exclusive_scan(p + 1, SlotCount{ctx, r, t}, SumOf{}, Slots{0, 0, 0}, s.slot.get());
+      exec.groups(p, PostBody{ctx, r, s.slot.get(), s.sends.get(), s.recvs.get(), s.pool.get()}, width(r));
+      if (n.sends > 0) {
+        exec.each(n.sends, MatchBody{ctx, t, s.sends.get(), s.recvs.get(), s.slot.get(), link_load.get()});
+        exec.reduce(n.sends, CostOf{ctx, t, s.sends.get(), s.slot.get(), link_load.get()}, PeakOf{}, RoundPeak{0, 0.0},
+                    peaks.get() + (r - 1));
       }
-      if (nrecvs > 0) exec.each(nrecvs, UnmatchedBody{ctx, t, s.recvs.get()});
+      if (n.recvs != n.sends) exec.each(n.recvs, UnmatchedBody{ctx, t, s.recvs.get()});
     }
     const int64_t j = t - lambda + 1;  // the messages sent in step j arrive now
     if (j >= 1) {
-      Store& arrived = stores[size_t(j % nstores)];
+      Store<Exec>& arrived = stores[size_t(j % nstores)];
       if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(arrived.round - 1)].recvs > 0) {
         const bool check = sent > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
-        exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.recv_begin.get(), arrived.nrecv.get(),
-                                   arrived.pool.get(), s.sends.get(), s.send_begin.get(), s.nsend.get()},
+        exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.slot.get(), arrived.pool.get(), s.sends.get(), s.slot.get()},
                     width(arrived.round));
       }
     }
@@ -242,20 +253,20 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
     if (c.trace) { result.trace.clear(); result.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
   }
 
-  // Back on the host: the first broken rule, the rounds' figures, the buffers.
+  // Back on the host: the first broken rule, the rounds' peaks, the buffers.
   read_status();
-  std::vector<RoundStats> host_stats(size_t(std::max(1, nrounds)));
-  exec.download(host_stats.data(), stats.get(), host_stats.size() * sizeof(RoundStats));
+  std::vector<RoundPeak> host_peaks(size_t(std::max(1, nrounds)));
+  exec.download(host_peaks.data(), peaks.get(), host_peaks.size() * sizeof(RoundPeak));
   for (int64_t t = 1; t <= total_steps; ++t) {
     StepStats st;
     st.step = t;
     if (const int r = round_sent_at(t); r > 0) {
-      const RoundStats& rs = host_stats[size_t(r - 1)];
-      st.messages = int64_t(rs.messages);
-      st.words = int64_t(rs.words);
-      st.link_hops = int64_t(rs.hops);
-      st.max_link_load = rs.max_load;
-      st.time = rs.max_time;
+      const RoundTotals& n = totals[size_t(r - 1)];
+      st.messages = int64_t(n.sends);
+      st.words = int64_t(n.words);
+      st.link_hops = int64_t(n.hops);
+      st.max_link_load = host_peaks[size_t(r - 1)].max_load;
+      st.time = host_peaks[size_t(r - 1)].max_time;
     }
     add_step(result, st, lambda);
   }
@@ -263,7 +274,7 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   if (c.keep_buffers || !c.verify) {
     if (c.keep_buffers) result.buffers = fetch_buffers();
     finish_verification(c, result);
-  } else if (count_mismatches(c, exec, ctx) == 0) {  // verified where the buffers are
+  } else if (count_mismatches(c, exec, ctx, stores[0].pool.get(), uint64_t(most.words)) == 0) {  // verified where the buffers are
     result.verified = true;
   } else {  // the exact report (which words, what was expected) comes from the host reference
     result.buffers = fetch_buffers();

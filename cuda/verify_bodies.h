@@ -125,29 +125,45 @@ inline bool needs_fold(Operation op) {
   return op == Operation::reduce || op == Operation::allreduce || op == Operation::reduce_scatter || op == Operation::scan;
 }
 
-// The number of words that differ from the reference, computed by the executor's bodies.
-template <class Exec>
-long long count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx) {
+// The words of the fold table a verification needs (a scan needs two: it ping-pongs), 0 for
+// operations checked against the inputs alone.
+inline uint64_t verification_table_words(const RunConfig& c) {
   const Operation op = c.algorithm->op;
-  typename Exec::template Array<uint64_t> table, other;
+  if (!needs_fold(op)) return 0;
+  int64_t count, width;
+  fold_shape(op, c.params, count, width);
+  return uint64_t(count * width) * (op == Operation::scan ? 2 : 1);
+}
+
+// The number of words that differ from the reference, computed by the executor's bodies. The
+// fold table lives in `spare` (spare_words words no longer needed: the run's message pool) when it
+// fits there, else in memory of its own.
+template <class Exec>
+long long count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
+  const Operation op = c.algorithm->op;
+  typename Exec::template Array<uint64_t> own;
   typename Exec::template Array<unsigned long long> counter;
   const uint64_t* fold = nullptr;
   if (needs_fold(op)) {
     int64_t count, width;
     fold_shape(op, c.params, count, width);
-    table.ensure(size_t(count * width));
-    exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table.get()});
+    const uint64_t need = verification_table_words(c);
+    uint64_t* table = spare;
+    if (!spare || need > spare_words) {
+      own.ensure(size_t(need));
+      table = own.get();
+    }
+    exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table});
     if (op == Operation::scan) {
-      other.ensure(size_t(count * width));
-      uint64_t *from = table.get(), *to = other.get();
+      uint64_t *from = table, *to = table + count * width;
       for (int64_t d = 1; d < count; d *= 2) {
         exec.each(count * width, ScanLevelBody{c.combine, from, to, width, d});
         std::swap(from, to);
       }
       fold = from;
     } else {
-      for (int64_t d = 1; d < count; d *= 2) exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table.get(), count, width, d});
-      fold = table.get();
+      for (int64_t d = 1; d < count; d *= 2) exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
+      fold = table;
     }
   }
   counter.ensure(1);

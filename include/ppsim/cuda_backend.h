@@ -32,6 +32,17 @@ RunResult run_cuda(const RunConfig& c);
 // per processor, meeting at the same barriers (slow: for small runs).
 RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nullptr, int lanes = 1);
 
+// The same, with a memory budget and what the run took: the executor refuses the run, as the device
+// does, when the bytes it computes before allocating (required_bytes) do not fit in what is left
+// of budget_bytes (0: no limit); peak_bytes is the most its arrays held at once.
+struct HostRoundsProbe {
+  int lanes = 1;
+  uint64_t budget_bytes = 0;
+  int64_t host_waits = 0;
+  uint64_t required_bytes = 0, live_at_require = 0, peak_bytes = 0;
+};
+RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe);
+
 // The device verification (cuda/verify_bodies.h: the reference's words from ordered tree folds and
 // scans, compared where the buffers are), run on the host over the given final buffers: the number
 // of words that differ from the reference. Used when RunConfig::keep_buffers is false.

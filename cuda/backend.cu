@@ -22,6 +22,7 @@
 
 #include "cuda_check.h"
 #include "ppsim/cuda_backend.h"
+#include "block_exec.h"
 #include "rounds.h"
 
 namespace ppsim {
@@ -55,6 +56,33 @@ __global__ void block_kernel(int64_t n, Body body) {
 template <class Body>
 __global__ void single_lane_kernel(int64_t n, Body body) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
+}
+
+// A whole small run in one thread block (block_exec.h): the launches of a step, not its work,
+// dominate runs of thousands of steps over a few thousand processors.
+struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
+#if defined(__CUDA_ARCH__)
+  PPSIM_HD int rank() const { return int(threadIdx.x); }
+  PPSIM_HD int size() const { return int(blockDim.x); }
+  PPSIM_HD void sync() const { __syncthreads(); }
+#else
+  PPSIM_HD int rank() const { return 0; }
+  PPSIM_HD int size() const { return 1; }
+  PPSIM_HD void sync() const {}
+#endif
+};
+using BlockExec = rounds::TeamExec<BlockTeam>;
+
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, exec, r, out);
+}
+
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(rounds::StepPlan pl) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
 }
 
 unsigned grid_for(int64_t items, int64_t per_block) {
@@ -201,6 +229,17 @@ class DeviceExec {
     size_t bytes = 0;
     PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
     return bytes + 1;
+  }
+  // Small runs (few processors, short messages) run whole in one thread block: one launch for the
+  // sizing pass and one for the steps.
+  bool whole_run_fits(int64_t p, long long words) const { return rounds::whole_run_fits(p, words); }
+  void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
+    size_whole_run<<<1, rounds::kWholeRunThreads, 0, stream_>>>(pl, out, nrounds);
+    PPSIM_CUDA_CHECK_LAUNCH("size_whole_run");
+  }
+  void steps_in_one_launch(const rounds::StepPlan& pl) {
+    step_whole_run<<<1, rounds::kWholeRunThreads, 0, stream_>>>(pl);
+    PPSIM_CUDA_CHECK_LAUNCH("step_whole_run");
   }
   // Taken before a run's steps (a reallocation inside the steps would wait for the device).
   void reserve_scratch(uint64_t bytes) { temp_.ensure(size_t(bytes)); }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ppsim/cuda_backend.h"
+#include "block_exec.h"
 #include "rounds.h"
 
 namespace ppsim {
@@ -90,6 +91,35 @@ class HostExec {
     for (auto& t : threads) t.join();
   }
   int lanes = 1;
+  // The device runs small runs whole in one thread block (block_exec.h); with team_threads > 0
+  // this executor runs the same team code on that many threads, else every run step by step.
+  int team_threads = 0;
+  bool whole_run_fits(int64_t p, long long words) const { return team_threads > 0 && rounds::whole_run_fits(p, words); }
+  void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
+    as_team([&](auto& team) { for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, team, r, out); });
+  }
+  void steps_in_one_launch(const rounds::StepPlan& pl) {
+    as_team([&](auto& team) { for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, team, t); });
+  }
+  template <class Work>
+  void as_team(const Work& work) {
+    struct Team {
+      int k, n;
+      std::barrier<>* b;
+      int rank() const { return k; }
+      int size() const { return n; }
+      void sync() const { b->arrive_and_wait(); }
+    };
+    std::barrier<> barrier(team_threads);
+    std::vector<rounds::RoundTotals> cells(static_cast<size_t>(team_threads));  // one kTeamCell each
+    std::vector<std::thread> threads;
+    for (int k = 0; k < team_threads; ++k)
+      threads.emplace_back([&, k] {
+        rounds::TeamExec<Team> team(Team{k, team_threads, &barrier}, reinterpret_cast<unsigned char*>(cells.data()));
+        work(team);
+      });
+    for (auto& t : threads) t.join();
+  }
   // Reductions and scans over fn(0), ..., fn(n - 1), in index order.
   template <class T, class Fn, class Op>
   uint64_t reduce_scratch(int64_t, const Fn&, const Op&, T) const { return 0; }
@@ -130,8 +160,10 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits, int
 
 RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe) {
   if (probe.lanes < 1 || probe.lanes > 256) throw ConfigError("run_device_rounds_on_host: lanes must be 1 to 256");
+  if (probe.team_threads < 0 || probe.team_threads > 64) throw ConfigError("run_device_rounds_on_host: team_threads must be 0 to 64");
   HostExec exec;
   exec.lanes = probe.lanes;
+  exec.team_threads = probe.team_threads;
   exec.budget = probe.budget_bytes;
   host_memory = HostMemory{};
   RunResult r = rounds::run_rounds(c, exec);

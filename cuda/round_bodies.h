@@ -14,28 +14,30 @@
 namespace ppsim {
 namespace rounds {
 
-// ---- atomics: device atomics on the GPU; the host runs one index at a time, so plain updates ----
+// ---- atomics: device atomics on the GPU, the compiler's atomic builtins on the host (whose
+// executor may run a whole run's lanes as threads, as one thread block runs it on the device) ----
 PPSIM_HD inline void atomic_add(unsigned long long* at, unsigned long long v) {
 #if defined(__CUDA_ARCH__)
   atomicAdd(at, v);
 #else
-  *at += v;
-#endif
-}
-PPSIM_HD inline void atomic_min(unsigned long long* at, unsigned long long v) {
-#if defined(__CUDA_ARCH__)
-  atomicMin(at, v);
-#else
-  if (v < *at) *at = v;
+  __atomic_fetch_add(at, v, __ATOMIC_RELAXED);
 #endif
 }
 PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned long long expected, unsigned long long next) {
 #if defined(__CUDA_ARCH__)
   return atomicCAS(at, expected, next);
 #else
-  unsigned long long old = *at;
-  if (old == expected) *at = next;
-  return old;
+  __atomic_compare_exchange_n(at, &expected, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;  // the value found: the old one when the exchange failed, `expected` when it succeeded
+#endif
+}
+PPSIM_HD inline void atomic_min(unsigned long long* at, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(at, v);
+#else
+  unsigned long long old = __atomic_load_n(at, __ATOMIC_RELAXED);
+  while (v < old && !__atomic_compare_exchange_n(at, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
 #endif
 }
 // How many lanes move one processor's words in post and deliver: one thread (short messages), a
@@ -139,7 +141,13 @@ struct Ctx {
 };
 
 PPSIM_HD inline int64_t node_of(const Ctx& c, int64_t i) { return c.mapped ? map_node(c.mapping, i) : i; }
-PPSIM_HD inline bool failed(const Ctx& c) { return c.status->error != kNoError; }
+PPSIM_HD inline bool failed(const Ctx& c) {
+#if defined(__CUDA_ARCH__)
+  return c.status->error != kNoError;
+#else
+  return __atomic_load_n(&c.status->error, __ATOMIC_RELAXED) != kNoError;
+#endif
+}
 PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
   atomic_min(&c.status->error, (static_cast<unsigned long long>(step) << 32) | static_cast<unsigned long long>(proc));
 }

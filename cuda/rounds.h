@@ -88,168 +88,212 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
   return bytes;
 }
 
-// One store of messages in flight: the step's slots (exclusive scan over processors 0..p), its
-// sends, receives and payload pool.
-template <class Exec>
-struct Store {
-  typename Exec::template Array<Slots> slot;
-  typename Exec::template Array<DevSend> sends;
-  typename Exec::template Array<DevRecv> recvs;
-  typename Exec::template Array<uint64_t> pool;
-  int round = 0;  // the round whose messages it holds (0: none)
+// What the steps of a run read, in the memory of whatever executes them, passed by value: the
+// context, the rounds' sizing totals, and nstores stores of messages in flight laid end to end (a
+// store: the step's slots, its sends, receives and payload pool). Step t uses store t % nstores.
+struct StepPlan {
+  Ctx ctx;
+  int64_t p, total_steps;
+  int lambda, nstores;
+  bool postal_native, has_local, check_exchange;  // check_exchange: half-duplex and telephone
+  const RoundTotals* totals;                       // [rounds]: totals[r - 1] is round r
+  RoundPeak* peaks;                                // [rounds]
+  unsigned long long* link_load;
+  Slots* slot;
+  DevSend* sends;
+  DevRecv* recvs;
+  uint64_t* pool;
+  StoreSizes store;  // one store's sends, receives and pool words (its slots: p + 1)
+
+  PPSIM_HD int64_t step_of_round(int r) const { return postal_native ? int64_t(r) : int64_t(r - 1) * lambda + 1; }
+  PPSIM_HD int round_sent_at(int64_t t) const {  // the round whose messages leave in step t, 0: none
+    return postal_native ? int(t) : (t - 1) % lambda == 0 ? int((t - 1) / lambda) + 1 : 0;
+  }
+  // Who moves a round's words: a block per processor when its messages average kBlockWords
+  // words or more, a warp from kWarpWords, else a thread.
+  PPSIM_HD GroupWidth width(int r) const {
+    const RoundTotals& n = totals[r - 1];
+    if (n.sends > 0 && n.words >= kBlockWords * n.sends) return GroupWidth::block;
+    if (n.sends > 0 && n.words >= kWarpWords * n.sends) return GroupWidth::warp;
+    return GroupWidth::thread;
+  }
+  PPSIM_HD Slots* slot_of(int64_t t) const { return slot + (t % nstores) * (p + 1); }
+  PPSIM_HD DevSend* sends_of(int64_t t) const { return sends + (t % nstores) * store.sends; }
+  PPSIM_HD DevRecv* recvs_of(int64_t t) const { return recvs + (t % nstores) * store.recvs; }
+  PPSIM_HD uint64_t* pool_of(int64_t t) const { return pool + (t % nstores) * store.words; }
 };
+
+// Sizing, round r: its totals (a sum over the processors' ops) into out[r - 1].
+PPSIM_HD_TEMPLATE
+template <class Exec>
+PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out) {
+  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0}, out + (r - 1));
+}
+
+// Step t: the round sent in it (every processor's slots in one scan, the messages posted, matched
+// to their receives and loaded onto their links, the round's peak load and time), then the
+// messages that arrive in it delivered. Written once for every executor: kernels launched from the
+// host, the host itself, or one thread block running a whole run.
+PPSIM_HD_TEMPLATE
+template <class Exec>
+PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
+  const Ctx& ctx = pl.ctx;
+  Slots* slot = pl.slot_of(t);
+  DevSend* sends = pl.sends_of(t);
+  DevRecv* recvs = pl.recvs_of(t);
+  const int r = pl.round_sent_at(t);
+  if (r > 0) {
+    const RoundTotals& n = pl.totals[r - 1];
+    exec.exclusive_scan(pl.p + 1, SlotCount{ctx, r, t}, SumOf{}, Slots{0, 0, 0}, slot);
+    exec.groups(pl.p, PostBody{ctx, r, slot, sends, recvs, pl.pool_of(t)}, pl.width(r));
+    if (n.sends > 0) {
+      exec.each(n.sends, MatchBody{ctx, t, sends, recvs, slot, pl.link_load});
+      exec.reduce(n.sends, CostOf{ctx, t, sends, slot, pl.link_load}, PeakOf{}, RoundPeak{0, 0.0}, pl.peaks + (r - 1));
+    }
+    if (n.recvs != n.sends) exec.each(n.recvs, UnmatchedBody{ctx, t, recvs});
+  }
+  const int64_t j = t - pl.lambda + 1;  // the messages sent in step j arrive now
+  if (j >= 1) {
+    const int arrived = pl.round_sent_at(j);
+    if (arrived > 0 && pl.totals[arrived - 1].recvs > 0)
+      exec.groups(pl.p, DeliverBody{ctx, t, r > 0 && pl.check_exchange, pl.recvs_of(j), pl.slot_of(j), pl.pool_of(j), sends, slot},
+                  pl.width(arrived));
+  }
+  if (t == pl.total_steps && pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step});
+}
+
+// --trace: after step t, the buffers and the messages sent in it (the broken-rule word first).
+template <class Exec, class ReadStatus>
+TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std::vector<uint64_t>> buffers, const ReadStatus& read_status) {
+  read_status();
+  TraceStep ts{t, std::move(buffers), {}};
+  const int r = pl.round_sent_at(t);
+  const long long nsends = r > 0 ? pl.totals[r - 1].sends : 0;
+  if (nsends > 0) {
+    std::vector<DevSend> sent(static_cast<size_t>(nsends));
+    exec.download(sent.data(), pl.sends_of(t), sent.size() * sizeof(DevSend));
+    for (const auto& x : sent) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, t + pl.lambda - 1});
+  }
+  return ts;
+}
 
 template <class Exec>
 RunResult run_rounds(const RunConfig& c, Exec& exec) {
   validate_config(c, false);
   if (c.keep_buffers) require_host_memory(state_bytes(c), "the final buffers, copied back");
   const auto start = std::chrono::steady_clock::now();
-  const Operation op = c.algorithm->op;
   const int64_t p = c.params.p;
-  const int lambda = std::max(1, c.params.lambda);
-  const bool postal_native = c.algorithm->postal_native();
   const int nrounds = c.algorithm->rounds(c.params);
-  const int64_t total_steps = postal_native ? int64_t(nrounds) : int64_t(nrounds) * lambda;
-  auto step_of_round = [&](int r) { return postal_native ? int64_t(r) : int64_t(r - 1) * lambda + 1; };
-  auto round_sent_at = [&](int64_t t) {  // the round whose messages leave in step t, 0: none
-    return postal_native ? int(t) : (t - 1) % lambda == 0 ? int((t - 1) / lambda) + 1 : 0;
-  };
+  StepPlan pl{};
+  pl.ctx = make_ctx(c);
+  pl.ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
+  pl.p = p;
+  pl.lambda = std::max(1, c.params.lambda);
+  pl.postal_native = c.algorithm->postal_native();
+  pl.total_steps = pl.postal_native ? int64_t(nrounds) : int64_t(nrounds) * pl.lambda;
+  pl.has_local = c.algorithm->has_local;
+  pl.check_exchange = c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone;
+  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
+  // round-based one every lambda steps, and its messages arrive before its next round (one store).
+  pl.nstores = run_store_count(c);
 
-  Ctx ctx = make_ctx(c);
-  ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
   typename Exec::template Array<RunStatus> status;
   status.ensure(1);
   const RunStatus clear{kNoError};
   exec.upload(status.get(), &clear, sizeof clear);
-  ctx.status = status.get();
+  pl.ctx.status = status.get();
   // Seed 000's G for the run, in the executor's memory: the postal algorithms' steps read it.
   const PostalTable postal(c.params);
   typename Exec::template Array<int64_t> postal_g;
   postal_g.ensure(postal.values().size());
   exec.upload(postal_g.get(), postal.values().data(), postal.values().size() * sizeof(int64_t));
-  postal.attach(ctx.a, postal_g.get());
+  postal.attach(pl.ctx.a, postal_g.get());
 
   // A rule was broken: the CPU backend, running the same code, gives the exact message.
-  auto report_error = [&](unsigned long long key) {
-    run_cpu(c);
-    throw ScheduleError("step " + std::to_string(key >> 32) + ": processor " + std::to_string(key & 0xffffffffull) +
-                        " breaks the schedule (detected by the " + exec.name() + ")");
-  };
   auto read_status = [&]() {
     RunStatus s{};
     exec.download(&s, status.get(), sizeof s);
-    if (s.error != kNoError) report_error(s.error);
+    if (s.error == kNoError) return;
+    run_cpu(c);
+    throw ScheduleError("step " + std::to_string(s.error >> 32) + ": processor " + std::to_string(s.error & 0xffffffffull) +
+                        " breaks the schedule (detected by the " + exec.name() + ")");
   };
 
-  // 1. Sizing: every round's totals, one reduction a round over the processors' ops.
+  // 1. Sizing: every round's totals, kept in the executor's memory (the steps read them there)
+  // and read back once (the host sizes the stores and reports the figures from them).
+  typename Exec::template Array<RoundTotals> dev_totals;
+  dev_totals.ensure(size_t(std::max(1, nrounds)));
   std::vector<RoundTotals> totals(static_cast<size_t>(nrounds));  // totals[r - 1]: round r
   if (nrounds > 0) {
-    typename Exec::template Array<RoundTotals> dev_totals;
-    dev_totals.ensure(totals.size());
-    for (int r = 1; r <= nrounds; ++r)
-      exec.reduce(p, RoundCount{ctx, r, step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0}, dev_totals.get() + (r - 1));
+    if (exec.whole_run_fits(p, 0)) exec.size_in_one_launch(pl, dev_totals.get(), nrounds);
+    else for (int r = 1; r <= nrounds; ++r) size_round(pl, exec, r, dev_totals.get());
     exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(RoundTotals));
     read_status();
   }
 
   // 2. Memory: all of it checked at once, then taken.
-  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
-  // round-based one every lambda steps, and its messages arrive before its next round (one store).
-  const int nstores = run_store_count(c);
-  const StoreSizes most = largest_round(totals);
-  const uint64_t scratch = std::max(exec.scan_scratch(p + 1, SlotCount{ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
-                                    exec.reduce_scratch(most.sends, CostOf{ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
-  exec.require(run_bytes(c, most, nstores, scratch));
+  pl.store = largest_round(totals);
+  const uint64_t scratch = std::max(exec.scan_scratch(p + 1, SlotCount{pl.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
+                                    exec.reduce_scratch(pl.store.sends, CostOf{pl.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
+  exec.require(run_bytes(c, pl.store, pl.nstores, scratch));
   exec.reserve_scratch(scratch);
   typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
-  for (int b = 0; b < ctx.nbuf; ++b) {
-    bufs[b].ensure(size_t(p * ctx.words[b]));
-    ctx.bufs[b] = bufs[b].get();
+  for (int b = 0; b < pl.ctx.nbuf; ++b) {
+    bufs[b].ensure(size_t(p * pl.ctx.words[b]));
+    pl.ctx.bufs[b] = bufs[b].get();
   }
   typename Exec::template Array<unsigned long long> link_load;
-  if (!direct_links(ctx.topo)) {
-    link_load.ensure(size_t(std::max<int64_t>(1, link_space(ctx.topo))));
-    exec.zero(link_load.get(), size_t(link_space(ctx.topo)) * sizeof(unsigned long long));
+  if (!direct_links(pl.ctx.topo)) {
+    link_load.ensure(size_t(std::max<int64_t>(1, link_space(pl.ctx.topo))));
+    exec.zero(link_load.get(), size_t(link_space(pl.ctx.topo)) * sizeof(unsigned long long));
+    pl.link_load = link_load.get();
   }
-  std::vector<Store<Exec>> stores(static_cast<size_t>(nstores));
-  for (auto& s : stores) {
-    s.slot.ensure(size_t(p + 1));
-    s.sends.ensure(size_t(most.sends));
-    s.recvs.ensure(size_t(most.recvs));
-    s.pool.ensure(size_t(most.words));
-  }
+  typename Exec::template Array<Slots> slot;
+  typename Exec::template Array<DevSend> sends;
+  typename Exec::template Array<DevRecv> recvs;
+  typename Exec::template Array<uint64_t> pool;
+  slot.ensure(size_t(pl.nstores) * size_t(p + 1));
+  sends.ensure(size_t(pl.nstores) * size_t(pl.store.sends));
+  recvs.ensure(size_t(pl.nstores) * size_t(pl.store.recvs));
+  pool.ensure(size_t(pl.nstores) * size_t(pl.store.words));
+  pl.slot = slot.get();
+  pl.sends = sends.get();
+  pl.recvs = recvs.get();
+  pl.pool = pool.get();
   typename Exec::template Array<RoundPeak> peaks;
   peaks.ensure(size_t(std::max(1, nrounds)));
   exec.zero(peaks.get(), size_t(std::max(1, nrounds)) * sizeof(RoundPeak));
-  for (int b = 0; b < ctx.nbuf; ++b) exec.each(p * ctx.words[b], InitBody{ctx, op, c.input, b});
-
-  // Who moves a round's words: a block per processor when its messages average kBlockWords words
-  // or more, a warp from kWarpWords, else a thread.
-  auto width = [&](int r) {
-    const RoundTotals& n = totals[size_t(r - 1)];
-    if (n.sends > 0 && n.words >= kBlockWords * n.sends) return GroupWidth::block;
-    if (n.sends > 0 && n.words >= kWarpWords * n.sends) return GroupWidth::warp;
-    return GroupWidth::thread;
-  };
+  pl.peaks = peaks.get();
+  for (int b = 0; b < pl.ctx.nbuf; ++b) exec.each(p * pl.ctx.words[b], InitBody{pl.ctx, c.algorithm->op, c.input, b});
 
   RunResult result;
   result.backend = exec.backend();
   auto fetch_buffers = [&]() {
-    std::vector<std::vector<uint64_t>> host(size_t(ctx.nbuf));
-    for (int b = 0; b < ctx.nbuf; ++b) {
-      host[size_t(b)].resize(size_t(p * ctx.words[b]));
-      exec.download(host[size_t(b)].data(), ctx.bufs[b], host[size_t(b)].size() * 8);
+    std::vector<std::vector<uint64_t>> host(size_t(pl.ctx.nbuf));
+    for (int b = 0; b < pl.ctx.nbuf; ++b) {
+      host[size_t(b)].resize(size_t(p * pl.ctx.words[b]));
+      exec.download(host[size_t(b)].data(), pl.ctx.bufs[b], host[size_t(b)].size() * 8);
     }
     return host;
   };
-  auto local = [&](LocalPhase phase) {
-    if (c.algorithm->has_local) exec.each(p, LocalBody{ctx, phase});
-  };
-  local(LocalPhase::before_first_step);
+  if (pl.has_local) exec.each(p, LocalBody{pl.ctx, LocalPhase::before_first_step});
   if (c.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
 
-  // 3. The steps, queued back to back.
-  for (int64_t t = 1; t <= total_steps; ++t) {
-    Store<Exec>& s = stores[size_t(t % nstores)];  // this step's sends (in flight: untouched until then)
-    const int sent = round_sent_at(t);
-    if (sent > 0) s.round = sent;
-    if (const int r = sent; r > 0) {
-      // The round's ops: every processor's slots (one scan), then its messages posted, matched to
-      // their receives and loaded onto their links, then the round's peak load and time.
-      const RoundTotals& n = totals[size_t(r - 1)];
-      exec.exclusive_scan(p + 1, SlotCount{ctx, r, t}, SumOf{}, Slots{0, 0, 0}, s.slot.get());
-      exec.groups(p, PostBody{ctx, r, s.slot.get(), s.sends.get(), s.recvs.get(), s.pool.get()}, width(r));
-      if (n.sends > 0) {
-        exec.each(n.sends, MatchBody{ctx, t, s.sends.get(), s.recvs.get(), s.slot.get(), link_load.get()});
-        exec.reduce(n.sends, CostOf{ctx, t, s.sends.get(), s.slot.get(), link_load.get()}, PeakOf{}, RoundPeak{0, 0.0},
-                    peaks.get() + (r - 1));
-      }
-      if (n.recvs != n.sends) exec.each(n.recvs, UnmatchedBody{ctx, t, s.recvs.get()});
-    }
-    const int64_t j = t - lambda + 1;  // the messages sent in step j arrive now
-    if (j >= 1) {
-      Store<Exec>& arrived = stores[size_t(j % nstores)];
-      if (arrived.round > 0 && step_of_round(arrived.round) == j && totals[size_t(arrived.round - 1)].recvs > 0) {
-        const bool check = sent > 0 && (c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone);
-        exec.groups(p, DeliverBody{ctx, t, check, arrived.recvs.get(), arrived.slot.get(), arrived.pool.get(), s.sends.get(), s.slot.get()},
-                    width(arrived.round));
-      }
-    }
-    if (t == total_steps) local(LocalPhase::after_last_step);
-    if (c.trace) {
-      read_status();
-      TraceStep ts{t, fetch_buffers(), {}};
-      const long long nsends = sent > 0 ? totals[size_t(sent - 1)].sends : 0;
-      if (nsends > 0) {
-        std::vector<DevSend> sends(static_cast<size_t>(nsends));
-        exec.download(sends.data(), s.sends.get(), sends.size() * sizeof(DevSend));
-        for (const auto& x : sends) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, t + lambda - 1});
-      }
-      result.trace.push_back(std::move(ts));
+  // 3. The steps: one launch for a run a thread block holds, else queued back to back; the step
+  // code reads the totals where it runs.
+  StepPlan host_pl = pl;
+  host_pl.totals = totals.data();
+  pl.totals = dev_totals.get();
+  if (!c.trace && exec.whole_run_fits(p, pl.store.words)) {
+    exec.steps_in_one_launch(pl);
+  } else {
+    for (int64_t t = 1; t <= pl.total_steps; ++t) {
+      run_step(host_pl, exec, t);
+      if (c.trace) result.trace.push_back(trace_step(host_pl, exec, t, fetch_buffers(), read_status));
     }
   }
-  if (total_steps == 0) {
-    local(LocalPhase::after_last_step);
+  if (pl.total_steps == 0) {
+    if (pl.has_local) exec.each(p, LocalBody{pl.ctx, LocalPhase::after_last_step});
     if (c.trace) { result.trace.clear(); result.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
   }
 
@@ -257,10 +301,10 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   read_status();
   std::vector<RoundPeak> host_peaks(size_t(std::max(1, nrounds)));
   exec.download(host_peaks.data(), peaks.get(), host_peaks.size() * sizeof(RoundPeak));
-  for (int64_t t = 1; t <= total_steps; ++t) {
+  for (int64_t t = 1; t <= pl.total_steps; ++t) {
     StepStats st;
     st.step = t;
-    if (const int r = round_sent_at(t); r > 0) {
+    if (const int r = pl.round_sent_at(t); r > 0) {
       const RoundTotals& n = totals[size_t(r - 1)];
       st.messages = int64_t(n.sends);
       st.words = int64_t(n.words);
@@ -268,13 +312,13 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
       st.max_link_load = host_peaks[size_t(r - 1)].max_load;
       st.time = host_peaks[size_t(r - 1)].max_time;
     }
-    add_step(result, st, lambda);
+    add_step(result, st, pl.lambda);
   }
-  result.steps = total_steps;
+  result.steps = pl.total_steps;
   if (c.keep_buffers || !c.verify) {
     if (c.keep_buffers) result.buffers = fetch_buffers();
     finish_verification(c, result);
-  } else if (count_mismatches(c, exec, ctx, stores[0].pool.get(), uint64_t(most.words)) == 0) {  // verified where the buffers are
+  } else if (count_mismatches(c, exec, pl.ctx, pool.get(), uint64_t(pl.store.words)) == 0) {  // verified where the buffers are
     result.verified = true;
   } else {  // the exact report (which words, what was expected) comes from the host reference
     result.buffers = fetch_buffers();

@@ -194,6 +194,24 @@ void send_to_one_receive_from_another(const AlgoParams&, int64_t proc, int, Step
 }
 }  // namespace broken
 
+// Issue 11: the device runs a small run whole in one thread block (cuda/block_exec.h: one launch for
+// the sizing pass, one for every step, the team's own scans and reductions). The host executor runs
+// that very code as a team of threads meeting at the same barriers: identical to the CPU backend
+// for every algorithm (p + 1 = 2, 6, 14, 65 slots over 4 threads: chunks of every shape), and for
+// postal, routed and mapped runs.
+RunResult run_as_team(const RunConfig& c) {
+  HostRoundsProbe probe;
+  probe.team_threads = 4;
+  return run_device_rounds_on_host(c, probe);
+}
+TEST(CudaRoundsOnHost, WholeRunsAsOneTeamMatchTheCpu) {
+  every_algorithm(run_as_team, int64_t{1} << 13, true);
+  for (const RunConfig& c : special_configs()) {
+    SCOPED_TRACE(c.algorithm->name);
+    expect_identical(run_cpu(c), run_as_team(c));
+  }
+}
+
 TEST(CudaRoundsOnHost, ScheduleErrorsReadAsOnTheCpu) {
   struct Case {
     void (*ops)(const AlgoParams&, int64_t, int, StepOps&);
@@ -210,6 +228,9 @@ TEST(CudaRoundsOnHost, ScheduleErrorsReadAsOnTheCpu) {
     try { run_device_rounds_on_host(c); } catch (const ScheduleError& e) { dev_error = e.what(); }
     EXPECT_FALSE(cpu_error.empty());
     EXPECT_EQ(dev_error, cpu_error);
+    std::string team_error;  // the whole run in one team (one thread block on the device)
+    try { run_as_team(c); } catch (const ScheduleError& e) { team_error = e.what(); }
+    EXPECT_EQ(team_error, cpu_error);
   }
   // The exchange is legal under the telephone rule, on both.
   RunConfig ok = testing_support::make_config("broadcast_binomial", TopologyKind::full, 4, "", 2);

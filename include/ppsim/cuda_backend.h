@@ -34,9 +34,12 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nu
 
 // The same, with a memory budget and what the run took: the executor refuses the run, as the device
 // does, when the bytes it computes before allocating (required_bytes) do not fit in what is left
-// of budget_bytes (0: no limit); peak_bytes is the most its arrays held at once.
+// of budget_bytes (0: no limit); peak_bytes is the most its arrays held at once. team_threads > 0
+// runs the runs the device gives one thread block whole (few processors, short messages) as that
+// many threads running the block's code, meeting at the same barriers.
 struct HostRoundsProbe {
   int lanes = 1;
+  int team_threads = 0;
   uint64_t budget_bytes = 0;
   int64_t host_waits = 0;
   uint64_t required_bytes = 0, live_at_require = 0, peak_bytes = 0;

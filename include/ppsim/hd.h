@@ -4,8 +4,12 @@
 
 #if defined(__CUDACC__)
 #define PPSIM_HD __host__ __device__
+// Before a PPSIM_HD template whose executor is host-only in some instantiations (kernel launches)
+// and device-only in others (one thread block's loops): nvcc checks each instantiation where it runs.
+#define PPSIM_HD_TEMPLATE _Pragma("nv_exec_check_disable")
 #else
 #define PPSIM_HD
+#define PPSIM_HD_TEMPLATE
 #endif
 
 #include <cstdint>

@@ -4,12 +4,15 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -237,6 +240,12 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "sweep --op allgather --topology full --p 2^61..2^62 --csv '" + out + "'",
       "sweep --op allgather --topology full --p 9000000000000000000..9200000000000000000:100000000000000000 --csv '" + out + "'",
       "best --op broadcast --topology ring --p 8 --algo nonesuch",
+      // Errors in the options themselves, whatever the point: before any row (a point that cannot
+      // run is a row with status refused instead, see SweepKeepsRefusedPointsAsRowsInPointOrder).
+      "sweep --op allgather --topology ring,moebius --p 8 --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 8 --ports single,sideways --csv '" + out + "'",
+      "sweep --op allgather --topology ring --p 0,8 --csv '" + out + "'",
+      "best --op allgather --topology ring --p 8 --algo allgather_mesh",  // no candidate runs
       "draw --topology ring --p 8 --op broadcast",
       "draw --topology ring --p 8 --op broadcast --kind pie --out '" + out + ".svg'",
       "draw --topology ring --p 8 --op broadcast --out '" + out + ".gif'",
@@ -259,4 +268,169 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
     for (const char* ext : {"", ".svg", ".gif"}) EXPECT_FALSE(fs::exists(out + ext)) << args << " left a file";
     EXPECT_FALSE(fs::exists(dir_.string() + ".tmp")) << args << " left a temporary file";
   }
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+// The cells of one CSV line (a quoted cell may hold commas and doubled quotes).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += line[++i];
+    else if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) cells.emplace_back();
+    else cells.back() += ch;
+  }
+  return cells;
+}
+
+// What the CPU engine says of a processor that sends to both ring neighbours in one step.
+std::string two_sends_on_one_port(int64_t p) {
+  return "step 1: processor 0 sends 2 messages (to 1 and " + std::to_string(p - 1) + ") but the single-port model allows 1";
+}
+
+}  // namespace
+
+// A point that cannot run is a row too: status "refused" and the one-line reason, its configuration
+// columns filled and its figures empty. The sweep goes on, writes rows in point order and exits 0.
+TEST_F(Cli, SweepKeepsRefusedPointsAsRowsInPointOrder) {
+  const fs::path csv = dir_ / "s.csv", jsonl = dir_ / "s.jsonl";
+  const int64_t p = 8, m = 2;
+  const double ts = 1, tw = 1;
+  // --algo varies slower than --ports: (ring, single) (ring, 2) (bidirectional, single) (bidirectional, 2).
+  // allgather_ring_bidirectional sends both ways in every step: it needs two ports.
+  Outcome o = ppsim("sweep --op allgather --topology ring --p 8 --m 2 --ts 1 --tw 1 --algo allgather_ring,allgather_ring_bidirectional "
+                    "--ports single,2 --csv '" + csv.string() + "' --jsonl '" + jsonl.string() + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("1 of 4 points refused"), std::string::npos) << o.err;
+  const std::vector<std::string> algo = {"allgather_ring", "allgather_ring", "allgather_ring_bidirectional", "allgather_ring_bidirectional"};
+  const std::vector<std::string> ports = {"single", "2", "single", "2"}, status = {"ok", "ok", "refused", "ok"};
+  std::vector<json> rows;
+  for (const auto& line : lines_of(slurp(jsonl))) rows.push_back(json::parse(line));
+  ASSERT_EQ(rows.size(), algo.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i]["point"], int64_t(i)) << "rows come in point order";
+    EXPECT_EQ(rows[i]["algo"], algo[i]);
+    EXPECT_EQ(rows[i]["ports"], ports[i]);
+    EXPECT_EQ(rows[i]["status"], status[i]);
+    EXPECT_EQ(rows[i]["p"], p);
+    EXPECT_EQ(rows[i]["m"], m);
+    EXPECT_EQ(rows[i]["topology"], "ring");
+    if (status[i] == "ok") {
+      EXPECT_TRUE(rows[i]["verified"].get<bool>()) << i;
+      if (!ppsim::cuda_status().usable) {  // no GPU: auto is the CPU, nothing to explain
+        EXPECT_TRUE(rows[i]["reason"].is_null()) << i;
+        EXPECT_EQ(rows[i]["backend"], "cpu");
+      }
+    }
+  }
+  EXPECT_DOUBLE_EQ(rows[0]["time"].get<double>(), (ts + tw * m) * (p - 1));  // eq. 4-2
+  EXPECT_DOUBLE_EQ(rows[1]["time"].get<double>(), (ts + tw * m) * (p - 1));  // a second port does not help a one-way ring
+  EXPECT_EQ(rows[3]["steps"], p / 2);                                        // ceil((p - 1) / 2) steps each way
+  EXPECT_DOUBLE_EQ(rows[3]["time"].get<double>(), (ts + tw * m) * (p / 2));
+  EXPECT_EQ(rows[2]["reason"], two_sends_on_one_port(p));
+  for (const char* k : {"steps", "time", "formula_time", "messages", "verified", "mismatches", "wall_seconds"})
+    EXPECT_TRUE(rows[2][k].is_null()) << k;
+  // The CSV holds the same rows: same cells per line, the status and the reason (empty when ok).
+  const auto lines = lines_of(slurp(csv));
+  ASSERT_EQ(lines.size(), rows.size() + 1);
+  const auto header = csv_cells(lines[0]);
+  auto column = [&](const std::string& name) { return size_t(std::find(header.begin(), header.end(), name) - header.begin()); };
+  ASSERT_LT(column("status"), header.size());
+  ASSERT_LT(column("reason"), header.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto cells = csv_cells(lines[i + 1]);
+    ASSERT_EQ(cells.size(), header.size()) << lines[i + 1];
+    EXPECT_EQ(cells[column("point")], std::to_string(i));
+    EXPECT_EQ(cells[column("algo")], algo[i]);
+    EXPECT_EQ(cells[column("status")], status[i]);
+    EXPECT_EQ(cells[column("reason")], status[i] == "ok" ? "" : two_sends_on_one_port(p));
+    EXPECT_EQ(cells[column("time")].empty(), status[i] == "refused");
+  }
+}
+
+// A p of the list that the topology cannot take: its row says why; the others run.
+TEST_F(Cli, SweepRefusesOnlyThePointsTheTopologyCannotTake) {
+  const double ts = 1, tw = 1, m = 1;
+  Outcome o = ppsim("sweep --op allgather --topology hypercube --p 8,12,16 --algo allgather_hypercube --m 1 --ts 1 --tw 1 --quiet --jsonl -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  const std::vector<int64_t> ps = {8, 12, 16};
+  const auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    json r = json::parse(lines[i]);
+    EXPECT_EQ(r["point"], int64_t(i));
+    EXPECT_EQ(r["p"], ps[i]);
+    EXPECT_EQ(r["topology"], "hypercube");
+    EXPECT_EQ(r["algo"], "allgather_hypercube");
+    if (ps[i] == 12) {
+      EXPECT_EQ(r["status"], "refused");
+      EXPECT_EQ(r["reason"], "hypercube needs p to be a power of two (got 12)");
+      EXPECT_TRUE(r["backend"].is_null()) << "refused before it ran anywhere";
+      EXPECT_TRUE(r["time"].is_null());
+    } else {
+      const double p = double(ps[i]);
+      EXPECT_EQ(r["status"], "ok");
+      EXPECT_DOUBLE_EQ(r["time"].get<double>(), ts * std::log2(p) + tw * m * (p - 1));  // eq. 4-4
+    }
+  }
+}
+
+// A sweep none of whose points can run is still an error (exit 2, one line), here found at run time.
+TEST_F(Cli, SweepWithNoPointThatRunsFails) {
+  Outcome o = ppsim("sweep --op allgather --topology ring --p 8,16 --algo allgather_ring_bidirectional --ports single --jsonl -");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "ppsim: error: no point of the sweep can run: " + two_sends_on_one_port(8) + "\n");
+  const auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 2u) << "the refused rows are written";
+  for (const auto& line : lines) EXPECT_EQ(json::parse(line)["status"], "refused");
+}
+
+// `best` ranks the candidates that run and lists those refused, each with its reason.
+TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
+  const int64_t p = 64;
+  const double ts = 100, tw = 1;
+  const std::string args = "best --op allgather --topology ring --p 64 --m 1..4096 --ts 100 --tw 1";
+  const std::string mesh_reason = "allgather_mesh does not run on a ring topology";
+  Outcome o = ppsim(args);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string refused = "refused (not ranked):\n  allgather_ring_bidirectional: " + two_sends_on_one_port(p) +
+                              "\n  allgather_mesh: " + mesh_reason + "\n";
+  ASSERT_NE(o.out.find(refused), std::string::npos) << o.out;
+  EXPECT_LT(o.out.find("4096 "), o.out.find(refused)) << "the list follows the ranking";
+  EXPECT_EQ(o.out.find("allgather_ring_bidirectional"), o.out.find(refused) + refused.find("allgather_ring_bidirectional"))
+      << "a refused candidate is not ranked";
+  Outcome j = ppsim("best --op allgather --topology ring --p 64 --m 1..64 --ts 100 --tw 1 --json");  // fewer sizes: quicker
+  ASSERT_EQ(j.code, 0) << j.err;
+  json d = json::parse(j.out);
+  const size_t sizes = 7;  // 1, 2, 4, ..., 64
+  ASSERT_EQ(d["rows"].size(), sizes);
+  for (size_t i = 0; i < sizes; ++i) {
+    const json& row = d["rows"][i];
+    const double m = double(int64_t{1} << i);
+    EXPECT_EQ(row["m"].get<double>(), m);
+    ASSERT_EQ(row["entries"].size(), 2u) << "allgather_ring and allgather_hypercube run";
+    const json& ring = row["entries"][0]["algo"] == "allgather_ring" ? row["entries"][0] : row["entries"][1];
+    const json& cube = row["entries"][0]["algo"] == "allgather_ring" ? row["entries"][1] : row["entries"][0];
+    EXPECT_EQ(ring["algo"], "allgather_ring");
+    EXPECT_EQ(cube["algo"], "allgather_hypercube");
+    EXPECT_DOUBLE_EQ(ring["time"].get<double>(), (ts + tw * m) * double(p - 1));  // eq. 4-2
+    EXPECT_EQ(row["best"], ring["time"].get<double>() < cube["time"].get<double>() ? "allgather_ring" : "allgather_hypercube");
+  }
+  ASSERT_EQ(d["refused"].size(), 2u);
+  EXPECT_EQ(d["refused"][0]["algo"], "allgather_ring_bidirectional");
+  EXPECT_EQ(d["refused"][0]["reason"], two_sends_on_one_port(p));
+  EXPECT_EQ(d["refused"][1]["algo"], "allgather_mesh");
+  EXPECT_EQ(d["refused"][1]["reason"], mesh_reason);
+  for (const json& r : d["refused"]) EXPECT_EQ(r["m"].size(), sizes) << "refused at every size";
 }

@@ -85,8 +85,9 @@ TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
                   "--ts 100 --quiet --csv '" + csv.string() + "' --jsonl '" + jsonl.string() + "'"), 0);
   auto rows = lines_of(slurp(csv));
   auto objs = lines_of(slurp(jsonl));
-  // ring: 5 p x 2 algos (allgather_hypercube skips p = 13) ; hypercube: 4 p x 2 algos; x 2 m
-  const size_t expected = (5 + 4 + 4 + 4) * 2;
+  // Every point is a row: 2 topologies x 5 p x 2 algos x 2 m. Refused (status "refused"): on the
+  // ring allgather_hypercube at p = 13, on the hypercube p = 13 for both algorithms; x 2 m.
+  const size_t expected = 2 * 5 * 2 * 2, refused = (1 + 2) * 2;
   ASSERT_EQ(objs.size(), expected);
   ASSERT_EQ(rows.size(), expected + 1);
   const std::string header = rows[0];
@@ -94,13 +95,23 @@ TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
                           "lower_bound_steps", "lower_bound_time", "messages", "max_link_load", "verified", "speedup", "efficiency"})
     EXPECT_NE(header.find(col), std::string::npos) << col;
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(count(rows[i], ','), count(header, ',')) << rows[i];
+  size_t refused_rows = 0;
   for (size_t i = 0; i < objs.size(); ++i) {
     json o = json::parse(objs[i]);
     EXPECT_EQ(o["point"], int64_t(i)) << "rows come in point order";
+    if (o["status"] == "refused") {
+      ++refused_rows;
+      EXPECT_EQ(o["p"], 13);
+      EXPECT_TRUE(o["verified"].is_null());
+      continue;
+    }
+    EXPECT_EQ(o["status"], "ok");
     EXPECT_TRUE(o["verified"].get<bool>());
-    if (o["topology"] == "ring" && o["algo"] == "allgather_ring")  // eq. 4-2
+    if (o["topology"] == "ring" && o["algo"] == "allgather_ring") {  // eq. 4-2
       EXPECT_DOUBLE_EQ(o["time"].get<double>(), (100 + o["m"].get<double>()) * (o["p"].get<double>() - 1));
+    }
   }
+  EXPECT_EQ(refused_rows, refused);
 }
 
 TEST_F(Tools, Chapter5MetricsComeWithTcAndProblem) {

@@ -3,6 +3,7 @@
 // exercises 4.3 and 4.6 answered both ways).
 #include "cli/best.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -11,52 +12,69 @@
 
 namespace ppsim::cli {
 
-BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos) {
-  BestResult out;
+namespace {
+
+std::vector<std::string> candidate_names(const std::string& op_text, const std::string& algos) {
   Operation op;
-  if (!parse_operation(base.op, op)) throw UsageError("--op '" + base.op + "' is unknown (see `ppsim list`)");
+  if (!parse_operation(op_text, op)) throw UsageError("--op '" + op_text + "' is unknown (see `ppsim list`)");
   std::vector<std::string> names;
   if (algos.empty() || algos == "all") {
     for (const auto& a : algorithms()) if (a.op == op) names.push_back(a.name);
-  } else {
-    std::string item;
-    for (size_t at = 0; at <= algos.size(); ++at)
-      if (at == algos.size() || algos[at] == ',') { names.push_back(item); item.clear(); } else item += algos[at];
-    for (const auto& n : names) {
-      const AlgorithmInfo* a = find_algorithm(n);
-      if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
-      if (a->op != op) throw UsageError("--algo " + n + " performs " + operation_name(a->op) + ", not " + base.op);
-    }
+    return names;
   }
-  for (int64_t m : expand_counts(m_range, "--m")) {
-    BestRow row;
-    row.m = m;
-    for (const auto& name : names) {
-      RunOptions o = base;
-      o.algo = name;
-      o.m = std::to_string(m);
-      o.threads = 1;
-      Backend backend = Backend::cpu;
-      RunConfig c;
-      try {
-        c = build_config(o, backend);
-        validate_config(c);
-      } catch (const std::exception&) {
-        continue;  // not applicable here (topology, p, m, ports)
-      }
-      RunResult r = run_cpu(c);
-      if (!r.verified) throw UsageError(name + " failed verification at m = " + std::to_string(m));
-      row.entries.push_back({name, r.time, formula_time(c)});
-    }
-    if (row.entries.empty()) throw UsageError("no algorithm of " + base.op + " runs on this machine");
-    auto better = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
-    for (size_t i = 0; i < row.entries.size(); ++i) {
-      if (i == 0 || row.entries[i].time < row.entries[size_t(row.best_sim)].time) row.best_sim = int(i);
-      if (better(row.entries[i].formula, row.best_formula < 0 ? std::nan("") : row.entries[size_t(row.best_formula)].formula))
-        row.best_formula = int(i);
-    }
-    out.rows.push_back(row);
+  std::string item;
+  for (size_t at = 0; at <= algos.size(); ++at)
+    if (at == algos.size() || algos[at] == ',') { names.push_back(item); item.clear(); } else item += algos[at];
+  for (const auto& n : names) {
+    const AlgorithmInfo* a = find_algorithm(n);
+    if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
+    if (a->op != op) throw UsageError("--algo " + n + " performs " + operation_name(a->op) + ", not " + op_text);
   }
+  return names;
+}
+
+// Runs one candidate at one size into `row`; returns why it cannot run there ("" when it ran).
+std::string run_candidate(const RunOptions& base, const std::string& name, int64_t m, BestRow& row) {
+  RunOptions o = base;
+  o.algo = name;
+  o.m = std::to_string(m);
+  o.threads = 1;
+  Backend backend = Backend::cpu;
+  RunConfig c;
+  RunResult r;
+  try {
+    c = build_config(o, backend);
+    validate_config(c);
+    r = run_cpu(c);
+  } catch (const UsageError& e) {  // not for this topology, p or m
+    return e.what();
+  } catch (const ConfigError& e) {  // sizes, memory
+    return e.what();
+  } catch (const ScheduleError& e) {  // more sends per step than the port model allows
+    return e.what();
+  }
+  if (!r.verified) throw UsageError(name + " failed verification at m = " + std::to_string(m));
+  row.entries.push_back({name, r.time, formula_time(c)});
+  return "";
+}
+
+void note_refusal(std::vector<BestRefusal>& refused, const std::string& name, int64_t m, std::string reason) {
+  std::replace(reason.begin(), reason.end(), '\n', ' ');
+  auto it = std::find_if(refused.begin(), refused.end(), [&](const BestRefusal& r) { return r.name == name; });
+  if (it == refused.end()) it = refused.insert(refused.end(), {name, reason, {}});
+  it->ms.push_back(m);
+}
+
+void pick_winners(BestRow& row) {
+  auto better = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
+  for (size_t i = 0; i < row.entries.size(); ++i) {
+    if (i == 0 || row.entries[i].time < row.entries[size_t(row.best_sim)].time) row.best_sim = int(i);
+    if (better(row.entries[i].formula, row.best_formula < 0 ? std::nan("") : row.entries[size_t(row.best_formula)].formula))
+      row.best_formula = int(i);
+  }
+}
+
+void find_changes(BestResult& out) {
   for (size_t i = 1; i < out.rows.size(); ++i) {
     const auto &a = out.rows[i - 1], &b = out.rows[i];
     if (a.entries[size_t(a.best_sim)].name != b.entries[size_t(b.best_sim)].name)
@@ -65,26 +83,66 @@ BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, c
         a.entries[size_t(a.best_formula)].name != b.entries[size_t(b.best_formula)].name)
       out.formula_changes.push_back({b.m, a.entries[size_t(a.best_formula)].name, b.entries[size_t(b.best_formula)].name});
   }
+}
+
+}  // namespace
+
+BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos) {
+  BestResult out;
+  check_names(base.topology, base.ports);
+  const std::vector<std::string> names = candidate_names(base.op, algos);
+  const std::vector<int64_t> ms = expand_counts(m_range, "--m");
+  out.sizes = ms.size();
+  for (int64_t m : ms) {
+    BestRow row;
+    row.m = m;
+    for (const auto& name : names) {
+      std::string why = run_candidate(base, name, m, row);
+      if (!why.empty()) note_refusal(out.refused, name, m, why);
+    }
+    if (row.entries.empty()) continue;  // nothing runs at this size: each candidate is listed as refused
+    pick_winners(row);
+    out.rows.push_back(row);
+  }
+  if (out.rows.empty())
+    throw UsageError("no algorithm of " + base.op + " runs on this machine" +
+                     (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
+  std::sort(out.refused.begin(), out.refused.end(), [&](const BestRefusal& a, const BestRefusal& b) {
+    return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
+  });
+  find_changes(out);
   return out;
 }
 
-int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json) {
-  BestResult b = rank_algorithms(base, m_range, algos);
-  if (as_json) {
-    nlohmann::json doc;
-    for (const auto& row : b.rows) {
-      nlohmann::json entries = nlohmann::json::array();
-      for (const auto& e : row.entries)
-        entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", std::isnan(e.formula) ? nlohmann::json(nullptr) : nlohmann::json(e.formula)}});
-      doc["rows"].push_back({{"m", row.m}, {"best", row.entries[size_t(row.best_sim)].name},
-                             {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
-                             {"entries", entries}});
-    }
-    for (const auto& c : b.sim_changes) doc["changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
-    for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
-    std::cout << doc.dump(1) << "\n";
-    return 0;
+namespace {
+
+// " at m = 1, 2, 4 (3 of 13 sizes)", or "" when refused at every size.
+std::string refused_sizes(const BestRefusal& r, size_t sizes) {
+  if (r.ms.size() == sizes) return "";
+  std::string list;
+  for (size_t i = 0; i < r.ms.size() && i < 6; ++i) list += (i ? ", " : "") + std::to_string(r.ms[i]);
+  if (r.ms.size() > 6) list += ", ...";
+  return " at m = " + list + " (" + std::to_string(r.ms.size()) + " of " + std::to_string(sizes) + " sizes)";
+}
+
+void print_best_json(const BestResult& b) {
+  nlohmann::json doc;
+  for (const auto& row : b.rows) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& e : row.entries)
+      entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", std::isnan(e.formula) ? nlohmann::json(nullptr) : nlohmann::json(e.formula)}});
+    doc["rows"].push_back({{"m", row.m}, {"best", row.entries[size_t(row.best_sim)].name},
+                           {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
+                           {"entries", entries}});
   }
+  for (const auto& c : b.sim_changes) doc["changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
+  for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
+  doc["refused"] = nlohmann::json::array();
+  for (const auto& r : b.refused) doc["refused"].push_back({{"algo", r.name}, {"reason", r.reason}, {"m", r.ms}});
+  std::cout << doc.dump(1) << "\n";
+}
+
+void print_best_text(const BestResult& b) {
   std::cout << "m        best (simulated)                  time          best (closed form)                formula\n";
   for (const auto& row : b.rows) {
     const auto& s = row.entries[size_t(row.best_sim)];
@@ -101,6 +159,16 @@ int run_best(const RunOptions& base, const std::string& m_range, const std::stri
   if (b.sim_changes.empty()) std::cout << "simulation: " << b.rows.front().entries[size_t(b.rows.front().best_sim)].name << " wins throughout\n";
   if (b.formula_changes.empty() && b.rows.front().best_formula >= 0)
     std::cout << "closed forms: " << b.rows.front().entries[size_t(b.rows.front().best_formula)].name << " wins throughout\n";
+  if (!b.refused.empty()) std::cout << "refused (not ranked):\n";
+  for (const auto& r : b.refused) std::cout << "  " << r.name << refused_sizes(r, b.sizes) << ": " << r.reason << "\n";
+}
+
+}  // namespace
+
+int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json) {
+  BestResult b = rank_algorithms(base, m_range, algos);
+  if (as_json) print_best_json(b);
+  else print_best_text(b);
   return 0;
 }
 

@@ -20,12 +20,21 @@ struct WinnerChange {
   int64_t m;
   std::string from, to;
 };
+// A candidate that could not run at some sizes (topology, p, m, port model): not ranked there.
+struct BestRefusal {
+  std::string name, reason;  // the reason at the first size it was refused
+  std::vector<int64_t> ms;   // the sizes it was refused at
+};
 struct BestResult {
-  std::vector<BestRow> rows;
+  std::vector<BestRow> rows;  // the sizes at which some candidate ran
   std::vector<WinnerChange> sim_changes, formula_changes;
+  std::vector<BestRefusal> refused;  // in candidate order
+  size_t sizes = 0;                  // sizes asked for
 };
 
-// Runs every applicable algorithm (or those in `algos`, comma-separated) for each m of `m_range`.
+// Runs every algorithm of the operation (or those in `algos`, comma-separated) for each m of
+// `m_range`, ranking those that run; those that cannot are listed in `refused`. Throws UsageError
+// when no candidate runs at any size, or when one fails verification.
 BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos);
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json);
 

@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sweep->add_option("--tc", sw.tc, "Chapter 5: time per local combine (with --problem)");
   sweep->add_option("--problem", sw.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
-  sweep->add_option("--jobs", sw.jobs, "points at once (0: every core on the CPU backend, one at a time with --backend cuda)")->capture_default_str();
+  sweep->add_option("--jobs", sw.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)")->capture_default_str();
   sweep->add_flag("--quiet", sw.quiet, "no progress bar or notes");
   RunOptions bo;
   std::string best_m = "1..1024", best_algos;

@@ -1,6 +1,7 @@
 // `ppsim sweep`: one run per point of the cartesian product of lists and ranges, rows written as
-// each point finishes (in point order), as CSV and/or JSON Lines; a progress bar on a terminal;
-// optional Chapter 5 metrics; optional gnuplot plot.
+// each point finishes (in point order), as CSV and/or JSON Lines; a point that cannot run is a row
+// with status "refused" and the reason; a progress bar on a terminal; optional Chapter 5 metrics;
+// optional gnuplot plot.
 #include "cli/sweep.h"
 
 #include <fcntl.h>
@@ -72,7 +73,7 @@ const std::vector<std::string> kColumns = {
     "point", "topology", "dims", "p", "logical", "map", "op", "algo", "m", "root", "ports", "lambda", "ts", "tw", "th",
     "routing", "combine", "backend", "steps", "time", "formula_time", "formula_ratio", "lower_bound_steps",
     "lower_bound_time", "messages", "words", "link_hops", "max_link_load", "verified", "mismatches", "wall_seconds",
-    "problem", "tc", "serial_time", "parallel_time", "speedup", "efficiency", "cost"};
+    "problem", "tc", "serial_time", "parallel_time", "speedup", "efficiency", "cost", "status", "reason"};
 
 std::string csv_cell(const nlohmann::json& v) {
   if (v.is_null()) return "";
@@ -137,17 +138,43 @@ std::vector<double> expand_reals(const std::string& text, const char* option) {
   return out;
 }
 
-std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, std::string& last_reason) {
-  std::vector<SweepPoint> points;
-  skipped = 0;
+void check_names(const std::string& topologies, const std::string& ports) {
+  for (const auto& t : split_list(topologies))
+    if (TopologyKind k; !parse_topology_kind(t, k)) throw UsageError("--topology '" + t + "' is unknown (see `ppsim list`)");
+  for (const auto& port : split_list(ports))
+    if (PortSpec spec; !parse_port_spec(port, spec))
+      throw UsageError("--ports '" + port + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+}
+
+namespace {
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+void require_positive(const std::vector<int64_t>& values, const char* option) {
+  for (int64_t v : values)
+    if (v < 1) throw UsageError(std::string(option) + " must be at least 1 (got " + std::to_string(v) + ")");
+}
+
+// The options of every point of the product, in point order. What no point could take (an unknown
+// name in a list, a count below 1) is a usage error here, before any row.
+std::vector<RunOptions> point_options(const SweepOptions& s) {
+  check_names(s.run.topology, s.run.ports);
   const auto topologies = split_list(s.run.topology);
-  std::vector<std::string> shapes;  // "p:<n>" or "dims:<RxC>"
-  if (!s.run.dims.empty()) for (const auto& d : split_list(s.run.dims)) shapes.push_back("dims:" + d);
-  if (!s.run.p.empty()) for (int64_t p : expand_counts(s.run.p, "--p")) shapes.push_back("p:" + std::to_string(p));
+  std::vector<std::pair<std::string, std::string>> shapes;  // (--p, --dims) of each shape
+  if (!s.run.dims.empty()) for (const auto& d : split_list(s.run.dims)) shapes.push_back({"", d});
+  if (!s.run.p.empty()) {
+    const auto ps = expand_counts(s.run.p, "--p");
+    require_positive(ps, "--p");
+    for (int64_t p : ps) shapes.push_back({std::to_string(p), ""});
+  }
   if (shapes.empty()) throw UsageError("give --p (or --dims for mesh and torus)");
-  const auto ms = expand_counts(s.run.m, "--m");
+  const auto ms = expand_counts(s.run.m, "--m"), lambdas = expand_counts(s.lambdas, "--lambda");
+  require_positive(ms, "--m");
+  require_positive(lambdas, "--lambda");
   const auto ports = split_list(s.run.ports);
-  const auto lambdas = expand_counts(s.lambdas, "--lambda");
   const auto tss = expand_reals(s.ts, "--ts"), tws = expand_reals(s.tw, "--tw"), ths = expand_reals(s.th, "--th");
   Operation op;
   if (!parse_operation(s.run.op, op)) throw UsageError("--op '" + s.run.op + "' is unknown (see `ppsim list`)");
@@ -158,8 +185,9 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, st
     algos = split_list(s.run.algo);
     for (const auto& a : algos) if (!find_algorithm(a)) throw UsageError("--algo '" + a + "' is unknown (see `ppsim list`)");
   }
+  std::vector<RunOptions> out;
   for (const auto& topo : topologies)
-    for (const auto& shape : shapes)
+    for (const auto& [p, dims] : shapes)
       for (const auto& algo : algos)
         for (int64_t m : ms)
           for (int64_t lambda : lambdas)
@@ -169,8 +197,8 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, st
                   for (double th : ths) {
                     RunOptions o = s.run;
                     o.topology = topo;
-                    o.p = shape.rfind("p:", 0) == 0 ? shape.substr(2) : "";
-                    o.dims = shape.rfind("dims:", 0) == 0 ? shape.substr(5) : "";
+                    o.p = p;
+                    o.dims = dims;
                     o.algo = algo;
                     o.m = std::to_string(m);
                     o.lambda = int(lambda);
@@ -179,37 +207,41 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, st
                     o.tw = tw;
                     o.th = th;
                     o.threads = 1;
-                    try {
-                      Backend backend = Backend::automatic;
-                      RunConfig c = build_config(o, backend);
-                      c.keep_buffers = false;  // a row needs the figures only (on a GPU: verified there)
-                      validate_config(c, backend != Backend::cuda);  // a CUDA run checks device memory itself
-                      points.push_back({c, backend});
-                    } catch (const std::exception& e) {  // e.g. an algorithm not for this topology or p
-                      ++skipped;
-                      last_reason = e.what();
-                    }
+                    out.push_back(std::move(o));
                   }
-  return points;
+  return out;
 }
 
-nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const RunResult& r) {
-  const RunConfig& c = pt.config;
+// The configuration columns of a point whose configuration could not be built: its options.
+nlohmann::json option_columns(const RunOptions& o) {
+  auto count = [](const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(parse_count(text, "")); };
+  Operation op = Operation::allreduce;
+  parse_operation(o.op, op);  // checked by point_options
+  return {{"topology", o.topology}, {"dims", o.dims}, {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
+          {"op", operation_name(op)}, {"algo", o.algo}, {"m", count(o.m)}, {"root", o.root}, {"ports", o.ports},
+          {"lambda", o.lambda}, {"ts", o.ts}, {"tw", o.tw}, {"th", o.th}, {"routing", o.routing}, {"combine", o.combine}};
+}
+
+nlohmann::json config_columns(const RunConfig& c) {
   const Topology& t = physical_topology(c);
   std::string dims;
   for (int k = 0; k < t.ndims && (t.kind == TopologyKind::mesh || t.kind == TopologyKind::torus); ++k)
     dims += (k ? "x" : "") + std::to_string(t.dims[k]);
+  return {{"topology", topology_name(t.kind)}, {"dims", dims}, {"p", t.p},
+          {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
+          {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
+          {"op", operation_name(c.algorithm->op)}, {"algo", c.algorithm->name}, {"m", c.params.m},
+          {"root", c.params.root}, {"ports", port_spec_name(c.ports)}, {"lambda", c.params.lambda},
+          {"ts", c.cost.ts}, {"tw", c.cost.tw}, {"th", c.cost.th},
+          {"routing", c.cost.routing == Routing::cut_through ? "cut-through" : "store-and-forward"},
+          {"combine", operator_name(c.combine)}};
+}
+
+// The figures of a point that ran; with --tc and --problem, Chapter 5's too.
+nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const RunResult& r) {
   double f = formula_time(c);
   int64_t bound = postal_lower_bound_steps(c);
-  nlohmann::json row = {{"point", index}, {"topology", topology_name(t.kind)}, {"dims", dims}, {"p", t.p},
-                        {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
-                        {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
-                        {"op", operation_name(c.algorithm->op)}, {"algo", c.algorithm->name}, {"m", c.params.m},
-                        {"root", c.params.root}, {"ports", port_spec_name(c.ports)}, {"lambda", c.params.lambda},
-                        {"ts", c.cost.ts}, {"tw", c.cost.tw}, {"th", c.cost.th},
-                        {"routing", c.cost.routing == Routing::cut_through ? "cut-through" : "store-and-forward"},
-                        {"combine", operator_name(c.combine)}, {"backend", r.backend}, {"steps", r.steps}, {"time", r.time},
-                        {"formula_time", number_or_null(f)},
+  nlohmann::json row = {{"steps", r.steps}, {"time", r.time}, {"formula_time", number_or_null(f)},
                         {"formula_ratio", number_or_null(std::isnan(f) || f == 0 ? std::nan("") : r.time / f)},
                         {"lower_bound_steps", bound < 0 ? nlohmann::json(nullptr) : nlohmann::json(bound)},
                         {"lower_bound_time", number_or_null(lower_bound_time(c))}, {"messages", r.messages},
@@ -218,7 +250,7 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
   // Chapter 5: an N-element problem with t_c per local combine. Serial: (N - 1) t_c. Parallel: the
   // local fold of N/p elements, one combine per communication step, and the simulated communication.
   if (s.tc >= 0 && s.problem > 0) {
-    const double p = double(t.p), n = double(s.problem);
+    const double p = double(physical_topology(c).p), n = double(s.problem);
     const double serial = (n - 1) * s.tc;
     const double parallel = (std::ceil(n / p) - 1) * s.tc + double(r.steps) * s.tc + r.time;
     row["problem"] = s.problem;
@@ -228,13 +260,79 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
     row["speedup"] = parallel > 0 ? serial / parallel : 0.0;
     row["efficiency"] = parallel > 0 ? serial / parallel / p : 0.0;
     row["cost"] = p * parallel;
-  } else {
-    for (const char* k : {"problem", "tc", "serial_time", "parallel_time", "speedup", "efficiency", "cost"}) row[k] = nullptr;
   }
   return row;
 }
 
-int run_sweep(const SweepOptions& s) {
+bool runs_on_device(const SweepPoint& pt, bool device) {
+  return pt.backend == Backend::cuda || (pt.backend == Backend::automatic && device);
+}
+
+SweepPoint plan_point(const RunOptions& o, bool device) {
+  SweepPoint pt;
+  bool built = false;
+  try {
+    pt.config = build_config(o, pt.backend);
+    built = true;
+    pt.config.keep_buffers = false;  // a row needs the figures only (on a GPU: verified there)
+    validate_config(pt.config, !runs_on_device(pt, device));  // the GPU checks its own memory
+  } catch (const std::exception& e) {  // e.g. an algorithm not for this topology or p
+    pt.refused = one_line(e.what());
+  }
+  pt.columns = built ? config_columns(pt.config) : option_columns(o);
+  return pt;
+}
+
+}  // namespace
+
+std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device) {
+  std::vector<SweepPoint> points;
+  for (const RunOptions& o : point_options(s)) points.push_back(plan_point(o, device));
+  return points;
+}
+
+PointOutcome run_point(const SweepPoint& pt, bool device) {
+  if (!pt.refused.empty()) return {std::nullopt, "", pt.refused};
+  const bool on_device = runs_on_device(pt, device);
+  std::string cuda_refusal;
+  if (on_device) {
+    try {
+      return {run_simulation(pt.config, Backend::cuda), "cuda", ""};
+    } catch (const ScheduleError& e) {  // the CPU would break the same rule
+      return {std::nullopt, "cuda", one_line(e.what())};
+    } catch (const ConfigError& e) {  // e.g. device memory: auto falls back to the CPU
+      if (pt.backend == Backend::cuda) return {std::nullopt, "cuda", one_line(e.what())};
+      cuda_refusal = "cuda refused: " + one_line(e.what()) + "; ";
+    }
+  }
+  std::string why;
+  try {
+    if (on_device) require_host_memory(estimate_run_bytes(pt.config), "");  // planned for the GPU only
+    RunResult r = run_simulation(pt.config, Backend::cpu);
+    return {std::move(r), "cpu", cuda_refusal.empty() ? "" : cuda_refusal + "ran on the CPU"};
+  } catch (const ConfigError& e) {  // e.g. host memory
+    why = e.what();
+  } catch (const ScheduleError& e) {  // e.g. more sends per step than the port model allows
+    why = e.what();
+  }
+  return {std::nullopt, "cpu", cuda_refusal + (cuda_refusal.empty() ? "" : "on the CPU: ") + one_line(why)};
+}
+
+nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const PointOutcome& out) {
+  nlohmann::json row = pt.columns;
+  if (out.result) row.update(result_columns(s, pt.config, *out.result));
+  row["point"] = index;
+  row["backend"] = out.backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(out.backend);
+  row["status"] = out.result ? "ok" : "refused";
+  row["reason"] = out.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(out.reason);
+  for (const auto& k : kColumns)  // a refused row: only its configuration
+    if (!row.contains(k)) row[k] = nullptr;
+  return row;
+}
+
+namespace {
+
+void check_sweep_options(const SweepOptions& s) {
   if (s.csv.empty() && s.jsonl.empty()) throw UsageError("give --csv FILE and/or --jsonl FILE (- for stdout)");
   if (s.csv == "-" && s.jsonl == "-") throw UsageError("--csv and --jsonl cannot both go to stdout");
   if (s.jobs < 0 || s.jobs > kMaxThreads)
@@ -247,79 +345,139 @@ int run_sweep(const SweepOptions& s) {
       throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
     require_writable(s.plot, "--plot");
   }
-  int64_t skipped = 0;
-  std::string reason;
-  std::vector<SweepPoint> points = sweep_points(s, skipped, reason);
-  if (points.empty()) throw UsageError("no point of the sweep can run" + (reason.empty() ? std::string() : ": " + reason));
-  bool any_cuda = false;
-  for (const auto& pt : points) any_cuda = any_cuda || pt.backend == Backend::cuda;
-  if (any_cuda) {  // refused before any file is written
-    CudaStatus status = cuda_status();
-    if (!status.usable) throw UsageError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
+}
+
+// Before any file is written: a sweep none of whose points can run, or that asks for a GPU that is
+// not there, is a usage error. Returns whether any point will run on the GPU.
+bool check_points(const std::vector<SweepPoint>& points, bool device) {
+  bool any_runs = false, any_device = false;
+  for (const auto& pt : points) {
+    if (!pt.refused.empty()) continue;
+    any_runs = true;
+    any_device = any_device || runs_on_device(pt, device);
+    if (pt.backend == Backend::cuda && !device) {
+      CudaStatus status = cuda_status();
+      throw UsageError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
+    }
   }
-  LineSink csv(s.csv), jsonl(s.jsonl);
-  if (csv.active()) {
+  if (!any_runs) throw UsageError("no point of the sweep can run: " + points.front().refused);
+  return any_device;
+}
+
+// Points at once: every core for CPU points; for GPU points a few (each run queues its steps on a
+// stream of its own, so independent points overlap on the device), at most the cores.
+int sweep_jobs(const SweepOptions& s, bool any_device) {
+  constexpr int kDeviceJobs = 4;
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
+}
+
+// Takes rows as points finish and writes them in point order, each whole; counts the outcomes in
+// that order, keeps the ok rows for the plot and draws the progress bar. Callers hold one lock.
+class RowWriter {
+ public:
+  RowWriter(const SweepOptions& s, size_t points)
+      : csv_(s.csv), jsonl_(s.jsonl), rows_(points), bar_(isatty(2) && !s.quiet), start_(std::chrono::steady_clock::now()) {
     std::string header;
     for (const auto& k : kColumns) header += (header.empty() ? "" : ",") + k;
-    csv.line(header);
+    csv_.line(header);
   }
-  // CPU points: one per core. CUDA points: one at a time from one host thread; each point's
-  // steps are queued back to back on the device, which returns to the host only after its sizing
-  // pass and at its end, and the next point follows at once.
-  const int jobs = s.jobs > 0 ? s.jobs : any_cuda ? 1 : int(std::max(1u, std::thread::hardware_concurrency()));
-  const bool bar = isatty(2) && !s.quiet;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::optional<nlohmann::json>> rows(points.size());
+  void put(size_t i, nlohmann::json row) {
+    rows_[i] = std::move(row);
+    ++done_;
+    while (next_ < rows_.size() && rows_[next_]) write(*rows_[next_++]);
+    if (bar_) progress();
+  }
+  void finish() const { if (bar_) std::fprintf(stderr, "\n"); }
+
+  std::vector<nlohmann::json> ok_rows;
+  int64_t refused = 0, fallbacks = 0, failed = 0, first_refused = -1, first_failed = -1;
+  std::string first_reason, first_fallback;
+
+ private:
+  void write(const nlohmann::json& row) {
+    std::string line;
+    for (const auto& k : kColumns) line += (line.empty() ? "" : ",") + csv_cell(row[k]);
+    csv_.line(line);
+    jsonl_.line(row.dump());
+    const int64_t point = row["point"].get<int64_t>();
+    if (row["status"] == "refused") {
+      if (refused++ == 0) {
+        first_refused = point;
+        first_reason = row["reason"].get<std::string>();
+      }
+      return;
+    }
+    if (!row["reason"].is_null() && fallbacks++ == 0) first_fallback = row["reason"].get<std::string>();
+    if (!row["verified"].get<bool>() && failed++ == 0) first_failed = point;
+    ok_rows.push_back(row);
+  }
+  void progress() const {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double left = elapsed / double(done_) * double(rows_.size() - done_);
+    const int width = 30;
+    int filled = int(double(width) * double(done_) / double(rows_.size()));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.1f s elapsed, ~%.1f s left ", std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(width - filled), '.').c_str(), done_, rows_.size(), elapsed, left);
+  }
+
+  LineSink csv_, jsonl_;
+  std::vector<std::optional<nlohmann::json>> rows_;
+  size_t next_ = 0, done_ = 0;
+  bool bar_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Runs the points on `jobs` threads; a genuine error (not a refusal) stops the sweep.
+void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs, RowWriter& out) {
   std::mutex lock;
-  size_t next_to_write = 0, done = 0;
   std::atomic<size_t> next_point{0};
   std::string failure;
-  std::vector<nlohmann::json> written;  // kept for the plot
   auto worker = [&]() {
     for (size_t i = next_point++; i < points.size(); i = next_point++) {
       nlohmann::json row;
       try {
-        RunResult r = run_simulation(points[i].config, points[i].backend == Backend::cuda ? Backend::cuda : Backend::cpu);
-        row = sweep_row(s, int64_t(i), points[i], r);
+        row = sweep_row(s, int64_t(i), points[i], run_point(points[i], device));
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> g(lock);
-        if (failure.empty()) failure = e.what();
+        if (failure.empty()) failure = one_line(e.what());
         next_point = points.size();
         return;
       }
       std::lock_guard<std::mutex> g(lock);
-      rows[i] = std::move(row);
-      ++done;
-      while (next_to_write < rows.size() && rows[next_to_write]) {  // in point order, each row whole
-        const nlohmann::json& out = *rows[next_to_write];
-        if (csv.active()) {
-          std::string line;
-          for (const auto& k : kColumns) line += (line.empty() ? "" : ",") + csv_cell(out[k]);
-          csv.line(line);
-        }
-        jsonl.line(out.dump());
-        written.push_back(out);
-        ++next_to_write;
-      }
-      if (bar) {
-        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        double left = elapsed / double(done) * double(points.size() - done);
-        const int width = 30;
-        int filled = int(double(width) * double(done) / double(points.size()));
-        std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.1f s elapsed, ~%.1f s left ", std::string(size_t(filled), '#').c_str(),
-                     std::string(size_t(width - filled), '.').c_str(), done, points.size(), elapsed, left);
-      }
+      out.put(i, std::move(row));
     }
   };
   std::vector<std::thread> pool;
   for (int j = 0; j < std::min<int>(jobs, int(points.size())); ++j) pool.emplace_back(worker);
   for (auto& th : pool) th.join();
-  if (bar) std::fprintf(stderr, "\n");
+  out.finish();
   if (!failure.empty()) throw UsageError("sweep stopped: " + failure);
-  if (skipped > 0 && !s.quiet)
-    std::fprintf(stderr, "ppsim: %lld of %lld points skipped (e.g. %s)\n", (long long)skipped, (long long)(skipped + int64_t(points.size())),
-                 reason.c_str());
-  if (!s.plot.empty()) plot_sweep(written, s.plot, s.plot_y);
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& s) {
+  check_sweep_options(s);
+  const bool device = s.run.backend != "cpu" && cuda_status().usable;
+  const std::vector<SweepPoint> points = sweep_points(s, device);
+  const int jobs = sweep_jobs(s, check_points(points, device));
+  RowWriter out(s, points.size());
+  run_points(s, points, device, jobs, out);
+  const auto total = (long long)points.size();
+  if (out.ok_rows.empty())
+    throw UsageError("no point of the sweep can run: " + out.first_reason);
+  if (!s.quiet && out.refused > 0)
+    std::fprintf(stderr, "ppsim: %lld of %lld points refused (first, point %lld: %s); see the status and reason columns\n",
+                 (long long)out.refused, total, (long long)out.first_refused, out.first_reason.c_str());
+  if (!s.quiet && out.fallbacks > 0)
+    std::fprintf(stderr, "ppsim: %lld of %lld points ran on the CPU (first: %s)\n", (long long)out.fallbacks, total, out.first_fallback.c_str());
+  if (!s.plot.empty()) plot_sweep(out.ok_rows, s.plot, s.plot_y);
+  if (out.failed > 0) {
+    std::fprintf(stderr, "ppsim: error: %lld of %lld points failed verification (first: point %lld)\n", (long long)out.failed, total,
+                 (long long)out.first_failed);
+    return 1;
+  }
   return 0;
 }
 

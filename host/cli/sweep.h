@@ -1,5 +1,6 @@
 // `ppsim sweep` and its plot.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,22 +16,42 @@ struct SweepOptions {
   std::string csv, jsonl, plot, plot_y = "time";
   double tc = -1;        // Chapter 5: time per local combine (-1: off)
   int64_t problem = 0;   // Chapter 5: elements of the problem
-  int jobs = 0;          // points run at once (0: every core)
+  int jobs = 0;          // points run at once (0: every core; with CUDA points, min(4, cores))
   bool quiet = false;
 };
 
+// One point of the product. A point that cannot run (its algorithm not for this topology or p,
+// sizes, memory...) is refused, not dropped: it becomes a row with status "refused" and the reason.
 struct SweepPoint {
-  RunConfig config;
-  Backend backend;
+  RunConfig config;          // built only when `refused` is empty
+  Backend backend = Backend::automatic;
+  nlohmann::json columns;    // its configuration columns (from the options when no config was built)
+  std::string refused;       // why it cannot run, one line ("": it can, as far as planning shows)
+};
+
+// What running a point gave: a result (status ok), or a refusal (result empty) with the reason.
+// `reason` also explains an ok row that ran on the CPU because the GPU refused it.
+struct PointOutcome {
+  std::optional<RunResult> result;
+  std::string backend, reason;
 };
 
 // "8,13,64", "2^4..2^20" (doubling), "10..100:10" (step 10).
 std::vector<int64_t> expand_counts(const std::string& text, const char* option);
 std::vector<double> expand_reals(const std::string& text, const char* option);
 
-// Every runnable point; points a topology or algorithm cannot take are counted in `skipped`.
-std::vector<SweepPoint> sweep_points(const SweepOptions& s, int64_t& skipped, std::string& last_reason);
-nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const RunResult& r);
+// Throws UsageError for a name in a comma list that is no topology, or no port model: an error in
+// the options themselves, whatever the point (`sweep` and `best`).
+void check_names(const std::string& topologies, const std::string& ports);
+
+// Every point, in order; those that cannot run are marked refused. Options that are wrong whatever
+// the point (an unknown topology or port model in a list, a value below 1) throw UsageError.
+// `device`: a usable GPU will run the auto points (host memory is then checked only on fallback).
+std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device);
+// Runs a point: on the GPU for cuda (and auto with `device`), falling back to the CPU for auto when
+// the GPU refuses it. Refusals (ConfigError, ScheduleError) come back as an outcome; other errors throw.
+PointOutcome run_point(const SweepPoint& pt, bool device);
+nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const PointOutcome& out);
 int run_sweep(const SweepOptions& s);
 
 // Plots rows (time or steps against p, or against m when only m varies) with gnuplot: one curve per

@@ -72,6 +72,7 @@ inline constexpr unsigned long long kNoError = ULLONG_MAX;
 struct DevSend {
   int32_t from, to, buf, hops;
   int64_t src_off, len, pool_off;
+  int64_t run, stride;  // the slice: runs of `run` words every `stride` words (run == len: contiguous)
 };
 
 struct DevRecv {
@@ -272,7 +273,11 @@ struct SlotCount {
 };
 
 // post: one processor's sends and receives recorded, its payloads copied (the start-of-step state:
-// nothing of this step has been delivered yet). Lanes split the words.
+// nothing of this step has been delivered yet). Lane 0 computes the processor's ops and records
+// them; after the group's barrier every lane reads the records back and takes its share of the
+// words (the ops are computed once per processor, not once per lane). A processor whose ops break
+// a rule has no slots (the scan counted none), so its lanes copy nothing; there is no early exit
+// on another processor's broken rule, since every lane must reach the barrier.
 struct PostBody {
   Ctx c;
   int round;
@@ -281,24 +286,31 @@ struct PostBody {
   DevRecv* recvs;
   uint64_t* pool;
   PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
-    if (failed(c)) return;
-    StepOps ops;
-    ops_of(c, i, round, ops);  // every lane computes the same ops (a pure function)
-    if (!ops_valid(c, ops, i)) return;  // the scan has flagged it
     const Slots first = slot[i];
+    if (lane == 0) record(i, first);
+    group_sync(lanes);
+    for (int64_t n = first.sends; n < slot[i + 1].sends; ++n) {
+      const DevSend x = sends[n];
+      const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
+      uint64_t* dst = pool + x.pool_off;
+      if (x.run == x.len) {
+        for (int64_t w = lane; w < x.len; w += lanes) dst[w] = src[w];  // contiguous: no division
+      } else {
+        for (int64_t w = lane; w < x.len; w += lanes) dst[w] = src[(w / x.run) * x.stride + w % x.run];
+      }
+    }
+  }
+  PPSIM_HD void record(int64_t i, const Slots& first) const {
+    StepOps ops;
+    ops_of(c, i, round, ops);
+    if (!ops_valid(c, ops, i)) return;  // the scan has flagged it and gave it no slots
     int64_t at = first.words;
     for (int n = 0; n < ops.nsend; ++n) {
       const Send& x = ops.send[n];
-      if (lane == 0) sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at};
-      const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
-      if (x.run == 0 || x.run == x.len) {
-        for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[w];  // contiguous: no division
-      } else {
-        for (int64_t w = lane; w < x.len; w += lanes) pool[at + w] = src[(w / x.run) * x.stride + w % x.run];
-      }
+      const int64_t run = x.run == 0 ? x.len : x.run, stride = x.run == 0 ? x.len : x.stride;
+      sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at, run, stride};
       at += x.len;
     }
-    if (lane != 0) return;
     for (int n = 0; n < ops.nrecv; ++n) {
       const Recv& x = ops.recv[n];
       DevRecv r;

@@ -226,13 +226,24 @@ struct LocalBody {
   }
 };
 
-// The round's ops of processor i, checked against the port model and the slices; a broken rule is
-// flagged (the record names the step the round's messages leave in) and reads as no ops.
-PPSIM_HD inline bool checked_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops) {
+// The round's ops of processor i, checked against the port model and the slices, counted: its
+// sends, receives, payload words and (with_hops) link-hops. A broken rule is flagged (the record
+// names the step the round's messages leave in) and counts as no ops.
+PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int64_t step, bool with_hops) {
+  StepOps ops;
+  RoundTotals t{0, 0, 0, 0};
   ops_of(c, i, round, ops);
-  if (ops_valid(c, ops, i)) return true;
-  flag_error(c, step, i);
-  return false;
+  if (!ops_valid(c, ops, i)) {
+    flag_error(c, step, i);
+    return t;
+  }
+  t.sends = ops.nsend;
+  t.recvs = ops.nrecv;
+  for (int n = 0; n < ops.nsend; ++n) {
+    t.words += ops.send[n].len;
+    if (with_hops) t.hops += route_hops(c.topo, node_of(c, i), node_of(c, ops.send[n].to));
+  }
+  return t;
 }
 
 // Sizing: one processor's contribution to its round's totals (summed over processors).
@@ -240,19 +251,7 @@ struct RoundCount {
   Ctx c;
   int round;
   int64_t step;
-  PPSIM_HD RoundTotals operator()(int64_t i) const {
-    StepOps ops;
-    RoundTotals t{0, 0, 0, 0};
-    if (!checked_ops(c, i, round, step, ops)) return t;
-    t.sends = ops.nsend;
-    t.recvs = ops.nrecv;
-    const int64_t from = node_of(c, i);
-    for (int n = 0; n < ops.nsend; ++n) {
-      t.words += ops.send[n].len;
-      t.hops += route_hops(c.topo, from, node_of(c, ops.send[n].to));
-    }
-    return t;
-  }
+  PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, i, round, step, true); }
 };
 
 // A step's slots: one processor's sends, receives and payload words (index p: none, so that the
@@ -262,13 +261,9 @@ struct SlotCount {
   int round;
   int64_t step;
   PPSIM_HD Slots operator()(int64_t i) const {
-    StepOps ops;
-    Slots n{0, 0, 0};
-    if (i >= c.a.p || !checked_ops(c, i, round, step, ops)) return n;
-    n.sends = ops.nsend;
-    n.recvs = ops.nrecv;
-    for (int q = 0; q < ops.nsend; ++q) n.words += ops.send[q].len;
-    return n;
+    if (i >= c.a.p) return Slots{0, 0, 0};
+    const RoundTotals t = counted_ops(c, i, round, step, false);
+    return Slots{t.sends, t.recvs, t.words};
   }
 };
 

@@ -85,13 +85,24 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
   return t;
 }
 
+std::string topology_dims(const Topology& t) {
+  std::string s;
+  if (t.kind != TopologyKind::mesh && t.kind != TopologyKind::torus) return s;
+  for (int k = 0; k < t.ndims; ++k) {
+    if (k) s += 'x';
+    s += std::to_string(t.dims[k]);
+  }
+  return s;
+}
+
 std::string topology_shape(const Topology& t) {
   std::string s = topology_name(t.kind);
   if (t.kind == TopologyKind::mesh || t.kind == TopologyKind::torus) {
-    s += " ";
-    for (int k = 0; k < t.ndims; ++k) s += (k ? "x" : "") + std::to_string(t.dims[k]);
+    s += ' ';
+    s += topology_dims(t);
   } else {
-    s += " p=" + std::to_string(t.p);
+    s += " p=";
+    s += std::to_string(t.p);
   }
   return s;
 }

@@ -21,9 +21,7 @@ Mapping mapping(MapKind kind, Topology logical, Topology physical) {
 }
 
 RunConfig mapped(const char* algo, Mapping m, int64_t words = 2) {
-  std::string dims;
-  if (is_grid(m.logical.kind))
-    for (int k = 0; k < m.logical.ndims; ++k) dims += (k ? "x" : "") + std::to_string(m.logical.dims[k]);
+  const std::string dims = topology_dims(m.logical);
   RunConfig c = testing_support::make_config(algo, m.logical.kind, dims.empty() ? m.logical.p : 0, dims, words, OperatorKind::interval);
   c.mapped = true;
   c.mapping = m;

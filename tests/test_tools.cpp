@@ -140,7 +140,7 @@ TEST_F(Tools, AKilledSweepLeavesValidFiles) {
   ASSERT_GE(rows.size(), 2u) << "some points finished before the kill";
   EXPECT_LT(objs.size(), size_t(2 * 19)) << "the sweep was killed before the end";
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(count(rows[i], ','), count(rows[0], ','));
-  for (const auto& line : objs) EXPECT_NO_THROW((void)json::parse(line)) << line;
+  for (const auto& line : objs) EXPECT_TRUE(json::accept(line)) << line;
   EXPECT_EQ(objs.size(), rows.size() - 1);
 }
 

@@ -272,7 +272,11 @@ TEST(Topology, Table2_1) {
   for (auto [k, d] : {std::pair<int64_t, int>{4, 2}, {4, 3}, {6, 3}, {8, 2}, {4, 4}}) {
     std::string dims;
     int64_t p = 1;
-    for (int j = 0; j < d; ++j) { dims += (j ? "x" : "") + std::to_string(k); p *= k; }
+    for (int j = 0; j < d; ++j) {
+      if (j) dims += 'x';
+      dims += std::to_string(k);
+      p *= k;
+    }
     TopologyMetrics c = topology_metrics(make_topology(TopologyKind::torus, 0, dims));
     SCOPED_TRACE(dims);
     EXPECT_EQ(c.diameter, d * (k / 2));

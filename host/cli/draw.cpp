@@ -121,9 +121,13 @@ std::string draw_spacetime(const RunConfig& c, const RunResult& r) {
   dot << "digraph ppsim {\n  graph [splines=false, labelloc=t, fontname=\"sans\", label=\"" << c.algorithm->name << ", p = " << p
       << ", lambda = " << c.params.lambda << ": processors down, steps across; an arrow runs from the end of the step before it is sent "
       << "to the end of the step it arrives in\"];\n  node [shape=point, width=0.08];\n  edge [fontname=\"sans\", fontsize=10];\n";
-  auto at = [&](int64_t i, int64_t s) { return "t" + std::to_string(i) + "_" + std::to_string(s); };
+  auto at = [&](int64_t i, int64_t s) {
+    std::string id = "t";
+    id.append(std::to_string(i)).append("_").append(std::to_string(s));
+    return id;
+  };
   for (int64_t s = 0; s <= steps; ++s)
-    dot << "  h" << s << " [shape=plaintext, label=\"" << (s == 0 ? std::string("start") : "step " + std::to_string(s))
+    dot << "  h" << s << " [shape=plaintext, label=\"" << (s == 0 ? std::string("start") : std::string("step ").append(std::to_string(s)))
         << "\", fontname=\"sans\", pos=" << pos({double(s) * 90 + 60, 40}) << "];\n";
   for (int64_t i = 0; i < p; ++i) {
     dot << "  l" << i << " [shape=plaintext, label=\"P" << i << "\", fontname=\"sans\", pos=" << pos({0, -double(i) * 40}) << "];\n";

@@ -224,10 +224,7 @@ nlohmann::json option_columns(const RunOptions& o) {
 
 nlohmann::json config_columns(const RunConfig& c) {
   const Topology& t = physical_topology(c);
-  std::string dims;
-  for (int k = 0; k < t.ndims && (t.kind == TopologyKind::mesh || t.kind == TopologyKind::torus); ++k)
-    dims += (k ? "x" : "") + std::to_string(t.dims[k]);
-  return {{"topology", topology_name(t.kind)}, {"dims", dims}, {"p", t.p},
+  return {{"topology", topology_name(t.kind)}, {"dims", topology_dims(t)}, {"p", t.p},
           {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
           {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
           {"op", operation_name(c.algorithm->op)}, {"algo", c.algorithm->name}, {"m", c.params.m},

@@ -31,6 +31,7 @@ bool parse_topology_kind(const std::string& name, TopologyKind& out);
 // one-line message naming the problem.
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
 std::string topology_shape(const Topology& t);  // "ring p=8", "torus 4x4", ...
+std::string topology_dims(const Topology& t);   // "4x4" for a mesh or torus, "" for the others
 TopologyMetrics topology_metrics(const Topology& t);
 
 // Nodes of the link graph: processors 0..p-1 and, for the tree, switches p..nodes-1.

@@ -17,10 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -65,6 +67,20 @@ bool in_child(F f, Figures& out, double& peak_mib) {
   return got == ssize_t(sizeof out);
 }
 
+// The previous point's process has exited, but the driver may not yet have returned its device
+// memory: a point refused for device memory is tried again for up to two seconds before the
+// refusal stands (a point that truly does not fit is refused after the last try).
+RunResult run_cuda_when_memory_returns(const RunConfig& c) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return run_cuda(c);
+    } catch (const ConfigError& e) {
+      if (attempt == 10 || std::strstr(e.what(), "of device memory") == nullptr) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+}
+
 Figures run_point(const std::string& topology, const std::string& op_name, int64_t p, int64_t m, bool cuda, bool compare_cpu,
                   int threads) {
   Figures f;
@@ -85,9 +101,9 @@ Figures run_point(const std::string& topology, const std::string& op_name, int64
       RunConfig warm = c;  // loads the kernels this algorithm uses
       warm.topology = make_topology(kind, std::min<int64_t>(p, 64), "");
       warm.params = params_for(warm.topology, m, 0);
-      run_cuda(warm);
+      run_cuda_when_memory_returns(warm);
     }
-    RunResult r = cuda ? run_cuda(c) : run_cpu(c);
+    RunResult r = cuda ? run_cuda_when_memory_returns(c) : run_cpu(c);
     f.steps = r.steps;
     f.messages = r.messages;
     f.words = r.words;

@@ -1,5 +1,6 @@
 // Every CUDA call and kernel launch goes through these: a failure becomes a CudaError naming the
-// expression, the file and the line.
+// error and the expression (the file and line ride along in where(), out of the user's message),
+// or, for device memory that ran out, a ConfigError.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -10,9 +11,13 @@
 namespace ppsim {
 
 inline void cuda_check(cudaError_t status, const char* expr, const char* file, int line) {
-  if (status != cudaSuccess)
-    throw CudaError(std::string("CUDA error ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ") in " + expr +
-                    " at " + file + ":" + std::to_string(line));
+  if (status == cudaSuccess) return;
+  const std::string call = std::string(cudaGetErrorName(status)) + " in " + expr;
+  // Out of memory is the one failure a user can act on (a smaller run, another process's memory):
+  // a ConfigError like the check before the run, so sweeps record a refused point and `auto`
+  // falls back to the CPU. It is not sticky: the device stays usable.
+  if (status == cudaErrorMemoryAllocation) throw ConfigError("the device ran out of memory (" + call + ")");
+  throw CudaError("CUDA error " + call + " (" + cudaGetErrorString(status) + ")", std::string(file) + ":" + std::to_string(line));
 }
 
 }  // namespace ppsim

@@ -2,7 +2,9 @@
 // CPU-only build these report that the backend is absent.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ppsim/engine.h"
@@ -21,7 +23,8 @@ CudaStatus cuda_status();
 
 // Runs c on device 0: every round a sequence of kernels over the same per-processor step code the
 // CPU backend runs. Throws ConfigError (no device, not enough device memory), ScheduleError (with
-// the CPU backend's wording), or CudaError (a failed CUDA call: expression, file, line).
+// the CPU backend's wording; device memory that ran out after the run's check is a ConfigError
+// too), or CudaError (another failed CUDA call: the error and the call; file and line in where()).
 RunResult run_cuda(const RunConfig& c);
 
 // The CUDA backend's rounds (cuda/rounds.h) with every kernel body run on the host, one index at a
@@ -55,9 +58,15 @@ int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<ui
 // `bytes` bytes, best of a few runs); 0 when no device is usable.
 double cuda_copy_bandwidth(uint64_t bytes);
 
+// A CUDA call that failed: what() names the error and the call; where() the source file and line
+// (kept for a bug report, never part of the message a user reads).
 class CudaError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  CudaError(const std::string& what, std::string where) : std::runtime_error(what), where_(std::move(where)) {}
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
 };
 
 }  // namespace ppsim

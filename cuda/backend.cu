@@ -73,10 +73,11 @@ struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
 };
 using BlockExec = rounds::TeamExec<BlockTeam>;
 
+// The sizing pass's rounds are independent: a block sizes every gridDim-th round.
 __global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
   __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
   BlockExec exec(BlockTeam{}, cells);
-  for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, exec, r, out);
+  for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
 }
 
 __global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(rounds::StepPlan pl) {
@@ -230,11 +231,11 @@ class DeviceExec {
     PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
     return bytes + 1;
   }
-  // Small runs (few processors, short messages) run whole in one thread block: one launch for the
-  // sizing pass and one for the steps.
+  // Small runs (few processors, short messages) take one launch for the sizing pass (a block a
+  // round) and one for all the steps (one thread block).
   bool whole_run_fits(int64_t p, long long words) const { return rounds::whole_run_fits(p, words); }
   void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
-    size_whole_run<<<1, rounds::kWholeRunThreads, 0, stream_>>>(pl, out, nrounds);
+    size_whole_run<<<unsigned(std::min(nrounds, 4096)), rounds::kWholeRunThreads, 0, stream_>>>(pl, out, nrounds);
     PPSIM_CUDA_CHECK_LAUNCH("size_whole_run");
   }
   void steps_in_one_launch(const rounds::StepPlan& pl) {

@@ -1,8 +1,8 @@
 // An executor of rounds.h for a team of threads that runs a whole run by itself: the phases of a
 // step are loops over the team with a team barrier between them (the round boundary, DESIGN §7's
 // grid-wide barrier with a grid of one block), and its scans and reductions are the team's own,
-// in shared cells. On the device the team is one thread block (backend.cu: one launch for the
-// sizing pass, one for every step); on the host it is a group of std::threads meeting at a
+// in shared cells. On the device the team is a thread block (backend.cu: one launch for the
+// sizing pass, a block a round; one launch of one block for every step); on the host it is a group of std::threads meeting at a
 // barrier (host_rounds.cpp), so CI runs this very code without a GPU. Every processor is one lane:
 // the runs it takes move few words.
 #pragma once

@@ -324,7 +324,11 @@ struct PostBody {
 // A link counter holds (step << 32) | load: a counter last touched in an earlier step reads 0, so
 // the counters are never cleared.
 PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
+#if defined(__CUDA_ARCH__)
   unsigned long long old = *cell, assumed, next;
+#else
+  unsigned long long old = __atomic_load_n(cell, __ATOMIC_RELAXED), assumed, next;  // team threads share the cell
+#endif
   do {
     assumed = old;
     next = (uint32_t(assumed >> 32) == stamp) ? assumed + 1 : ((unsigned long long)stamp << 32) | 1ull;

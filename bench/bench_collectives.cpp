@@ -67,15 +67,23 @@ bool in_child(F f, Figures& out, double& peak_mib) {
   return got == ssize_t(sizeof out);
 }
 
+// Device memory refused: by the run's check before it allocates ("... of device memory but only
+// ... is free") or by a cudaMalloc after it ("the device ran out of memory").
+bool refused_for_device_memory(const ConfigError& e) {
+  return std::strstr(e.what(), "of device memory") != nullptr || std::strstr(e.what(), "ran out of memory") != nullptr;
+}
+
 // The previous point's process has exited, but the driver may not yet have returned its device
-// memory: a point refused for device memory is tried again for up to two seconds before the
-// refusal stands (a point that truly does not fit is refused after the last try).
-RunResult run_cuda_when_memory_returns(const RunConfig& c) {
+// memory: f (anything that takes device memory) is tried again for up to two seconds when refused
+// for it, before the refusal stands (a point that truly does not fit is refused after the last
+// try, and reported as its row).
+template <class F>
+auto when_device_memory_returns(F f) -> decltype(f()) {
   for (int attempt = 1;; ++attempt) {
     try {
-      return run_cuda(c);
+      return f();
     } catch (const ConfigError& e) {
-      if (attempt == 10 || std::strstr(e.what(), "of device memory") == nullptr) throw;
+      if (attempt == 10 || !refused_for_device_memory(e)) throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
@@ -97,13 +105,13 @@ Figures run_point(const std::string& topology, const std::string& op_name, int64
     c.threads = threads;
     c.keep_buffers = false;
     if (cuda) {
-      f.bandwidth = cuda_copy_bandwidth(uint64_t{1} << 30);
+      f.bandwidth = when_device_memory_returns([] { return cuda_copy_bandwidth(uint64_t{1} << 30); });
       RunConfig warm = c;  // loads the kernels this algorithm uses
       warm.topology = make_topology(kind, std::min<int64_t>(p, 64), "");
       warm.params = params_for(warm.topology, m, 0);
-      run_cuda_when_memory_returns(warm);
+      when_device_memory_returns([&] { return run_cuda(warm); });
     }
-    RunResult r = cuda ? run_cuda_when_memory_returns(c) : run_cpu(c);
+    RunResult r = cuda ? when_device_memory_returns([&] { return run_cuda(c); }) : run_cpu(c);
     f.steps = r.steps;
     f.messages = r.messages;
     f.words = r.words;

@@ -113,7 +113,7 @@ class DeviceArray {
     if (ptr_) PPSIM_CUDA_CHECK(cudaFree(ptr_));
     ptr_ = nullptr;
     cap_ = 0;
-    PPSIM_CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));  // exact: a run's sizes are known before it allocates
+    PPSIM_CUDA_MALLOC(&ptr_, uint64_t(n) * sizeof(T));  // exact: a run's sizes are known before it allocates
     cap_ = n;
   }
   T* get() const { return ptr_; }

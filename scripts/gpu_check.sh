@@ -16,7 +16,7 @@
 #   anywhere with a build:     bash scripts/gpu_check.sh targets [OUTDIR] [BUILDDIR]
 #       the target table alone.
 set -uo pipefail
-dir=build-gpu
+dir="build-gpu"
 
 # Wall seconds of a whole command (its output kept in a log); "failed" when it does not exit 0.
 wall() {
@@ -27,21 +27,75 @@ wall() {
 }
 
 # A column of ppsim_bench's Markdown row for p = 2^k (columns: | op | algorithm | p | m | steps |
-# wall s | s/step | msgs/s | words/s | peak MiB | verified | copy bw GB/s | bytes/s / copy bw | ...).
+# wall s | s/step | msgs/s | words/s | peak MiB | verified | copy bw GB/s | bytes/s ÷ copy bw | ...);
+# "failed" when the point has no row (refused, child failed) and "unverified" when it did not verify,
+# so a fast wrong run never meets a target.
 bench_column() {
-  awk -F'|' -v p="2^$2" -v col="$3" '{ gsub(/ /, "", $4) } $4 == p { gsub(/ /, "", $(col + 1)); print $(col + 1); exit }' "$1"
+  awk -F'|' -v p="2^$2" -v col="$3" '
+    { gsub(/ /, "", $4) }
+    $4 == p { v = $12; gsub(/ /, "", v); if (v != "yes") { print "unverified"; found = 1; exit }
+              gsub(/ /, "", $(col + 1)); print $(col + 1); found = 1; exit }
+    END { if (!found) print "failed" }' "$1"
 }
 
-# One row: point, target, measured, met? (the comparison in awk: le = at most, ge = at least).
+# A whole CLI run (`ppsim run ... --json -`, its JSON report in the log) on the GPU: its wall seconds
+# around the whole process, then in brackets the run's own wall (without process start and CUDA
+# context creation, which the whole-process figure includes); "failed" unless it exited 0, verified
+# and ran on the device (not the CPU).
+cli_wall() {
+  local log=$1; shift
+  local t
+  t=$(wall "$log" "$@")
+  [ "$t" = failed ] && { echo failed; return; }
+  python3 - "$log" "$t" <<'PY' || echo failed
+import json, re, sys
+text = open(sys.argv[1]).read()
+start = re.search(r"^\{", text, re.M)  # the report, after any note on stderr
+d = json.JSONDecoder().raw_decode(text, start.start())[0] if start else {}
+if d.get("verified") is not True or d.get("backend_used") != "cuda":
+    sys.exit(1)
+print("%s (run %.4f)" % (sys.argv[2], d["wall_seconds"]))
+PY
+}
+
+# A sweep's CSV in two numbers: its rows that ran ("ok"; points an algorithm refuses, such as
+# allreduce_rs_ag with m < p, are refused on both backends alike) and, of those, the rows that did
+# not verify or ran on another backend than the one named.
+sweep_rows() {
+  awk -F, -v backend="$2" '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    $col["status"] == "ok" { ++ok; if ($col["verified"] != "true" || $col["backend"] != backend) ++bad }
+    END { print ok + 0, bad + 0 }' "$1"
+}
+
+# The sweep row: CPU (16 jobs) seconds ÷ GPU seconds, both around the whole process; "failed"
+# when either sweep failed, when a point did not verify or ran elsewhere, or when the GPU ran fewer
+# points (refused for device memory): the two sweeps would not have done the same work.
+sweep_ratio() {
+  local gpu=$1 cpu=$2 out=$3
+  case "$gpu$cpu" in *failed*) echo failed; return ;; esac
+  local rows_gpu rows_cpu
+  rows_gpu=$(sweep_rows "$out/t_sweep_cuda.csv" cuda)
+  rows_cpu=$(sweep_rows "$out/t_sweep_cpu.csv" cpu)
+  if [ "${rows_gpu#* }${rows_cpu#* }" != 00 ] || [ "${rows_gpu% *}" != "${rows_cpu% *}" ]; then echo failed; return; fi
+  awk -v g="$gpu" -v c="$cpu" 'BEGIN { printf "%.1f", c / g }'
+}
+
+# One row: point, target, measured, met? (the comparison in awk on the measured figure's first
+# number: le = at most, ge = at least; anything not a number is a failed run).
 row() {
-  local met="no"
-  case "$3" in failed|"") met="no (run failed)" ;; *) awk -v x="$3" -v t="$5" -v op="$4" 'BEGIN { exit !((op == "le") ? x <= t : x >= t) }' && met="yes" ;; esac
+  local met="no" x=${3%% *}
+  case "$x" in
+    ''|*[!0-9.]*) met="no (run failed or did not verify; see the logs)" ;;
+    *) awk -v x="$x" -v t="$5" -v op="$4" 'BEGIN { exit !((op == "le") ? x <= t : x >= t) }' && met="yes" ;;
+  esac
   echo "| $1 | $2 | ${3:-—} | $met |"
 }
 
 # Issue 11's targets on this machine's GPU (ppsim_bench and CLI wall, verification included).
 targets() {
-  local out=$1 build=$2 bench="$2/bench/ppsim_bench" cli="$2/ppsim"
+  local out=$1 bench="$2/bench/ppsim_bench" cli="$2/ppsim"
+  local sweep_args=(sweep --op allreduce --algo all --topology hypercube --p 2^4..2^14 --m "1,64" --quiet)
   "$bench" --backend cuda --ops allreduce --m 1 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m1.md" 2>&1
   "$bench" --backend cuda --ops allreduce --m 1 --p-from 26 --p-to 26 --markdown >"$out/t_allreduce_26_m1.md" 2>&1
   "$bench" --backend cuda --ops allreduce --m 256 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m256.md" 2>&1
@@ -49,20 +103,19 @@ targets() {
   a20=$(bench_column "$out/t_allreduce_20_m1.md" 20 6)
   a26=$(bench_column "$out/t_allreduce_26_m1.md" 26 6)
   bw=$(bench_column "$out/t_allreduce_20_m256.md" 20 13)
-  ring=$(wall "$out/t_ring_allgather.log" "$cli" run --topology ring --op allgather --p 2^12 --backend cuda)
-  ecube=$(wall "$out/t_ecube_alltoall.log" "$cli" run --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 --backend cuda)
-  gpu=$(wall "$out/t_sweep_cuda.log" "$cli" sweep --backend cuda --op allreduce --topology hypercube --p 2^4..2^14 --m 1,64 --quiet --csv "$out/t_sweep_cuda.csv")
-  cpu=$(wall "$out/t_sweep_cpu.log" "$cli" sweep --backend cpu --jobs 16 --op allreduce --topology hypercube --p 2^4..2^14 --m 1,64 --quiet --csv "$out/t_sweep_cpu.csv")
-  ratio=failed
-  case "$gpu$cpu" in *failed*) ;; *) ratio=$(awk -v g="$gpu" -v c="$cpu" 'BEGIN { printf "%.1f", c / g }') ;; esac
+  ring=$(cli_wall "$out/t_ring_allgather.json" "$cli" run --topology ring --op allgather --p 2^12 --backend cuda --json -)
+  ecube=$(cli_wall "$out/t_ecube_alltoall.json" "$cli" run --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 --backend cuda --json -)
+  gpu=$(wall "$out/t_sweep_cuda.log" "$cli" "${sweep_args[@]}" --backend cuda --csv "$out/t_sweep_cuda.csv")
+  cpu=$(wall "$out/t_sweep_cpu.log" "$cli" "${sweep_args[@]}" --backend cpu --jobs 16 --csv "$out/t_sweep_cpu.csv")
+  ratio=$(sweep_ratio "$gpu" "$cpu" "$out")
   {
     echo "| point (H100 targets of issue 11) | target | measured | met? |"
     echo "|---|---:|---:|---|"
     row "allreduce 2^20, m = 1 (ppsim_bench wall s)" "≤ 0.005" "$a20" le 0.005
     row "allreduce 2^26, m = 1 (ppsim_bench wall s)" "≤ 0.3" "$a26" le 0.3
     row "allreduce 2^20, m = 256 (bytes/s ÷ copy bw)" "≥ 0.75" "$bw" ge 0.75
-    row "ring all-gather p = 2^12 (CLI wall s)" "≤ 0.05" "$ring" le 0.05
-    row "E-cube all-to-all p = 2^12 (CLI wall s)" "≤ 0.05" "$ecube" le 0.05
+    row "ring all-gather p = 2^12 (CLI wall s, whole process)" "≤ 0.05" "$ring" le 0.05
+    row "E-cube all-to-all p = 2^12 (CLI wall s, whole process)" "≤ 0.05" "$ecube" le 0.05
     row "sweep allreduce × hypercube 2^4..2^14 × m = 1, 64 (CPU 16 jobs s ÷ GPU s; $cpu s / $gpu s)" "≥ 20" "$ratio" ge 20
   } | tee "$out/targets.md"
 }

@@ -178,9 +178,9 @@ int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<ui
   validate_config(c, false);
   HostExec exec;
   rounds::Ctx ctx = rounds::make_ctx(c);
-  if (int(buffers.size()) != ctx.nbuf) throw ConfigError("device_mismatches_on_host: wrong number of buffers");
-  for (int b = 0; b < ctx.nbuf; ++b) {
-    if (int64_t(buffers[size_t(b)].size()) != c.params.p * ctx.words[b]) throw ConfigError("device_mismatches_on_host: wrong buffer size");
+  if (int(buffers.size()) != ctx.nbuf()) throw ConfigError("device_mismatches_on_host: wrong number of buffers");
+  for (int b = 0; b < ctx.nbuf(); ++b) {
+    if (int64_t(buffers[size_t(b)].size()) != c.params.p * ctx.words(b)) throw ConfigError("device_mismatches_on_host: wrong buffer size");
     ctx.bufs[b] = buffers[size_t(b)].data();
   }
   return rounds::count_mismatches(c, exec, ctx);

@@ -2,44 +2,19 @@
 // processor, send or receive in each phase of a step. They are plain PPSIM_HD function objects, so
 // the same bodies run inside the device kernels (backend.cu) and, one index after another, in the
 // host execution of the rounds (host_rounds.cpp) that CI uses to check the round logic without a
-// GPU. No CUDA types here; atomics and lane barriers go through the wrappers below.
+// GPU. No CUDA types here; atomics (hd_atomics.h) and lane barriers go through wrappers. Every
+// rule a body applies is step_rules.h's, the one the CPU backend applies too.
 #pragma once
 #include <climits>
 #include <cstdint>
 
 #include "algorithms/all.h"
 #include "ppsim/engine.h"
-#include "topologies/routing.h"
+#include "step_rules.h"
 
 namespace ppsim {
 namespace rounds {
 
-// ---- atomics: device atomics on the GPU, the compiler's atomic builtins on the host (whose
-// executor may run a whole run's lanes as threads, as one thread block runs it on the device) ----
-PPSIM_HD inline void atomic_add(unsigned long long* at, unsigned long long v) {
-#if defined(__CUDA_ARCH__)
-  atomicAdd(at, v);
-#else
-  __atomic_fetch_add(at, v, __ATOMIC_RELAXED);
-#endif
-}
-PPSIM_HD inline unsigned long long atomic_cas(unsigned long long* at, unsigned long long expected, unsigned long long next) {
-#if defined(__CUDA_ARCH__)
-  return atomicCAS(at, expected, next);
-#else
-  __atomic_compare_exchange_n(at, &expected, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  return expected;  // the value found: the old one when the exchange failed, `expected` when it succeeded
-#endif
-}
-PPSIM_HD inline void atomic_min(unsigned long long* at, unsigned long long v) {
-#if defined(__CUDA_ARCH__)
-  atomicMin(at, v);
-#else
-  unsigned long long old = __atomic_load_n(at, __ATOMIC_RELAXED);
-  while (v < old && !__atomic_compare_exchange_n(at, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-#endif
-}
 // How many lanes move one processor's words in post and deliver: one thread (short messages), a
 // warp (32 lanes), or a whole thread block (long messages).
 enum class GroupWidth : int8_t { thread, warp, block };
@@ -126,72 +101,26 @@ struct RunStatus {
 struct Ctx {
   AlgorithmId algo;
   AlgoParams a;
-  Topology topo;  // physical: routes and links
-  bool mapped;
-  Mapping mapping;
+  rules::Machine machine;  // physical: routes and links
+  rules::PortRules ports;  // the port model, and the buffers' shape
   OperatorKind op;
   CostParams cost;
-  PortModel port_model;
-  int port_limit;
-  int nbuf;
   uint64_t* bufs[kMaxBuffers];
-  int64_t words[kMaxBuffers];
   RunStatus* status;
   // Tests only, host execution only: RunConfig::test_ops_override (a host function).
   void (*ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&);
+  PPSIM_HD int nbuf() const { return ports.shape.nbuf; }
+  PPSIM_HD int64_t words(int32_t b) const { return ports.shape.words[b]; }
 };
 
-PPSIM_HD inline int64_t node_of(const Ctx& c, int64_t i) { return c.mapped ? map_node(c.mapping, i) : i; }
-PPSIM_HD inline bool failed(const Ctx& c) {
-#if defined(__CUDA_ARCH__)
-  return c.status->error != kNoError;
-#else
-  return __atomic_load_n(&c.status->error, __ATOMIC_RELAXED) != kNoError;
-#endif
-}
+PPSIM_HD inline bool failed(const Ctx& c) { return atomic_load(&c.status->error) != kNoError; }
 PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
   atomic_min(&c.status->error, (static_cast<unsigned long long>(step) << 32) | static_cast<unsigned long long>(proc));
 }
 
-PPSIM_HD inline bool slice_ok(const Ctx& c, int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) {
-  if (run == 0) run = stride = len;
-  return buf >= 0 && buf < c.nbuf && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
-         off + slice_extent(len, run, stride) <= c.words[buf];
-}
-
-// The checks of the CPU backend's pass 1: valid sends and receives, port limits.
+// Every rule of step_rules.h's check_ops holds for processor i's ops.
 PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
-  if (ops.overflow || ops.nsend > c.port_limit || ops.nrecv > c.port_limit) return false;
-  for (int n = 0; n < ops.nsend; ++n) {
-    const Send& x = ops.send[n];
-    if (x.to < 0 || x.to >= c.a.p || x.to == i || !slice_ok(c, x.buf, x.src_off, x.len, x.run, x.stride)) return false;
-  }
-  for (int n = 0; n < ops.nrecv; ++n) {
-    const Recv& x = ops.recv[n];
-    if (x.from < 0 || x.from >= c.a.p || x.from == i || x.nact < 1) return false;
-    for (int q = 0; q < x.nact; ++q) {
-      const RecvAction& a = x.act[q];
-      if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > x.len || (a.words == 0 && a.msg_off >= x.len)) return false;
-      if (!slice_ok(c, a.buf, a.dst_off, a.words ? a.words : x.len - a.msg_off, a.run, a.stride)) return false;
-    }
-  }
-  if (c.port_model == PortModel::all) {
-    for (int n = 0; n < ops.nsend; ++n)
-      for (int q = 0; q < n; ++q) {
-        int64_t f1, l1, f2, l2;
-        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[n].to), f1, l1);
-        route_end_links(c.topo, node_of(c, i), node_of(c, ops.send[q].to), f2, l2);
-        if (f1 == f2) return false;
-      }
-    for (int n = 0; n < ops.nrecv; ++n)
-      for (int q = 0; q < n; ++q) {
-        int64_t f1, l1, f2, l2;
-        route_end_links(c.topo, node_of(c, ops.recv[n].from), node_of(c, i), f1, l1);
-        route_end_links(c.topo, node_of(c, ops.recv[q].from), node_of(c, i), f2, l2);
-        if (l1 == l2) return false;
-      }
-  }
-  return true;
+  return rules::check_ops(c.ports, c.machine, ops, i).what == rules::Broken::none;
 }
 
 PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
@@ -211,7 +140,7 @@ struct InitBody {
   int32_t b;
   PPSIM_HD void operator()(int64_t x) const {
     const bool scratch = b >= operation_buffer_count(op);
-    c.bufs[b][x] = scratch ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, x / c.words[b], x % c.words[b]);
+    c.bufs[b][x] = scratch ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, x / c.words(b), x % c.words(b));
   }
 };
 
@@ -221,7 +150,7 @@ struct LocalBody {
   LocalPhase phase;
   PPSIM_HD void operator()(int64_t i) const {
     ProcBuffers view;
-    for (int b = 0; b < c.nbuf; ++b) { view.buf[b] = c.bufs[b] + i * c.words[b]; view.words[b] = c.words[b]; }
+    for (int b = 0; b < c.nbuf(); ++b) { view.buf[b] = c.bufs[b] + i * c.words(b); view.words[b] = c.words(b); }
     algorithm_local(c.algo, c.a, c.op, i, phase, view);
   }
 };
@@ -241,7 +170,7 @@ PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int6
   t.recvs = ops.nrecv;
   for (int n = 0; n < ops.nsend; ++n) {
     t.words += ops.send[n].len;
-    if (with_hops) t.hops += route_hops(c.topo, node_of(c, i), node_of(c, ops.send[n].to));
+    if (with_hops) t.hops += route_hops(c.machine.topo, c.machine.node(i), c.machine.node(ops.send[n].to));
   }
   return t;
 }
@@ -286,7 +215,7 @@ struct PostBody {
     group_sync(lanes);
     for (int64_t n = first.sends; n < slot[i + 1].sends; ++n) {
       const DevSend x = sends[n];
-      const uint64_t* src = c.bufs[x.buf] + i * c.words[x.buf] + x.src_off;
+      const uint64_t* src = c.bufs[x.buf] + i * c.words(x.buf) + x.src_off;
       uint64_t* dst = pool + x.pool_off;
       if (x.run == x.len) {
         for (int64_t w = lane; w < x.len; w += lanes) dst[w] = src[w];  // contiguous: no division
@@ -321,21 +250,6 @@ struct PostBody {
   }
 };
 
-// A link counter holds (step << 32) | load: a counter last touched in an earlier step reads 0, so
-// the counters are never cleared.
-PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
-#if defined(__CUDA_ARCH__)
-  unsigned long long old = *cell, assumed, next;
-#else
-  unsigned long long old = __atomic_load_n(cell, __ATOMIC_RELAXED), assumed, next;  // team threads share the cell
-#endif
-  do {
-    assumed = old;
-    next = (uint32_t(assumed >> 32) == stamp) ? assumed + 1 : ((unsigned long long)stamp << 32) | 1ull;
-    old = atomic_cas(cell, assumed, next);
-  } while (old != assumed);
-}
-
 // match: one send finds its receive (the n-th send from a to b meets the n-th receive at b from
 // a), hands it the payload and loads the links of its route. The round's message, word and hop
 // totals come from the sizing pass: nothing here adds to a shared counter but the link loads.
@@ -348,18 +262,15 @@ struct MatchBody {
   unsigned long long* link_load;
   PPSIM_HD void operator()(int64_t s) const {
     if (failed(c)) return;
-    DevSend x = sends[s];
-    int occurrence = 0;
-    for (int64_t q = slot[x.from].sends; q < s; ++q) occurrence += sends[q].to == x.to;
-    DevRecv* match = nullptr;
-    for (int64_t q = slot[x.to].recvs, end = slot[x.to + 1].recvs; q < end; ++q)
-      if (recvs[q].from == x.from && occurrence-- == 0) { match = &recvs[q]; break; }
+    const DevSend x = sends[s];
+    const int k = rules::occurrence(sends, slot[x.from].sends, s);
+    DevRecv* match = rules::matching_receive(recvs + slot[x.to].recvs, slot[x.to + 1].recvs - slot[x.to].recvs, x.from, k);
     if (!match || match->len != x.len) { flag_error(c, step, x.from); return; }
     match->pool_off = x.pool_off;
-    const int64_t s_node = node_of(c, x.from), d_node = node_of(c, x.to);
-    sends[s].hops = int32_t(route_hops(c.topo, s_node, d_node));
+    const rules::Machine& m = c.machine;
+    sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
     const uint32_t stamp = uint32_t(step);
-    if (!direct_links(c.topo)) for_each_route_link(c.topo, s_node, d_node, [&](int64_t id) { count_link(&link_load[id], stamp); });
+    if (!direct_links(m.topo)) for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
 };
 
@@ -373,18 +284,10 @@ struct CostOf {
   const unsigned long long* link_load;
   PPSIM_HD RoundPeak operator()(int64_t s) const {
     if (failed(c)) return RoundPeak{0, 0.0};
-    const uint32_t stamp = uint32_t(step);
-    DevSend x = sends[s];
-    long long congestion = 0;
-    if (direct_links(c.topo)) {
-      for (int64_t q = slot[x.from].sends, end = slot[x.from + 1].sends; q < end; ++q) congestion += sends[q].to == x.to;
-    } else {
-      for_each_route_link(c.topo, node_of(c, x.from), node_of(c, x.to), [&](int64_t id) {
-        unsigned long long v = link_load[id];
-        long long l = uint32_t(v >> 32) == stamp ? (long long)uint32_t(v) : 0;
-        if (l > congestion) congestion = l;
-      });
-    }
+    const DevSend x = sends[s];
+    const long long congestion = direct_links(c.machine.topo)
+                                     ? rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to)
+                                     : rules::route_congestion(c.machine, x.from, x.to, link_load, uint32_t(step));
     return RoundPeak{congestion, message_time(c.cost, x.len, x.hops, congestion)};
   }
 };
@@ -421,7 +324,7 @@ struct DeliverBody {
     if (first == end) return;
     if (check_sends && lane == 0 && slot_now[i + 1].sends > slot_now[i].sends) {
       const DevSend& out = sends_now[slot_now[i].sends];
-      if (c.port_model == PortModel::half_duplex || out.to != recvs[first].from) flag_error(c, step, i);
+      if (rules::exchange_rule(c.ports.model, out.to, recvs[first].from) != rules::Exchange::ok) flag_error(c, step, i);
     }
     for (int64_t r = first; r < end; ++r) {
       const DevRecv& rv = recvs[r];
@@ -429,17 +332,15 @@ struct DeliverBody {
       const uint64_t* src = pool + rv.pool_off;
       for (int q = 0; q < rv.nact; ++q) {
         const RecvAction act = rv.act[q];
-        uint64_t* dst = c.bufs[act.buf] + i * c.words[act.buf] + act.dst_off;
-        const int64_t len = act.words ? act.words : rv.len - act.msg_off;
-        const int64_t run = act.run == 0 ? len : act.run, stride = act.run == 0 ? len : act.stride;
+        uint64_t* dst = c.bufs[act.buf] + i * c.words(act.buf) + act.dst_off;
+        const rules::ActionSpan span = rules::action_span(act, rv.len);
         const uint64_t* in = src + act.msg_off;
-        if (run == len && act.mode == RecvMode::copy) {
-          for (int64_t w = lane; w < len; w += lanes) dst[w] = in[w];  // the common case: a plain copy
+        if (span.run == span.len && act.mode == RecvMode::copy) {
+          for (int64_t w = lane; w < span.len; w += lanes) dst[w] = in[w];  // the common case: a plain copy
         } else {
-          for (int64_t w = lane; w < len; w += lanes) {
-            uint64_t& word = dst[(w / run) * stride + w % run];
-            word = act.mode == RecvMode::copy ? in[w] : act.mode == RecvMode::recv_op_slot ? combine_dyn(c.op, in[w], word)
-                                                                                          : combine_dyn(c.op, word, in[w]);
+          for (int64_t w = lane; w < span.len; w += lanes) {
+            uint64_t& word = dst[span.slot_index(w)];
+            word = rules::received_word(c.op, act.mode, in[w], word);
           }
         }
         group_sync(lanes);  // a later action may touch words another lane just wrote

@@ -19,6 +19,7 @@
 
 #include "ppsim/postal.h"
 #include "round_bodies.h"
+#include "run_rules.h"
 #include "verify_bodies.h"
 
 namespace ppsim {
@@ -39,15 +40,10 @@ inline Ctx make_ctx(const RunConfig& c) {
   Ctx ctx{};
   ctx.algo = c.algorithm->id;
   ctx.a = c.params;
-  ctx.topo = physical_topology(c);
-  ctx.mapped = c.mapped;
-  ctx.mapping = c.mapping;
+  ctx.machine = run_machine(c);
+  ctx.ports = run_port_rules(c);
   ctx.op = c.combine;
   ctx.cost = c.cost;
-  ctx.port_model = c.ports.model;
-  ctx.port_limit = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
-  ctx.nbuf = run_buffer_count(c);
-  for (int b = 0; b < ctx.nbuf; ++b) ctx.words[b] = run_buffer_words(c, b);
   return ctx;
 }
 
@@ -93,9 +89,10 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
 // store: the step's slots, its sends, receives and payload pool). Step t uses store t % nstores.
 struct StepPlan {
   Ctx ctx;
+  rules::Clock clock;
   int64_t p, total_steps;
   int lambda, nstores;
-  bool postal_native, has_local, check_exchange;  // check_exchange: half-duplex and telephone
+  bool has_local, check_exchange;  // check_exchange: half-duplex and telephone
   const RoundTotals* totals;                       // [rounds]: totals[r - 1] is round r
   RoundPeak* peaks;                                // [rounds]
   unsigned long long* link_load;
@@ -105,10 +102,8 @@ struct StepPlan {
   uint64_t* pool;
   StoreSizes store;  // one store's sends, receives and pool words (its slots: p + 1)
 
-  PPSIM_HD int64_t step_of_round(int r) const { return postal_native ? int64_t(r) : int64_t(r - 1) * lambda + 1; }
-  PPSIM_HD int round_sent_at(int64_t t) const {  // the round whose messages leave in step t, 0: none
-    return postal_native ? int(t) : (t - 1) % lambda == 0 ? int((t - 1) / lambda) + 1 : 0;
-  }
+  PPSIM_HD int64_t step_of_round(int r) const { return clock.step_of_round(r); }
+  PPSIM_HD int round_sent_at(int64_t t) const { return clock.round_sent_at(t); }
   // Who moves a round's words: a block per processor when its messages average kBlockWords
   // words or more, a warp from kWarpWords, else a thread.
   PPSIM_HD GroupWidth width(int r) const {
@@ -152,7 +147,7 @@ PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
     }
     if (n.recvs != n.sends) exec.each(n.recvs, UnmatchedBody{ctx, t, recvs});
   }
-  const int64_t j = t - pl.lambda + 1;  // the messages sent in step j arrive now
+  const int64_t j = pl.clock.sent_before(t);  // the messages sent in step j arrive now
   if (j >= 1) {
     const int arrived = pl.round_sent_at(j);
     if (arrived > 0 && pl.totals[arrived - 1].recvs > 0)
@@ -172,7 +167,7 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
   if (nsends > 0) {
     std::vector<DevSend> sent(static_cast<size_t>(nsends));
     exec.download(sent.data(), pl.sends_of(t), sent.size() * sizeof(DevSend));
-    for (const auto& x : sent) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, t + pl.lambda - 1});
+    for (const auto& x : sent) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, pl.clock.arrives(t)});
   }
   return ts;
 }
@@ -188,11 +183,11 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   pl.ctx = make_ctx(c);
   pl.ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
   pl.p = p;
-  pl.lambda = std::max(1, c.params.lambda);
-  pl.postal_native = c.algorithm->postal_native();
-  pl.total_steps = pl.postal_native ? int64_t(nrounds) : int64_t(nrounds) * pl.lambda;
+  pl.clock = run_clock(c);
+  pl.lambda = pl.clock.lambda;
+  pl.total_steps = pl.clock.total_steps();
   pl.has_local = c.algorithm->has_local;
-  pl.check_exchange = c.ports.model == PortModel::half_duplex || c.ports.model == PortModel::telephone;
+  pl.check_exchange = rules::checks_exchange(c.ports.model);
   // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
   // round-based one every lambda steps, and its messages arrive before its next round (one store).
   pl.nstores = run_store_count(c);
@@ -238,14 +233,14 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   exec.require(run_bytes(c, pl.store, pl.nstores, scratch));
   exec.reserve_scratch(scratch);
   typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
-  for (int b = 0; b < pl.ctx.nbuf; ++b) {
-    bufs[b].ensure(size_t(p * pl.ctx.words[b]));
+  for (int b = 0; b < pl.ctx.nbuf(); ++b) {
+    bufs[b].ensure(size_t(p * pl.ctx.words(b)));
     pl.ctx.bufs[b] = bufs[b].get();
   }
   typename Exec::template Array<unsigned long long> link_load;
-  if (!direct_links(pl.ctx.topo)) {
-    link_load.ensure(size_t(std::max<int64_t>(1, link_space(pl.ctx.topo))));
-    exec.zero(link_load.get(), size_t(link_space(pl.ctx.topo)) * sizeof(unsigned long long));
+  if (!direct_links(pl.ctx.machine.topo)) {
+    link_load.ensure(size_t(std::max<int64_t>(1, link_space(pl.ctx.machine.topo))));
+    exec.zero(link_load.get(), size_t(link_space(pl.ctx.machine.topo)) * sizeof(unsigned long long));
     pl.link_load = link_load.get();
   }
   typename Exec::template Array<Slots> slot;
@@ -264,14 +259,14 @@ RunResult run_rounds(const RunConfig& c, Exec& exec) {
   peaks.ensure(size_t(std::max(1, nrounds)));
   exec.zero(peaks.get(), size_t(std::max(1, nrounds)) * sizeof(RoundPeak));
   pl.peaks = peaks.get();
-  for (int b = 0; b < pl.ctx.nbuf; ++b) exec.each(p * pl.ctx.words[b], InitBody{pl.ctx, c.algorithm->op, c.input, b});
+  for (int b = 0; b < pl.ctx.nbuf(); ++b) exec.each(p * pl.ctx.words(b), InitBody{pl.ctx, c.algorithm->op, c.input, b});
 
   RunResult result;
   result.backend = exec.backend();
   auto fetch_buffers = [&]() {
-    std::vector<std::vector<uint64_t>> host(size_t(pl.ctx.nbuf));
-    for (int b = 0; b < pl.ctx.nbuf; ++b) {
-      host[size_t(b)].resize(size_t(p * pl.ctx.words[b]));
+    std::vector<std::vector<uint64_t>> host(size_t(pl.ctx.nbuf()));
+    for (int b = 0; b < pl.ctx.nbuf(); ++b) {
+      host[size_t(b)].resize(size_t(p * pl.ctx.words(b)));
       exec.download(host[size_t(b)].data(), pl.ctx.bufs[b], host[size_t(b)].size() * 8);
     }
     return host;

@@ -5,15 +5,23 @@
 
 #include "ppsim/operators.h"
 #include "ppsim/schedule.h"
+#include "step_rules.h"
 
 namespace ppsim {
+
+// Every word of the run as step_rules.h's received_word says, with operator and mode fixed.
+template <OperatorKind K, RecvMode M>
+inline void apply_run(uint64_t* dst, const uint64_t* src, int64_t len) {
+  auto op = [](uint64_t x, uint64_t y) { return combine<K>(x, y); };
+  for (int64_t w = 0; w < len; ++w) dst[w] = rules::received_word<M>(op, src[w], dst[w]);
+}
 
 template <OperatorKind K>
 inline void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMode mode) {
   switch (mode) {
     case RecvMode::copy: std::memcpy(dst, src, size_t(len) * sizeof(uint64_t)); return;
-    case RecvMode::recv_op_slot: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(src[w], dst[w]); return;
-    case RecvMode::slot_op_recv: for (int64_t w = 0; w < len; ++w) dst[w] = combine<K>(dst[w], src[w]); return;
+    case RecvMode::recv_op_slot: apply_run<K, RecvMode::recv_op_slot>(dst, src, len); return;
+    case RecvMode::slot_op_recv: apply_run<K, RecvMode::slot_op_recv>(dst, src, len); return;
   }
 }
 

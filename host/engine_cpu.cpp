@@ -1,4 +1,5 @@
-// The CPU backend: executes any registered algorithm step by step (DESIGN.md §2-§3).
+// The CPU backend: executes any registered algorithm step by step (docs/DESIGN.md §2-§3), with
+// the rules of step_rules.h (the device rounds apply the same ones).
 //
 // Per send step t (processors split into contiguous chunks, one per thread):
 //   pass 1  every processor asks the algorithm for its sends and receives of this round, checks
@@ -11,7 +12,6 @@
 // At the end of step t, pass R applies the messages sent in step t - lambda + 1 (in receive order).
 // Storage is O(p + messages of lambda steps), never O(p * steps).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -26,7 +26,7 @@
 #include "apply_words.h"
 #include "ppsim/engine.h"
 #include "ppsim/postal.h"
-#include "topologies/routing.h"
+#include "run_rules.h"
 
 namespace ppsim {
 
@@ -80,17 +80,9 @@ std::string at(int64_t step, int64_t proc) {
 class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
-      : c_(c), topo_(physical_topology(c)), postal_(c.params), a_(postal_.attached(c.params)), p_(c.topology.p), op_(c.algorithm->op),
-        apply_(apply_for(c.combine)) {
-    nbuf_ = run_buffer_count(c);
-    bufs_.resize(size_t(nbuf_));
-    for (int b = 0; b < nbuf_; ++b) words_[b] = run_buffer_words(c, b);
-    lambda_ = std::max(1, a_.lambda);
-    rounds_ = c.algorithm->rounds(a_);
-    // A postal-native algorithm sends in every step it likes and counts steps itself; the others
-    // are written in rounds and run one round every lambda steps (each waits for the last's data).
-    postal_native_ = c.algorithm->postal_native();
-    total_steps_ = postal_native_ ? int64_t(rounds_) : int64_t(rounds_) * lambda_;
+      : c_(c), machine_(run_machine(c)), ports_(run_port_rules(c)), clock_(run_clock(c)), postal_(c.params),
+        a_(postal_.attached(c.params)), p_(c.topology.p), op_(c.algorithm->op), apply_(apply_for(c.combine)) {
+    bufs_.resize(size_t(ports_.shape.nbuf));
     int threads = c.threads;
 #if defined(PPSIM_HAVE_OPENMP)
     if (threads <= 0) threads = omp_get_max_threads();
@@ -100,7 +92,6 @@ class CpuRun {
     nchunks_ = int(std::max<int64_t>(1, std::min<int64_t>(threads, p_)));
     chunk_len_ = (p_ + nchunks_ - 1) / nchunks_;
     nchunks_ = int((p_ + chunk_len_ - 1) / chunk_len_);
-    port_limit_ = c.ports.model == PortModel::kport ? c.ports.k : c.ports.model == PortModel::all ? kMaxOps : 1;
   }
 
   RunResult run() {
@@ -118,21 +109,21 @@ class CpuRun {
       s.send_count.assign(size_t(p_), 0);
       s.recv_count.assign(size_t(p_), 0);
     }
-    if (!direct_links(topo_)) link_load_.assign(size_t(link_space(topo_)), 0);
+    if (!direct_links(topo())) link_load_.assign(size_t(link_space(topo())), 0);
     if (c_.algorithm->has_local) local_phase(LocalPhase::before_first_step);
     if (c_.trace) record_trace(r, stores_[0], 0);
 
-    for (int64_t t = 1; t <= total_steps_; ++t) {
+    const int64_t total_steps = clock_.total_steps();
+    for (int64_t t = 1; t <= total_steps; ++t) {
       StepStore& s = stores_[t % int64_t(stores_.size())];  // this step's sends (in flight: untouched until then)
       StepStats st;
       st.step = t;
-      if (postal_native_ || (t - 1) % lambda_ == 0) {
-        int round = postal_native_ ? int(t) : int((t - 1) / lambda_) + 1;
+      if (const int round = clock_.round_sent_at(t); round > 0) {
         s.active = true;
         s.send_step = t;
-        parallel([&](Chunk& ch, int k) { post_round(s, ch, k, round, t); }, s, "post");
+        parallel([&](Chunk& ch, int) { post_round(s, ch, round, t); }, s, "post");
         parallel([&](Chunk& ch, int k) { match_and_load(s, ch, k, t); }, s, "match");
-        if (!direct_links(topo_)) parallel([&](Chunk& ch, int) { routed_cost(ch, t); }, s, "cost");
+        if (!direct_links(topo())) parallel([&](Chunk& ch, int) { routed_cost(ch, t); }, s, "cost");
         int64_t posted = 0, matched = 0;
         for (auto& ch : s.chunks) { posted += int64_t(ch.recvs.size()); matched += ch.matched; }
         if (posted != matched) parallel([&](Chunk& ch, int) { unmatched_receives(ch, t); }, s, "unmatched");
@@ -144,28 +135,28 @@ class CpuRun {
           st.time = std::max(st.time, ch.stats.time);
         }
       }
-      int64_t j = t - lambda_ + 1;
+      const int64_t j = clock_.sent_before(t);
       if (j >= 1) {
         StepStore& arrived = stores_[j % int64_t(stores_.size())];
         if (arrived.active && arrived.send_step == j)
           parallel([&](Chunk& ch, int k) { deliver(arrived, s, ch, k, t); }, arrived, "deliver");
       }
-      add_step(r, st, lambda_);
-      if (t == total_steps_ && c_.algorithm->has_local) local_phase(LocalPhase::after_last_step);
+      add_step(r, st, clock_.lambda);
+      if (t == total_steps && c_.algorithm->has_local) local_phase(LocalPhase::after_last_step);
       if (c_.trace) record_trace(r, s, t);
     }
-    if (total_steps_ == 0 && c_.algorithm->has_local) {
+    if (total_steps == 0 && c_.algorithm->has_local) {
       local_phase(LocalPhase::after_last_step);
       if (c_.trace) { r.trace.clear(); record_trace(r, stores_[0], 0); }
     }
-    r.steps = total_steps_;
+    r.steps = total_steps;
     r.buffers = std::move(bufs_);
     return r;
   }
 
  private:
-  // The physical node logical processor i runs on.
-  int64_t node(int64_t i) const { return c_.mapped ? map_node(c_.mapping, i) : i; }
+  const Topology& topo() const { return machine_.topo; }
+  int64_t words(int32_t b) const { return ports_.shape.words[b]; }
 
   template <class F>
   void parallel(F&& body, StepStore& s, const char*) {
@@ -179,10 +170,10 @@ class CpuRun {
   }
 
   void init_buffers() {
-    for (int b = 0; b < nbuf_; ++b) {
-      bufs_[b].assign(size_t(p_ * words_[b]), 0);
+    for (int b = 0; b < ports_.shape.nbuf; ++b) {
+      bufs_[b].assign(size_t(p_ * words(b)), 0);
       uint64_t* data = bufs_[size_t(b)].data();
-      int64_t w_per = words_[b];
+      int64_t w_per = words(b);
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nchunks_) if (nchunks_ > 1)
 #endif
@@ -201,24 +192,13 @@ class CpuRun {
 #endif
     for (int64_t i = 0; i < p_; ++i) {
       ProcBuffers view;
-      for (int b = 0; b < nbuf_; ++b) { view.buf[b] = bufs_[size_t(b)].data() + i * words_[b]; view.words[b] = words_[b]; }
+      for (int b = 0; b < ports_.shape.nbuf; ++b) { view.buf[b] = bufs_[size_t(b)].data() + i * words(b); view.words[b] = words(b); }
       algorithm_local(c_.algorithm->id, a_, c_.combine, i, phase, view);
     }
   }
 
-  bool action_ok(const RecvAction& a, int64_t len) const {
-    if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > len || (a.words == 0 && a.msg_off >= len)) return false;
-    return slice_ok(a.buf, a.dst_off, a.words ? a.words : len - a.msg_off, a.run, a.stride);
-  }
-
-  bool slice_ok(int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) const {
-    if (run == 0) run = stride = len;
-    return buf >= 0 && buf < nbuf_ && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
-           off + slice_extent(len, run, stride) <= words_[buf];
-  }
-
-  // Pass 1: the round's sends and receives, port limits, payload copies.
-  void post_round(StepStore& s, Chunk& ch, int k, int round, int64_t t) {
+  // Pass 1: the round's sends and receives, checked by the rules, and their payloads copied.
+  void post_round(StepStore& s, Chunk& ch, int round, int64_t t) {
     ch.sends.clear();
     ch.recvs.clear();
     ch.pool.clear();
@@ -226,85 +206,68 @@ class CpuRun {
     ch.stats = StepStats{};
     ch.matched = 0;
     StepOps ops;
-    const int64_t arrive = t + lambda_ - 1;
     for (int64_t i = ch.first; i < ch.last; ++i) {
       ops.nsend = ops.nrecv = 0;
       ops.overflow = false;
       if (c_.test_ops_override) c_.test_ops_override(a_, i, round, ops);
       else algorithm_ops(c_.algorithm->id, a_, i, round, ops);
-      if (ops.overflow) { ch.fail(i, at(t, i) + " posts more than " + std::to_string(kMaxOps) + " sends or receives"); return; }
-      check_ports(ch, ops, i, t, arrive);
+      if (const rules::Verdict v = rules::check_ops(ports_, machine_, ops, i); v.what != rules::Broken::none) {
+        ch.fail(i, broken_rule(v, ops, i, t));
+        return;
+      }
       s.send_begin[size_t(i)] = int32_t(ch.sends.size());
       s.send_count[size_t(i)] = ops.nsend;
-      for (int n = 0; n < ops.nsend; ++n) {
-        const Send& x = ops.send[n];
-        if (x.to < 0 || x.to >= p_ || x.to == i || !slice_ok(x.buf, x.src_off, x.len, x.run, x.stride)) {
-          ch.fail(i, at(t, i) + " posts an invalid send (to " + std::to_string(x.to) + ", " + std::to_string(x.len) + " words)");
-          return;
-        }
-        const uint64_t* src = bufs_[x.buf].data() + i * words_[x.buf] + x.src_off;
-        ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
-        if (x.len <= 8 && x.run == x.len) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
-        else for (int64_t at = 0; at < x.len; at += x.run) ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
-      }
+      for (int n = 0; n < ops.nsend; ++n) post_send(ch, ops.send[n], i);
       s.recv_begin[size_t(i)] = int32_t(ch.recvs.size());
       s.recv_count[size_t(i)] = ops.nrecv;
-      for (int n = 0; n < ops.nrecv; ++n) {
-        const Recv& x = ops.recv[n];
-        bool ok = x.from >= 0 && x.from < p_ && x.from != i && x.nact >= 1;
-        for (int q = 0; ok && q < x.nact; ++q) ok = action_ok(x.act[q], x.len);
-        if (!ok) { ch.fail(i, at(t, i) + " posts an invalid receive (from " + std::to_string(x.from) + ")"); return; }
-        int32_t more = -1;
-        bool contiguous = (x.act[0].run == 0 || x.act[0].run == x.len) && x.act[0].msg_off == 0 && x.act[0].words == 0;
-        if (x.nact > 1 || !contiguous) {
-          more = int32_t(ch.more_actions.size());
-          ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy, 0, 0});  // run length in dst_off
-          for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
-        }
-        ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off, x.act[0].buf, x.act[0].mode});
-      }
+      for (int n = 0; n < ops.nrecv; ++n) post_recv(ch, ops.recv[n], i);
     }
-    (void)k;
   }
 
-  // Port limits that one round's own operations can break (DESIGN.md §2, port models).
-  void check_ports(Chunk& ch, const StepOps& ops, int64_t i, int64_t t, int64_t arrive) {
-    if (ops.nsend <= port_limit_ && ops.nrecv <= port_limit_ && c_.ports.model != PortModel::all) return;
-    const PortSpec& ps = c_.ports;
-    const int64_t send_limit = port_limit_, recv_limit = port_limit_;
-    const char* model = ps.model == PortModel::kport ? "k-port" : ps.model == PortModel::all ? "all-port"
-                        : ps.model == PortModel::single ? "single-port" : ps.model == PortModel::half_duplex ? "half-duplex" : "telephone";
-    if (ops.nsend > send_limit) {
-      ch.fail(i, at(t, i) + " sends " + std::to_string(ops.nsend) + " messages (to " + std::to_string(ops.send[0].to) +
-                     " and " + std::to_string(ops.send[1].to) + ") but the " + model + " model allows " + std::to_string(send_limit));
-      return;
+  void post_send(Chunk& ch, const Send& x, int64_t i) {
+    const uint64_t* src = bufs_[x.buf].data() + i * words(x.buf) + x.src_off;
+    ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
+    if (x.len <= 8 && x.run == x.len) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
+    else for (int64_t at = 0; at < x.len; at += x.run) ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
+  }
+
+  void post_recv(Chunk& ch, const Recv& x, int64_t i) {
+    int32_t more = -1;
+    const bool contiguous = (x.act[0].run == 0 || x.act[0].run == x.len) && x.act[0].msg_off == 0 && x.act[0].words == 0;
+    if (x.nact > 1 || !contiguous) {
+      more = int32_t(ch.more_actions.size());
+      ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy, 0, 0});  // run length in dst_off
+      for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
     }
-    if (ops.nrecv > recv_limit) {
-      ch.fail(i, at(arrive, i) + " receives " + std::to_string(ops.nrecv) + " messages (from " + std::to_string(ops.recv[0].from) +
-                     " and " + std::to_string(ops.recv[1].from) + ") but the " + model + " model allows " + std::to_string(recv_limit));
-      return;
+    ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off, x.act[0].buf, x.act[0].mode});
+  }
+
+  // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port
+  // models); receives are named at the step their messages arrive in.
+  std::string broken_rule(const rules::Verdict& v, const StepOps& ops, int64_t i, int64_t t) const {
+    const int64_t arrive = clock_.arrives(t);
+    const std::string model = port_model_name(c_.ports.model), limit = std::to_string(ports_.limit);
+    auto num = [](int64_t x) { return std::to_string(x); };
+    switch (v.what) {
+      case rules::Broken::none: break;
+      case rules::Broken::overflow: return at(t, i) + " posts more than " + num(kMaxOps) + " sends or receives";
+      case rules::Broken::sends:
+        return at(t, i) + " sends " + num(ops.nsend) + " messages (to " + num(ops.send[0].to) + " and " + num(ops.send[1].to) +
+               ") but the " + model + " model allows " + limit;
+      case rules::Broken::recvs:
+        return at(arrive, i) + " receives " + num(ops.nrecv) + " messages (from " + num(ops.recv[0].from) + " and " +
+               num(ops.recv[1].from) + ") but the " + model + " model allows " + limit;
+      case rules::Broken::out_link:
+        return at(t, i) + " sends to " + num(ops.send[v.a].to) + " and " + num(ops.send[v.b].to) +
+               " over the same outgoing link, which the all-port model forbids";
+      case rules::Broken::in_link:
+        return at(arrive, i) + " receives from " + num(ops.recv[v.a].from) + " and " + num(ops.recv[v.b].from) +
+               " over the same incoming link, which the all-port model forbids";
+      case rules::Broken::send:
+        return at(t, i) + " posts an invalid send (to " + num(ops.send[v.a].to) + ", " + num(ops.send[v.a].len) + " words)";
+      case rules::Broken::recv: return at(t, i) + " posts an invalid receive (from " + num(ops.recv[v.a].from) + ")";
     }
-    if (ps.model == PortModel::all) {  // one send per outgoing link, one receive per incoming link
-      int64_t first[kMaxOps], last[kMaxOps], f, l;
-      for (int n = 0; n < ops.nsend; ++n) {
-        route_end_links(topo_, node(i), node(ops.send[n].to), first[n], l);
-        for (int q = 0; q < n; ++q)
-          if (first[q] == first[n]) {
-            ch.fail(i, at(t, i) + " sends to " + std::to_string(ops.send[q].to) + " and " + std::to_string(ops.send[n].to) +
-                           " over the same outgoing link, which the all-port model forbids");
-            return;
-          }
-      }
-      for (int n = 0; n < ops.nrecv; ++n) {
-        route_end_links(topo_, node(ops.recv[n].from), node(i), f, last[n]);
-        for (int q = 0; q < n; ++q)
-          if (last[q] == last[n]) {
-            ch.fail(i, at(arrive, i) + " receives from " + std::to_string(ops.recv[q].from) + " and " +
-                           std::to_string(ops.recv[n].from) + " over the same incoming link, which the all-port model forbids");
-            return;
-          }
-      }
-    }
+    return at(t, i) + " breaks the schedule";
   }
 
   StoredRecv* recvs_of(StepStore& s, int64_t d, int32_t& count) {
@@ -316,18 +279,14 @@ class CpuRun {
   // Pass 2: match every send with its receive; count link loads.
   void match_and_load(StepStore& s, Chunk& ch, int k, int64_t t) {
     const uint32_t stamp = uint32_t(t);
-    const bool direct = direct_links(topo_);
+    const bool direct = direct_links(topo());
     const size_t n_sends = ch.sends.size();
     for (size_t n = 0; n < n_sends; ++n) {
-      const StoredSend& x = ch.sends[n];
-      const int64_t i = x.from;
-      int occurrence = 0;  // earlier sends of the same processor to the same destination
-      for (size_t q = n; q-- > 0 && ch.sends[q].from == i;) occurrence += ch.sends[q].to == x.to;
+      StoredSend& x = ch.sends[n];
+      const int64_t i = x.from, first = s.send_begin[size_t(i)];
       int32_t nr;
       StoredRecv* rv = recvs_of(s, x.to, nr);
-      StoredRecv* match = nullptr;
-      for (int q = 0; q < nr; ++q)
-        if (rv[q].from == i && occurrence-- == 0) { match = &rv[q]; break; }
+      StoredRecv* match = rules::matching_receive(rv, nr, i, rules::occurrence(ch.sends.data(), first, int64_t(n)));
       if (!match) {
         ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) +
                        ", which posts no matching receive from " + std::to_string(i));
@@ -340,39 +299,15 @@ class CpuRun {
       }
       match->pool_chunk = k;
       match->pool_off = x.pool_off;
-      ch.sends[n].hops = int32_t(route_hops(topo_, node(i), node(x.to)));
+      const int64_t from_node = machine_.node(i), to_node = machine_.node(x.to);
+      x.hops = int32_t(route_hops(topo(), from_node, to_node));
       ch.matched += 1;
       ch.stats.messages += 1;
       ch.stats.words += x.len;
-      ch.stats.link_hops += ch.sends[n].hops;
-      if (direct) {
-        add_message_cost(ch, x.len, ch.sends[n].hops, direct_congestion(ch, n));
-      } else {
-        for_each_route_link(topo_, node(i), node(x.to), [&](int64_t id) {
-          std::atomic_ref<uint64_t> cell(link_load_[size_t(id)]);
-          uint64_t old = cell.load(std::memory_order_relaxed), next;
-          do {
-            next = (uint32_t(old >> 32) == stamp) ? old + 1 : ((uint64_t(stamp) << 32) | 1u);
-          } while (!cell.compare_exchange_weak(old, next, std::memory_order_relaxed));
-        });
-      }
+      ch.stats.link_hops += x.hops;
+      if (direct) add_message_cost(ch, x.len, x.hops, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
+      else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
-  }
-
-  int64_t load_of(int64_t link, uint32_t stamp) const {
-    uint64_t v = std::atomic_ref<uint64_t>(const_cast<uint64_t&>(link_load_[size_t(link)])).load(std::memory_order_relaxed);
-    return uint32_t(v >> 32) == stamp ? int64_t(uint32_t(v)) : 0;
-  }
-
-  // On a direct-link topology the link x.from -> x.to carries exactly the sender's own messages to x.to.
-  int64_t direct_congestion(const Chunk& ch, size_t n) const {
-    const StoredSend& x = ch.sends[n];
-    int64_t congestion = 0;
-    size_t a = n, b = n + 1, end = ch.sends.size();
-    while (a > 0 && ch.sends[a - 1].from == x.from) --a;
-    while (b < end && ch.sends[b].from == x.from) ++b;
-    for (size_t q = a; q < b; ++q) congestion += ch.sends[q].to == x.to;
-    return congestion;
   }
 
   void add_message_cost(Chunk& ch, int64_t len, int64_t hops, int64_t congestion) {
@@ -382,12 +317,7 @@ class CpuRun {
 
   // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
   void routed_cost(Chunk& ch, int64_t t) {
-    const uint32_t stamp = uint32_t(t);
-    for (const StoredSend& x : ch.sends) {
-      int64_t congestion = 0;
-      for_each_route_link(topo_, node(x.from), node(x.to), [&](int64_t id) { congestion = std::max(congestion, load_of(id, stamp)); });
-      add_message_cost(ch, x.len, x.hops, congestion);
-    }
+    for (const StoredSend& x : ch.sends) add_message_cost(ch, x.len, x.hops, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
   }
 
   // Receives that no send matched (only searched for when the counts say one exists).
@@ -401,8 +331,7 @@ class CpuRun {
   // Pass R: apply the messages that arrive at the end of step t; check the port rules that
   // combine this step's sends with its arrivals (half-duplex, telephone).
   void deliver(StepStore& arrived, StepStore& sending, Chunk& ch, int k, int64_t t) {
-    const bool both = sending.active && sending.send_step == t &&
-                      (c_.ports.model == PortModel::half_duplex || c_.ports.model == PortModel::telephone);
+    const bool both = sending.active && sending.send_step == t && rules::checks_exchange(c_.ports.model);
     const Chunk& out_chunk = sending.chunks[size_t(k)];
     int64_t last_checked = -1;
     for (const StoredRecv& rv : ch.recvs) {
@@ -410,12 +339,13 @@ class CpuRun {
       if (both && i != last_checked && sending.send_count[size_t(i)] > 0) {
         last_checked = i;
         const StoredSend& out = out_chunk.sends[size_t(sending.send_begin[size_t(i)])];
-        if (c_.ports.model == PortModel::half_duplex) {
+        const rules::Exchange e = rules::exchange_rule(c_.ports.model, out.to, rv.from);
+        if (e == rules::Exchange::half_duplex) {
           ch.fail(i, at(t, i) + " both sends (to " + std::to_string(out.to) + ") and receives (from " + std::to_string(rv.from) +
                          "), which the half-duplex model forbids");
           return;
         }
-        if (out.to != rv.from) {
+        if (e == rules::Exchange::telephone) {
           ch.fail(i, at(t, i) + " sends to " + std::to_string(out.to) + " but receives from " + std::to_string(rv.from) +
                          "; the telephone model allows one exchange with one partner");
           return;
@@ -432,45 +362,43 @@ class CpuRun {
   }
 
   void apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) {
-    uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words_[act.buf] + act.dst_off;
+    uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words(act.buf) + act.dst_off;
+    const rules::ActionSpan span = rules::action_span(act, len);
     src += act.msg_off;
-    len = act.words ? act.words : len - act.msg_off;
-    if (len == 1 && act.mode == RecvMode::copy) { *dst = *src; return; }
-    if (act.run == 0 || act.run == len) { apply_(dst, src, len, act.mode); return; }
-    for (int64_t at = 0, k = 0; at < len; at += act.run, ++k) apply_(dst + k * act.stride, src + at, act.run, act.mode);
+    if (span.len == 1 && act.mode == RecvMode::copy) { *dst = *src; return; }
+    if (span.run == span.len) { apply_(dst, src, span.len, act.mode); return; }
+    for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k) apply_(dst + k * span.stride, src + at, span.run, act.mode);
   }
 
   void record_trace(RunResult& r, StepStore& s, int64_t t) {
     TraceStep ts;
     ts.step = t;
-    for (int b = 0; b < nbuf_; ++b) ts.buffers.push_back(bufs_[b]);
+    for (const auto& b : bufs_) ts.buffers.push_back(b);
     if (t > 0 && s.active && s.send_step == t)
       for (int64_t i = 0; i < p_; ++i) {
         const Chunk& ch = s.chunks[size_t(i / chunk_len_)];
         for (int n = 0; n < s.send_count[size_t(i)]; ++n) {
           const StoredSend& x = ch.sends[size_t(s.send_begin[size_t(i)] + n)];
-          ts.messages.push_back(TraceMessage{i, x.to, x.len, x.src_off, x.buf, t, t + lambda_ - 1});
+          ts.messages.push_back(TraceMessage{i, x.to, x.len, x.src_off, x.buf, t, clock_.arrives(t)});
         }
       }
     r.trace.push_back(std::move(ts));
   }
 
   const RunConfig& c_;
-  const Topology topo_;
-  const PostalTable postal_;  // seed 000's G for the run, read by the postal algorithms' steps
-  const AlgoParams a_;        // the run's parameters, with postal_ attached
+  const rules::Machine machine_;   // the topology messages travel on, and the mapping onto it
+  const rules::PortRules ports_;   // the port model and the buffers' shape
+  const rules::Clock clock_;       // rounds and steps
+  const PostalTable postal_;       // seed 000's G for the run, read by the postal algorithms' steps
+  const AlgoParams a_;             // the run's parameters, with postal_ attached
   const int64_t p_;
   const Operation op_;
   ApplyFn apply_;
-  int nbuf_ = 1;
-  int64_t words_[kMaxBuffers] = {0, 0, 0, 0};
-  bool postal_native_ = false;
   std::vector<std::vector<uint64_t>> bufs_;
-  int lambda_ = 1, rounds_ = 0, nchunks_ = 1;
-  int64_t port_limit_ = 1;  // sends (and receives) one processor may post per step
-  int64_t total_steps_ = 0, chunk_len_ = 1;
+  int nchunks_ = 1;
+  int64_t chunk_len_ = 1;
   std::vector<StepStore> stores_;
-  std::vector<uint64_t> link_load_;  // (step << 32) | messages on the link in that step
+  std::vector<unsigned long long> link_load_;  // (step << 32) | messages on the link in that step
 };
 
 }  // namespace

@@ -11,29 +11,6 @@ namespace ppsim {
 
 inline constexpr double kMaxSimulatedWords = double(uint64_t{1} << 40);  // in all the run's buffers
 
-std::string port_spec_name(const PortSpec& s) {
-  switch (s.model) {
-    case PortModel::single: return "single";
-    case PortModel::half_duplex: return "half-duplex";
-    case PortModel::telephone: return "telephone";
-    case PortModel::all: return "all";
-    case PortModel::kport: return std::to_string(s.k);
-  }
-  return "?";
-}
-
-bool parse_port_spec(const std::string& text, PortSpec& out) {
-  if (text == "single") { out = {PortModel::single, 1}; return true; }
-  if (text == "half-duplex") { out = {PortModel::half_duplex, 1}; return true; }
-  if (text == "telephone") { out = {PortModel::telephone, 1}; return true; }
-  if (text == "all") { out = {PortModel::all, kMaxOps}; return true; }
-  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  int k = std::stoi(text);
-  if (k < 1 || k > kMaxOps) return false;
-  out = {PortModel::kport, k};
-  return true;
-}
-
 namespace {
 uint64_t available_memory_bytes() {
   std::ifstream f("/proc/meminfo");

@@ -1,0 +1,230 @@
+// The rules of a step (docs/DESIGN.md §2-§3), written once: the CPU backend (engine_cpu.cpp) and
+// the device rounds (cuda/round_bodies.h, run by CUDA kernels or by the host executor) call these
+// and nothing else decides what a step may do. Plain PPSIM_HD code: no containers, no exceptions;
+// a broken rule is a value (Verdict), and each backend turns it into its report.
+//
+//   what a processor may post in a step   check_ops (slices, port limits, all-port links)
+//   which step a round's messages leave    Clock
+//   which receive a send meets             occurrence + matching_receive
+//   how loaded a link is                   count_link / link_load_at (stamped counters)
+//   congestion on direct links             direct_congestion
+//   the exchange rules of a step           exchange_rule (half-duplex, telephone)
+//   what an arriving word does to a slot   action_span + received_word
+#pragma once
+#include <cstdint>
+
+#include "hd_atomics.h"
+#include "ppsim/cost.h"
+#include "ppsim/mapping.h"
+#include "ppsim/operators.h"
+#include "ppsim/ports.h"
+#include "ppsim/schedule.h"
+#include "topologies/routing.h"
+
+namespace ppsim::rules {
+
+// ---- what one processor may post in one step ----
+
+// The run's buffers as the rules see them: how many, and the words of each per processor.
+struct Shape {
+  int nbuf = 1;
+  int64_t words[kMaxBuffers] = {0, 0, 0, 0};
+};
+
+// Runs of `run` words every `stride` words (run 0: one contiguous slice) inside buffer buf.
+PPSIM_HD inline bool slice_ok(const Shape& s, int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) {
+  if (run == 0) run = stride = len;
+  return buf >= 0 && buf < s.nbuf && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
+         off + slice_extent(len, run, stride) <= s.words[buf];
+}
+
+// A receive action: message words [msg_off, msg_off + words) (words 0: to the end) into a slice.
+PPSIM_HD inline bool action_ok(const Shape& s, const RecvAction& a, int64_t len) {
+  if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > len || (a.words == 0 && a.msg_off >= len)) return false;
+  return slice_ok(s, a.buf, a.dst_off, a.words ? a.words : len - a.msg_off, a.run, a.stride);
+}
+
+PPSIM_HD inline bool send_ok(const Shape& s, const Send& x, int64_t i, int64_t p) {
+  return x.to >= 0 && x.to < p && x.to != i && slice_ok(s, x.buf, x.src_off, x.len, x.run, x.stride);
+}
+
+PPSIM_HD inline bool recv_ok(const Shape& s, const Recv& x, int64_t i, int64_t p) {
+  bool ok = x.from >= 0 && x.from < p && x.from != i && x.nact >= 1;
+  for (int q = 0; ok && q < x.nact; ++q) ok = action_ok(s, x.act[q], x.len);
+  return ok;
+}
+
+// Sends (and receives) one processor may post per step: k under k-port, any number (one per link)
+// under all-port, else one.
+PPSIM_HD inline int port_limit(PortModel model, int k) {
+  return model == PortModel::kport ? k : model == PortModel::all ? kMaxOps : 1;
+}
+
+// The machine messages travel on: a topology, and where logical processor i sits on it.
+struct Machine {
+  Topology topo;
+  bool mapped = false;
+  Mapping mapping;
+  PPSIM_HD int64_t node(int64_t i) const { return mapped ? map_node(mapping, i) : i; }
+};
+
+// The first rule one processor's ops break, in the order the checks are made; a and b name the
+// ops involved (for sends/recvs: the first two; for links: the two that share one; for
+// send/recv: the invalid one).
+enum class Broken : int8_t { none, overflow, sends, recvs, out_link, in_link, send, recv };
+struct Verdict {
+  Broken what = Broken::none;
+  int a = 0, b = 0;
+};
+
+// The checks of one processor's ops of one round, against the port model and the buffers.
+struct PortRules {
+  Shape shape;
+  PortModel model = PortModel::single;
+  int limit = 1;
+  int64_t p = 1;
+};
+
+PPSIM_HD inline Verdict check_ops(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
+  if (ops.overflow) return {Broken::overflow, 0, 0};
+  if (ops.nsend > r.limit) return {Broken::sends, 0, 1};
+  if (ops.nrecv > r.limit) return {Broken::recvs, 0, 1};
+  if (r.model == PortModel::all) {  // one send per outgoing link, one receive per incoming link
+    int64_t end[kMaxOps], f, l;
+    for (int n = 0; n < ops.nsend; ++n) {
+      end[n] = -1 - n;  // a send to no processor clashes with nothing (it is reported below)
+      if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i) route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
+      for (int q = 0; q < n; ++q)
+        if (end[q] == end[n]) return {Broken::out_link, q, n};
+    }
+    for (int n = 0; n < ops.nrecv; ++n) {
+      end[n] = -1 - n;
+      if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i) route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
+      for (int q = 0; q < n; ++q)
+        if (end[q] == end[n]) return {Broken::in_link, q, n};
+    }
+  }
+  for (int n = 0; n < ops.nsend; ++n)
+    if (!send_ok(r.shape, ops.send[n], i, r.p)) return {Broken::send, n, n};
+  for (int n = 0; n < ops.nrecv; ++n)
+    if (!recv_ok(r.shape, ops.recv[n], i, r.p)) return {Broken::recv, n, n};
+  return {};
+}
+
+// ---- rounds and steps ----
+
+// A round-based algorithm sends round r in step (r - 1) * lambda + 1 and its messages arrive at the
+// end of step r * lambda, before its next round; a postal-native one sends in every step it likes
+// (round r is step r) and its messages arrive lambda - 1 steps later.
+struct Clock {
+  int rounds = 0, lambda = 1;
+  bool postal_native = false;
+  PPSIM_HD int64_t total_steps() const { return postal_native ? int64_t(rounds) : int64_t(rounds) * lambda; }
+  PPSIM_HD int64_t step_of_round(int r) const { return postal_native ? int64_t(r) : int64_t(r - 1) * lambda + 1; }
+  PPSIM_HD int round_sent_at(int64_t t) const {  // the round whose messages leave in step t, 0: none
+    return postal_native ? int(t) : (t - 1) % lambda == 0 ? int((t - 1) / lambda) + 1 : 0;
+  }
+  PPSIM_HD int64_t arrives(int64_t sent) const { return sent + lambda - 1; }
+  PPSIM_HD int64_t sent_before(int64_t t) const { return t - lambda + 1; }  // the step whose messages arrive in t
+};
+
+// ---- matching ----
+
+// The n-th send from a to b meets the n-th receive at b from a: the number of sends before send n
+// (of a sender whose sends begin at `first`) to the same destination.
+template <class S>
+PPSIM_HD int occurrence(const S* sends, int64_t first, int64_t n) {
+  int k = 0;
+  for (int64_t q = first; q < n; ++q) k += sends[q].to == sends[n].to;
+  return k;
+}
+
+// The receive (among the destination's `count`) that the k-th send from `from` meets, or null.
+template <class R>
+PPSIM_HD R* matching_receive(R* recvs, int64_t count, int64_t from, int k) {
+  for (int64_t q = 0; q < count; ++q)
+    if (recvs[q].from == from && k-- == 0) return &recvs[q];
+  return nullptr;
+}
+
+// ---- link load and congestion ----
+
+// A link counter holds (step << 32) | messages on the link in that step: a counter last touched in
+// an earlier step reads 0, so the counters are never cleared.
+PPSIM_HD inline unsigned long long link_count_next(unsigned long long old, uint32_t stamp) {
+  return uint32_t(old >> 32) == stamp ? old + 1 : (static_cast<unsigned long long>(stamp) << 32) | 1ull;
+}
+PPSIM_HD inline long long link_load_at(unsigned long long v, uint32_t stamp) {
+  return uint32_t(v >> 32) == stamp ? static_cast<long long>(uint32_t(v)) : 0;
+}
+PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
+  unsigned long long old = atomic_load(cell), assumed;
+  do {
+    assumed = old;
+    old = atomic_cas(cell, assumed, link_count_next(assumed, stamp));
+  } while (old != assumed);
+}
+
+// A message's congestion on a routed topology: the most loaded link of its route.
+PPSIM_HD inline long long route_congestion(const Machine& m, int64_t from, int64_t to, const unsigned long long* link_load, uint32_t stamp) {
+  long long congestion = 0;
+  for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
+    const long long l = link_load_at(atomic_load(&link_load[id]), stamp);
+    if (l > congestion) congestion = l;
+  });
+  return congestion;
+}
+
+// On a direct-link topology the link a -> b carries exactly a's messages to b: a message's
+// congestion is the number of its sender's sends (sends[first, end)) to its destination.
+template <class S>
+PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end, int64_t to) {
+  long long congestion = 0;
+  for (int64_t q = first; q < end; ++q) congestion += sends[q].to == to;
+  return congestion;
+}
+
+// ---- the exchange rules (they combine a step's sends with its arrivals) ----
+
+// A processor that sends to send_to in the step its message from recv_from arrives: half-duplex
+// forbids both, telephone allows one exchange with one partner.
+enum class Exchange : int8_t { ok, half_duplex, telephone };
+PPSIM_HD inline Exchange exchange_rule(PortModel model, int64_t send_to, int64_t recv_from) {
+  if (model == PortModel::half_duplex) return Exchange::half_duplex;
+  if (model == PortModel::telephone && send_to != recv_from) return Exchange::telephone;
+  return Exchange::ok;
+}
+PPSIM_HD inline bool checks_exchange(PortModel model) { return model == PortModel::half_duplex || model == PortModel::telephone; }
+
+// ---- delivery ----
+
+// What a receive action covers: len words of the message (from msg_off) into runs of `run` words
+// every `stride` words of the slot (a contiguous slice: run == stride == len).
+struct ActionSpan {
+  int64_t len, run, stride;
+  PPSIM_HD int64_t slot_index(int64_t w) const { return run == len ? w : (w / run) * stride + w % run; }
+};
+PPSIM_HD inline ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
+  const int64_t len = act.words ? act.words : msg_len - act.msg_off;
+  return act.run == 0 || act.run == len ? ActionSpan{len, len, len} : ActionSpan{len, act.run, act.stride};
+}
+
+// The slot word after a word arrives: a copy, or the operator with the received word on the left
+// (recv_op_slot) or on the right (slot_op_recv). M fixed at compile time for the CPU's loops.
+template <RecvMode M, class Combine>
+PPSIM_HD uint64_t received_word(Combine combine, uint64_t in, uint64_t slot) {
+  if constexpr (M == RecvMode::copy) return in;
+  else if constexpr (M == RecvMode::recv_op_slot) return combine(in, slot);
+  else return combine(slot, in);
+}
+PPSIM_HD inline uint64_t received_word(OperatorKind k, RecvMode mode, uint64_t in, uint64_t slot) {
+  auto f = [k](uint64_t x, uint64_t y) { return combine_dyn(k, x, y); };
+  switch (mode) {
+    case RecvMode::copy: return received_word<RecvMode::copy>(f, in, slot);
+    case RecvMode::recv_op_slot: return received_word<RecvMode::recv_op_slot>(f, in, slot);
+    case RecvMode::slot_op_recv: break;
+  }
+  return received_word<RecvMode::slot_op_recv>(f, in, slot);
+}
+
+}  // namespace ppsim::rules

@@ -1,0 +1,60 @@
+// What a run takes: the configuration (docs/DESIGN.md §2-§3) and the checks made before it starts.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ppsim/algorithm.h"
+#include "ppsim/cost.h"
+#include "ppsim/errors.h"
+#include "ppsim/mapping.h"
+#include "ppsim/operators.h"
+#include "ppsim/ports.h"
+#include "ppsim/schedule.h"
+#include "ppsim/topology.h"
+
+namespace ppsim {
+
+enum class Backend : int8_t { cpu, cuda, automatic };
+
+inline constexpr int kMaxThreads = 1024;  // CPU threads of one run, and points of a sweep at once
+
+struct RunConfig {
+  Topology topology;           // the topology the algorithm is written for (logical)
+  // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
+  // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.
+  bool mapped = false;
+  Mapping mapping;
+  const AlgorithmInfo* algorithm = nullptr;
+  AlgoParams params;           // p, m, root, mesh extents, lambda, kports
+  OperatorKind combine = OperatorKind::sum;
+  InputSpec input;
+  PortSpec ports;
+  CostParams cost;
+  int threads = 0;             // 0: all the machine has
+  bool trace = false;          // keep buffers and messages after every step (small runs only)
+  bool verify = true;
+  // false: RunResult::buffers comes back empty unless verification fails (sweeps and benchmarks
+  // need only the figures); the CUDA backend then verifies on the device instead of copying back.
+  bool keep_buffers = true;
+  // Tests only: replaces the algorithm's per-round ops (CPU backend), to show that broken
+  // schedules are caught. Step counts, formulas and references still come from `algorithm`.
+  void (*test_ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&) = nullptr;
+};
+
+// The machine the messages travel on, and where logical processor i sits on it.
+inline const Topology& physical_topology(const RunConfig& c) { return c.mapped ? c.mapping.physical : c.topology; }
+
+// Checks the configuration (algorithm applicability, ports, lambda; with host_memory, what the CPU
+// backend would hold against the host's available memory). Throws ConfigError. The CUDA backend
+// checks device memory itself and host memory only for the buffers it brings back.
+void validate_config(const RunConfig& c, bool host_memory = true);
+// Throws ConfigError when `bytes` exceed the host's available memory less a tenth; `what` says
+// what they are for (may be empty).
+void require_host_memory(uint64_t bytes, const std::string& what);
+// Steps whose messages can be in flight at once: lambda for a postal-native algorithm (it sends in
+// every step), 1 for a round-based one (a round every lambda steps; it arrives before the next).
+int run_store_count(const RunConfig& c);
+// Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
+uint64_t estimate_run_bytes(const RunConfig& c);
+
+}  // namespace ppsim

@@ -1,0 +1,53 @@
+// What a run reports: per-step figures, totals, trace, verification outcome and final buffers.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppsim {
+
+struct StepStats {
+  int64_t step = 0;
+  int64_t messages = 0;
+  int64_t words = 0;
+  int64_t link_hops = 0;
+  int64_t max_link_load = 0;
+  double time = 0.0;
+};
+
+struct TraceMessage {
+  int64_t from, to, words, src_off;
+  int32_t buf;
+  int64_t sent, arrives;  // steps
+};
+
+struct TraceStep {
+  int64_t step = 0;
+  std::vector<std::vector<uint64_t>> buffers;  // [buffer][proc * words + w] after the step
+  std::vector<TraceMessage> messages;          // sent in this step
+};
+
+struct Mismatch {
+  int32_t buf;
+  int64_t proc, word;
+  uint64_t expected, got;
+};
+
+struct RunResult {
+  int64_t steps = 0;
+  double time = 0.0;
+  int64_t messages = 0, words = 0, link_hops = 0, max_link_load = 0;
+  std::vector<StepStats> per_step;
+  bool verified = false;
+  int64_t mismatches = 0;
+  std::vector<Mismatch> first_mismatches;  // up to 10
+  double wall_seconds = 0.0;
+  std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
+  std::vector<TraceStep> trace;
+  std::string backend = "cpu";
+};
+
+// Adds one step's figures to the run's totals (postal model: a step costs 1); both backends call it.
+void add_step(RunResult& r, StepStats st, int lambda);
+
+}  // namespace ppsim

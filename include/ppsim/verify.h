@@ -1,0 +1,21 @@
+// Verification (docs/DESIGN.md §6): final buffers against the sequential reference of the operation.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ppsim/config.h"
+#include "ppsim/result.h"
+
+namespace ppsim {
+
+// Fills in the run's verification against the reference (both backends call it).
+void finish_verification(const RunConfig& c, RunResult& r);
+
+// Compares final buffers with the sequential reference of the operation (DESIGN.md §6).
+struct Verification {
+  int64_t mismatches = 0;
+  std::vector<Mismatch> first;
+};
+Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
+
+}  // namespace ppsim

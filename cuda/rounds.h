@@ -172,153 +172,198 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
   return ts;
 }
 
+// One run on an executor, in four phases: the plan (sizing every round), the memory (checked at
+// once, then taken), the steps, and the figures and verification read back.
+template <class Exec>
+class RoundsRun {
+ public:
+  RoundsRun(const RunConfig& c, Exec& exec) : c_(c), exec_(exec), p_(c.params.p), nrounds_(c.algorithm->rounds(c.params)), postal_(c.params) {}
+
+  RunResult run() {
+    plan();
+    size_rounds();
+    allocate();
+    RunResult result;
+    result.backend = exec_.backend();
+    run_steps(result);
+    read_figures(result);
+    verify(result);
+    return result;
+  }
+
+ private:
+  template <class T>
+  using Array = typename Exec::template Array<T>;
+
+  // The step plan: context, clock, the run's status word and seed 000's G in the executor's memory.
+  void plan() {
+    pl_ = StepPlan{};
+    pl_.ctx = make_ctx(c_);
+    pl_.ctx.ops_override = exec_.accepts_test_hook() ? c_.test_ops_override : nullptr;
+    pl_.p = p_;
+    pl_.clock = run_clock(c_);
+    pl_.lambda = pl_.clock.lambda;
+    pl_.total_steps = pl_.clock.total_steps();
+    pl_.has_local = c_.algorithm->has_local;
+    pl_.check_exchange = rules::checks_exchange(c_.ports.model);
+    // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
+    // round-based one every lambda steps, and its messages arrive before its next round (one store).
+    pl_.nstores = run_store_count(c_);
+    status_.ensure(1);
+    const RunStatus clear{kNoError};
+    exec_.upload(status_.get(), &clear, sizeof clear);
+    pl_.ctx.status = status_.get();
+    postal_g_.ensure(postal_.values().size());
+    exec_.upload(postal_g_.get(), postal_.values().data(), postal_.values().size() * sizeof(int64_t));
+    postal_.attach(pl_.ctx.a, postal_g_.get());
+  }
+
+  // A rule was broken: the CPU backend, running the same rules, gives the exact message.
+  void read_status() {
+    RunStatus s{};
+    exec_.download(&s, status_.get(), sizeof s);
+    if (s.error == kNoError) return;
+    run_cpu(c_);
+    throw ScheduleError("step " + std::to_string(s.error >> 32) + ": processor " + std::to_string(s.error & 0xffffffffull) +
+                        " breaks the schedule (detected by the " + exec_.name() + ")");
+  }
+
+  // Sizing: every round's totals, kept in the executor's memory (the steps read them there) and
+  // read back once (the host sizes the stores and reports the figures from them).
+  void size_rounds() {
+    dev_totals_.ensure(size_t(std::max(1, nrounds_)));
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0});  // totals_[r - 1]: round r
+    if (nrounds_ == 0) return;
+    if (exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
+    else for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
+    exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
+    read_status();
+  }
+
+  // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
+  void allocate() {
+    pl_.store = largest_round(totals_);
+    const uint64_t scratch = std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
+                                      exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
+    exec_.require(run_bytes(c_, pl_.store, pl_.nstores, scratch));
+    exec_.reserve_scratch(scratch);
+    for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
+      bufs_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
+      pl_.ctx.bufs[b] = bufs_[b].get();
+    }
+    const Topology& topo = pl_.ctx.machine.topo;
+    if (!direct_links(topo)) {
+      link_load_.ensure(size_t(std::max<int64_t>(1, link_space(topo))));
+      exec_.zero(link_load_.get(), size_t(link_space(topo)) * sizeof(unsigned long long));
+      pl_.link_load = link_load_.get();
+    }
+    const size_t nstores = size_t(pl_.nstores);
+    slot_.ensure(nstores * size_t(p_ + 1));
+    sends_.ensure(nstores * size_t(pl_.store.sends));
+    recvs_.ensure(nstores * size_t(pl_.store.recvs));
+    pool_.ensure(nstores * size_t(pl_.store.words));
+    pl_.slot = slot_.get();
+    pl_.sends = sends_.get();
+    pl_.recvs = recvs_.get();
+    pl_.pool = pool_.get();
+    peaks_.ensure(size_t(std::max(1, nrounds_)));
+    exec_.zero(peaks_.get(), size_t(std::max(1, nrounds_)) * sizeof(RoundPeak));
+    pl_.peaks = peaks_.get();
+    for (int b = 0; b < pl_.ctx.nbuf(); ++b) exec_.each(p_ * pl_.ctx.words(b), InitBody{pl_.ctx, c_.algorithm->op, c_.input, b});
+  }
+
+  std::vector<std::vector<uint64_t>> fetch_buffers() {
+    std::vector<std::vector<uint64_t>> host(size_t(pl_.ctx.nbuf()));
+    for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
+      host[size_t(b)].resize(size_t(p_ * pl_.ctx.words(b)));
+      exec_.download(host[size_t(b)].data(), pl_.ctx.bufs[b], host[size_t(b)].size() * 8);
+    }
+    return host;
+  }
+
+  // The steps: one launch for a run a thread block holds, else queued back to back; the step code
+  // reads the totals where it runs.
+  void run_steps(RunResult& result) {
+    if (pl_.has_local) exec_.each(p_, LocalBody{pl_.ctx, LocalPhase::before_first_step});
+    if (c_.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
+    StepPlan host_pl = pl_;
+    host_pl.totals = totals_.data();
+    pl_.totals = dev_totals_.get();
+    if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
+      exec_.steps_in_one_launch(pl_);
+    } else {
+      for (int64_t t = 1; t <= pl_.total_steps; ++t) {
+        run_step(host_pl, exec_, t);
+        if (c_.trace) result.trace.push_back(trace_step(host_pl, exec_, t, fetch_buffers(), [&] { read_status(); }));
+      }
+    }
+    if (pl_.total_steps == 0) {
+      if (pl_.has_local) exec_.each(p_, LocalBody{pl_.ctx, LocalPhase::after_last_step});
+      if (c_.trace) { result.trace.clear(); result.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
+    }
+  }
+
+  // Back on the host: the first broken rule, then every step's figures from the rounds' totals
+  // and peaks.
+  void read_figures(RunResult& result) {
+    read_status();
+    std::vector<RoundPeak> peaks(size_t(std::max(1, nrounds_)));
+    exec_.download(peaks.data(), peaks_.get(), peaks.size() * sizeof(RoundPeak));
+    for (int64_t t = 1; t <= pl_.total_steps; ++t) {
+      StepStats st;
+      st.step = t;
+      if (const int r = pl_.round_sent_at(t); r > 0) {
+        const RoundTotals& n = totals_[size_t(r - 1)];
+        st.messages = int64_t(n.sends);
+        st.words = int64_t(n.words);
+        st.link_hops = int64_t(n.hops);
+        st.max_link_load = peaks[size_t(r - 1)].max_load;
+        st.time = peaks[size_t(r - 1)].max_time;
+      }
+      add_step(result, st, pl_.lambda);
+    }
+    result.steps = pl_.total_steps;
+  }
+
+  // Verified where the buffers are, unless they come back anyway; a run with mismatches is
+  // verified again on the host for the exact report (which words, what was expected).
+  void verify(RunResult& result) {
+    if (c_.keep_buffers || !c_.verify) {
+      if (c_.keep_buffers) result.buffers = fetch_buffers();
+      finish_verification(c_, result);
+    } else if (count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)) == 0) {
+      result.verified = true;
+    } else {
+      result.buffers = fetch_buffers();
+      finish_verification(c_, result);
+    }
+  }
+
+  const RunConfig& c_;
+  Exec& exec_;
+  const int64_t p_;
+  const int nrounds_;
+  const PostalTable postal_;  // seed 000's G for the run: the postal algorithms' steps read it
+  StepPlan pl_{};
+  std::vector<RoundTotals> totals_;
+  Array<RunStatus> status_;
+  Array<int64_t> postal_g_;
+  Array<RoundTotals> dev_totals_;
+  Array<uint64_t> bufs_[kMaxBuffers];
+  Array<unsigned long long> link_load_;
+  Array<Slots> slot_;
+  Array<DevSend> sends_;
+  Array<DevRecv> recvs_;
+  Array<uint64_t> pool_;
+  Array<RoundPeak> peaks_;
+};
+
 template <class Exec>
 RunResult run_rounds(const RunConfig& c, Exec& exec) {
   validate_config(c, false);
   if (c.keep_buffers) require_host_memory(state_bytes(c), "the final buffers, copied back");
   const auto start = std::chrono::steady_clock::now();
-  const int64_t p = c.params.p;
-  const int nrounds = c.algorithm->rounds(c.params);
-  StepPlan pl{};
-  pl.ctx = make_ctx(c);
-  pl.ctx.ops_override = exec.accepts_test_hook() ? c.test_ops_override : nullptr;
-  pl.p = p;
-  pl.clock = run_clock(c);
-  pl.lambda = pl.clock.lambda;
-  pl.total_steps = pl.clock.total_steps();
-  pl.has_local = c.algorithm->has_local;
-  pl.check_exchange = rules::checks_exchange(c.ports.model);
-  // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
-  // round-based one every lambda steps, and its messages arrive before its next round (one store).
-  pl.nstores = run_store_count(c);
-
-  typename Exec::template Array<RunStatus> status;
-  status.ensure(1);
-  const RunStatus clear{kNoError};
-  exec.upload(status.get(), &clear, sizeof clear);
-  pl.ctx.status = status.get();
-  // Seed 000's G for the run, in the executor's memory: the postal algorithms' steps read it.
-  const PostalTable postal(c.params);
-  typename Exec::template Array<int64_t> postal_g;
-  postal_g.ensure(postal.values().size());
-  exec.upload(postal_g.get(), postal.values().data(), postal.values().size() * sizeof(int64_t));
-  postal.attach(pl.ctx.a, postal_g.get());
-
-  // A rule was broken: the CPU backend, running the same code, gives the exact message.
-  auto read_status = [&]() {
-    RunStatus s{};
-    exec.download(&s, status.get(), sizeof s);
-    if (s.error == kNoError) return;
-    run_cpu(c);
-    throw ScheduleError("step " + std::to_string(s.error >> 32) + ": processor " + std::to_string(s.error & 0xffffffffull) +
-                        " breaks the schedule (detected by the " + exec.name() + ")");
-  };
-
-  // 1. Sizing: every round's totals, kept in the executor's memory (the steps read them there)
-  // and read back once (the host sizes the stores and reports the figures from them).
-  typename Exec::template Array<RoundTotals> dev_totals;
-  dev_totals.ensure(size_t(std::max(1, nrounds)));
-  std::vector<RoundTotals> totals(static_cast<size_t>(nrounds));  // totals[r - 1]: round r
-  if (nrounds > 0) {
-    if (exec.whole_run_fits(p, 0)) exec.size_in_one_launch(pl, dev_totals.get(), nrounds);
-    else for (int r = 1; r <= nrounds; ++r) size_round(pl, exec, r, dev_totals.get());
-    exec.download(totals.data(), dev_totals.get(), totals.size() * sizeof(RoundTotals));
-    read_status();
-  }
-
-  // 2. Memory: all of it checked at once, then taken.
-  pl.store = largest_round(totals);
-  const uint64_t scratch = std::max(exec.scan_scratch(p + 1, SlotCount{pl.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
-                                    exec.reduce_scratch(pl.store.sends, CostOf{pl.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
-  exec.require(run_bytes(c, pl.store, pl.nstores, scratch));
-  exec.reserve_scratch(scratch);
-  typename Exec::template Array<uint64_t> bufs[kMaxBuffers];
-  for (int b = 0; b < pl.ctx.nbuf(); ++b) {
-    bufs[b].ensure(size_t(p * pl.ctx.words(b)));
-    pl.ctx.bufs[b] = bufs[b].get();
-  }
-  typename Exec::template Array<unsigned long long> link_load;
-  if (!direct_links(pl.ctx.machine.topo)) {
-    link_load.ensure(size_t(std::max<int64_t>(1, link_space(pl.ctx.machine.topo))));
-    exec.zero(link_load.get(), size_t(link_space(pl.ctx.machine.topo)) * sizeof(unsigned long long));
-    pl.link_load = link_load.get();
-  }
-  typename Exec::template Array<Slots> slot;
-  typename Exec::template Array<DevSend> sends;
-  typename Exec::template Array<DevRecv> recvs;
-  typename Exec::template Array<uint64_t> pool;
-  slot.ensure(size_t(pl.nstores) * size_t(p + 1));
-  sends.ensure(size_t(pl.nstores) * size_t(pl.store.sends));
-  recvs.ensure(size_t(pl.nstores) * size_t(pl.store.recvs));
-  pool.ensure(size_t(pl.nstores) * size_t(pl.store.words));
-  pl.slot = slot.get();
-  pl.sends = sends.get();
-  pl.recvs = recvs.get();
-  pl.pool = pool.get();
-  typename Exec::template Array<RoundPeak> peaks;
-  peaks.ensure(size_t(std::max(1, nrounds)));
-  exec.zero(peaks.get(), size_t(std::max(1, nrounds)) * sizeof(RoundPeak));
-  pl.peaks = peaks.get();
-  for (int b = 0; b < pl.ctx.nbuf(); ++b) exec.each(p * pl.ctx.words(b), InitBody{pl.ctx, c.algorithm->op, c.input, b});
-
-  RunResult result;
-  result.backend = exec.backend();
-  auto fetch_buffers = [&]() {
-    std::vector<std::vector<uint64_t>> host(size_t(pl.ctx.nbuf()));
-    for (int b = 0; b < pl.ctx.nbuf(); ++b) {
-      host[size_t(b)].resize(size_t(p * pl.ctx.words(b)));
-      exec.download(host[size_t(b)].data(), pl.ctx.bufs[b], host[size_t(b)].size() * 8);
-    }
-    return host;
-  };
-  if (pl.has_local) exec.each(p, LocalBody{pl.ctx, LocalPhase::before_first_step});
-  if (c.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
-
-  // 3. The steps: one launch for a run a thread block holds, else queued back to back; the step
-  // code reads the totals where it runs.
-  StepPlan host_pl = pl;
-  host_pl.totals = totals.data();
-  pl.totals = dev_totals.get();
-  if (!c.trace && exec.whole_run_fits(p, pl.store.words)) {
-    exec.steps_in_one_launch(pl);
-  } else {
-    for (int64_t t = 1; t <= pl.total_steps; ++t) {
-      run_step(host_pl, exec, t);
-      if (c.trace) result.trace.push_back(trace_step(host_pl, exec, t, fetch_buffers(), read_status));
-    }
-  }
-  if (pl.total_steps == 0) {
-    if (pl.has_local) exec.each(p, LocalBody{pl.ctx, LocalPhase::after_last_step});
-    if (c.trace) { result.trace.clear(); result.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
-  }
-
-  // Back on the host: the first broken rule, the rounds' peaks, the buffers.
-  read_status();
-  std::vector<RoundPeak> host_peaks(size_t(std::max(1, nrounds)));
-  exec.download(host_peaks.data(), peaks.get(), host_peaks.size() * sizeof(RoundPeak));
-  for (int64_t t = 1; t <= pl.total_steps; ++t) {
-    StepStats st;
-    st.step = t;
-    if (const int r = pl.round_sent_at(t); r > 0) {
-      const RoundTotals& n = totals[size_t(r - 1)];
-      st.messages = int64_t(n.sends);
-      st.words = int64_t(n.words);
-      st.link_hops = int64_t(n.hops);
-      st.max_link_load = host_peaks[size_t(r - 1)].max_load;
-      st.time = host_peaks[size_t(r - 1)].max_time;
-    }
-    add_step(result, st, pl.lambda);
-  }
-  result.steps = pl.total_steps;
-  if (c.keep_buffers || !c.verify) {
-    if (c.keep_buffers) result.buffers = fetch_buffers();
-    finish_verification(c, result);
-  } else if (count_mismatches(c, exec, pl.ctx, pool.get(), uint64_t(pl.store.words)) == 0) {  // verified where the buffers are
-    result.verified = true;
-  } else {  // the exact report (which words, what was expected) comes from the host reference
-    result.buffers = fetch_buffers();
-    finish_verification(c, result);
-  }
+  RunResult result = RoundsRun<Exec>(c, exec).run();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

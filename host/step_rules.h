@@ -85,25 +85,31 @@ struct PortRules {
   int64_t p = 1;
 };
 
+// All-port: one send per outgoing link, one receive per incoming link (sends to or receives from
+// no processor clash with nothing: check_ops reports them next).
+PPSIM_HD inline Verdict check_links(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
+  int64_t end[kMaxOps], f, l;
+  for (int n = 0; n < ops.nsend; ++n) {
+    end[n] = -1 - n;
+    if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i) route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
+    for (int q = 0; q < n; ++q)
+      if (end[q] == end[n]) return {Broken::out_link, q, n};
+  }
+  for (int n = 0; n < ops.nrecv; ++n) {
+    end[n] = -1 - n;
+    if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i) route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
+    for (int q = 0; q < n; ++q)
+      if (end[q] == end[n]) return {Broken::in_link, q, n};
+  }
+  return {};
+}
+
 PPSIM_HD inline Verdict check_ops(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
   if (ops.overflow) return {Broken::overflow, 0, 0};
   if (ops.nsend > r.limit) return {Broken::sends, 0, 1};
   if (ops.nrecv > r.limit) return {Broken::recvs, 0, 1};
-  if (r.model == PortModel::all) {  // one send per outgoing link, one receive per incoming link
-    int64_t end[kMaxOps], f, l;
-    for (int n = 0; n < ops.nsend; ++n) {
-      end[n] = -1 - n;  // a send to no processor clashes with nothing (it is reported below)
-      if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i) route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
-      for (int q = 0; q < n; ++q)
-        if (end[q] == end[n]) return {Broken::out_link, q, n};
-    }
-    for (int n = 0; n < ops.nrecv; ++n) {
-      end[n] = -1 - n;
-      if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i) route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
-      for (int q = 0; q < n; ++q)
-        if (end[q] == end[n]) return {Broken::in_link, q, n};
-    }
-  }
+  if (r.model == PortModel::all)
+    if (const Verdict v = check_links(r, m, ops, i); v.what != Broken::none) return v;
   for (int n = 0; n < ops.nsend; ++n)
     if (!send_ok(r.shape, ops.send[n], i, r.p)) return {Broken::send, n, n};
   for (int n = 0; n < ops.nrecv; ++n)

@@ -1,7 +1,7 @@
 // Choosing the backend for a run.
 #include "ppsim/run.h"
 
-#include "ppsim/cuda_backend.h"
+#include <sstream>
 
 namespace ppsim {
 
@@ -16,16 +16,29 @@ double cuda_copy_bandwidth(uint64_t) { return 0; }
 RunResult run_cuda(const RunConfig&) { throw ConfigError("--backend cuda: " + cuda_status().why); }
 #endif
 
+std::string gib_text(uint64_t bytes) {
+  std::ostringstream o;
+  o.precision(2);
+  o << std::fixed << double(bytes) / double(uint64_t{1} << 30) << " GiB";
+  return o.str();
+}
+
+namespace {
+std::string no_usable_device(const CudaStatus& s) { return "no usable CUDA device (" + s.why + ")"; }
+}  // namespace
+
+std::string cuda_backend_refusal(const CudaStatus& s) { return "--backend cuda: " + (s.built ? no_usable_device(s) : s.why); }
+
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
   if (notice) notice->clear();
   if (requested == Backend::cpu) return run_cpu(c);
   CudaStatus status = cuda_status();
   if (requested == Backend::cuda) {
-    if (!status.usable) throw ConfigError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
+    if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
     return run_cuda(c);
   }
   if (status.usable) return run_cuda(c);
-  if (notice) *notice = "ppsim: no usable CUDA device (" + status.why + "); running on the CPU";
+  if (notice) *notice = "ppsim: " + no_usable_device(status) + "; running on the CPU";
   return run_cpu(c);
 }
 

@@ -1,10 +1,10 @@
 // Checking a configuration before it runs: applicability, port model, latency, sizes, memory.
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "ppsim/engine.h"
+#include "ppsim/run.h"
 #include "topologies/routing.h"
 
 namespace ppsim {
@@ -44,12 +44,6 @@ uint64_t available_memory_bytes() {
     if (key == "MemAvailable:") return kb * 1024;
   return uint64_t{1} << 40;  // unknown: do not refuse
 }
-std::string gib(uint64_t bytes) {
-  std::ostringstream o;
-  o.precision(2);
-  o << std::fixed << double(bytes) / double(uint64_t{1} << 30) << " GiB";
-  return o.str();
-}
 }  // namespace
 
 int run_store_count(const RunConfig& c) {
@@ -68,8 +62,8 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
 void require_host_memory(uint64_t need, const std::string& what) {
   const uint64_t have = available_memory_bytes();
   if (need > have - have / 10)
-    throw ConfigError("this run needs about " + gib(need) + " of memory" + (what.empty() ? "" : " (" + what + ")") + " but only " +
-                      gib(have) + " is available");
+    throw ConfigError("this run needs about " + gib_text(need) + " of memory" + (what.empty() ? "" : " (" + what + ")") + " but only " +
+                      gib_text(have) + " is available");
 }
 
 void validate_config(const RunConfig& c, bool host_memory) {

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -331,10 +330,7 @@ void check_sweep_options(const SweepOptions& s) {
     throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
   if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
   if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
-    const std::string ext = std::filesystem::path(s.plot).extension().string();
-    if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + s.plot + "' must end in .svg or .png");
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-      throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+    check_plot_file(s.plot);
     require_writable(s.plot, "--plot");
   }
 }

@@ -93,11 +93,6 @@ unsigned grid_for(int64_t items, int64_t per_block) {
   return unsigned(blocks);
 }
 
-std::string gib(uint64_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t{1} << 30));
-  return text;
-}
 
 // A device array that only grows (to exactly what is asked: the memory check counts exact sizes).
 template <class T>
@@ -183,7 +178,7 @@ class DeviceExec {
     PPSIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const uint64_t spare = free_b / 50 + (uint64_t{64} << 20);
     if (need + spare > free_b)
-      throw ConfigError("this run needs about " + gib(need) + " of device memory but only " + gib(free_b) + " is free on " +
+      throw ConfigError("this run needs about " + gib_text(need) + " of device memory but only " + gib_text(free_b) + " is free on " +
                         device_);
   }
 
@@ -305,7 +300,7 @@ double cuda_copy_bandwidth(uint64_t bytes) {
 RunResult run_cuda(const RunConfig& c) {
   if (c.test_ops_override) throw ConfigError("the test hook for broken schedules runs on the host only");
   CudaStatus status = cuda_status();
-  if (!status.usable) throw ConfigError("--backend cuda: no usable CUDA device (" + status.why + ")");
+  if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
   DeviceExec exec(status.device);
   return rounds::run_rounds(c, exec);
 }

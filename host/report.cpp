@@ -1,4 +1,4 @@
-// Builds the JSON report of a run.
+// Builds the JSON reports of runs: a network's and a PRAM's.
 #include "ppsim/report.h"
 
 #include <cmath>
@@ -23,6 +23,10 @@ json word_json(OperatorKind k, uint64_t w) {
   return int64_t(w);
 }
 
+json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
+
+const char* routing_name(Routing r) { return r == Routing::cut_through ? "cut-through" : "store-and-forward"; }
+
 double formula_time(const RunConfig& c) {
   if (c.params.lambda > 1) return std::nan("");
   return c.algorithm->formula(c.params, c.cost);
@@ -32,6 +36,11 @@ int64_t postal_lower_bound_steps(const RunConfig& c) {
   if (c.algorithm->op == Operation::shift || c.ports.model == PortModel::all) return -1;
   int k = c.ports.model == PortModel::kport ? c.ports.k : 1;
   return postal_min_steps(c.params.p, k, c.params.lambda);
+}
+
+json postal_lower_bound_json(const RunConfig& c) {
+  const int64_t bound = postal_lower_bound_steps(c);
+  return bound < 0 ? json(nullptr) : json(bound);
 }
 
 namespace {
@@ -92,8 +101,6 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
   }
   return out;
 }
-
-json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 }  // namespace
 
 json config_json(const RunConfig& c, Backend requested) {
@@ -120,7 +127,7 @@ json config_json(const RunConfig& c, Backend requested) {
               {"ts", c.cost.ts},
               {"tw", c.cost.tw},
               {"th", c.cost.th},
-              {"routing", c.cost.routing == Routing::cut_through ? "cut-through" : "store-and-forward"},
+              {"routing", routing_name(c.cost.routing)},
               {"combine", operator_name(c.combine)},
               {"input", input},
               {"backend", backend_name(requested)},
@@ -153,8 +160,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["time"] = r.time;
   doc["formula_time"] = number_or_null(formula_time(c));
   doc["formula"] = c.algorithm->formula_text;
-  int64_t bound = postal_lower_bound_steps(c);
-  doc["lower_bound_steps"] = bound < 0 ? json(nullptr) : json(bound);
+  doc["lower_bound_steps"] = postal_lower_bound_json(c);
   doc["lower_bound_time"] = number_or_null(lower_bound_time(c));
   doc["messages"] = r.messages;
   doc["words"] = r.words;
@@ -186,6 +192,48 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                         {"offset", m.src_off}, {"sent", m.sent}, {"arrives", m.arrives}});
       trace.push_back({{"step", ts.step}, {"buffers", buffers_json(c, ts.buffers)}, {"messages", std::move(msgs)}});
     }
+    doc["trace"] = std::move(trace);
+  }
+  return doc;
+}
+
+namespace {
+// Processor i's (or cell i's) m words, for i < n.
+json pram_words(OperatorKind k, const std::vector<uint64_t>& words, int64_t n, int64_t m) {
+  json out = json::array();
+  for (int64_t i = 0; i < n; ++i) {
+    json row = json::array();
+    for (int64_t w = 0; w < m; ++w) row.push_back(word_json(k, words[size_t(i * m + w)]));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+}  // namespace
+
+json pram_json(const PramConfig& c, const PramResult& r, const std::string& machine, const std::string& input) {
+  const int64_t n = c.params.n, m = c.params.m;
+  json doc;
+  doc["config"] = {{"machine", machine}, {"rule", pram_rule_name(c.rule)}, {"op", operation_name(c.algorithm->op)},
+                   {"algo", c.algorithm->name}, {"p", n}, {"m", m}, {"combine", operator_name(c.combine)}, {"input", input},
+                   {"trace", c.trace}};
+  doc["steps"] = r.steps;
+  doc["time"] = r.steps;
+  doc["reads"] = r.reads;
+  doc["writes"] = r.writes;
+  json steps = json::array();
+  for (const auto& s : r.per_step) steps.push_back({{"step", s.step}, {"reads", s.reads}, {"writes", s.writes}});
+  doc["per_step"] = std::move(steps);
+  doc["verified"] = r.verified;
+  doc["mismatches"] = r.mismatches;
+  doc["wall_seconds"] = r.wall_seconds;
+  doc["final"] = json::object();
+  if (uint64_t(n * m) <= kReportFinalWords)
+    doc["final"] = {{"registers", pram_words(c.combine, r.registers, n, m)}, {"cells", pram_words(c.combine, r.cells, n, m)}};
+  if (c.trace) {
+    json trace = json::array();
+    for (size_t j = 0; j < r.trace.size(); ++j)
+      trace.push_back({{"step", j}, {"registers", pram_words(c.combine, r.trace[j].registers, n, m)},
+                       {"cells", pram_words(c.combine, r.trace[j].cells, n, m)}});
     doc["trace"] = std::move(trace);
   }
   return doc;

@@ -1,8 +1,6 @@
 // Choosing the backend for a run.
 #include "ppsim/run.h"
 
-#include "ppsim/cuda_backend.h"
-
 namespace ppsim {
 
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
@@ -10,11 +8,11 @@ RunResult run_simulation(const RunConfig& c, Backend requested, std::string* not
   if (requested == Backend::cpu) return run_cpu(c);
   CudaStatus status = cuda_status();
   if (requested == Backend::cuda) {
-    if (!status.usable) throw ConfigError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
+    if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
     return run_cuda(c);
   }
   if (status.usable) return run_cuda(c);
-  if (notice) *notice = "ppsim: no usable CUDA device (" + status.why + "); running on the CPU";
+  if (notice) *notice = "ppsim: " + no_usable_cuda_device(status) + "; running on the CPU";
   return run_cpu(c);
 }
 

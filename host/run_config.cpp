@@ -11,6 +11,13 @@ namespace ppsim {
 
 inline constexpr double kMaxSimulatedWords = double(uint64_t{1} << 40);  // in all the run's buffers
 
+std::string gib_text(uint64_t bytes) {
+  std::ostringstream o;
+  o.precision(2);
+  o << std::fixed << double(bytes) / double(uint64_t{1} << 30) << " GiB";
+  return o.str();
+}
+
 namespace {
 uint64_t available_memory_bytes() {
   std::ifstream f("/proc/meminfo");
@@ -20,12 +27,6 @@ uint64_t available_memory_bytes() {
   while (f >> key >> kb >> unit)
     if (key == "MemAvailable:") return kb * 1024;
   return uint64_t{1} << 40;  // unknown: do not refuse
-}
-std::string gib(uint64_t bytes) {
-  std::ostringstream o;
-  o.precision(2);
-  o << std::fixed << double(bytes) / double(uint64_t{1} << 30) << " GiB";
-  return o.str();
 }
 }  // namespace
 
@@ -45,8 +46,8 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
 void require_host_memory(uint64_t need, const std::string& what) {
   const uint64_t have = available_memory_bytes();
   if (need > have - have / 10)
-    throw ConfigError("this run needs about " + gib(need) + " of memory" + (what.empty() ? "" : " (" + what + ")") + " but only " +
-                      gib(have) + " is available");
+    throw ConfigError("this run needs about " + gib_text(need) + " of memory" + (what.empty() ? "" : " (" + what + ")") + " but only " +
+                      gib_text(have) + " is available");
 }
 
 void validate_config(const RunConfig& c, bool host_memory) {

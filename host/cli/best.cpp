@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <memory>
 
+#include "cli/commands.h"
 #include "cli/sweep.h"
 #include "ppsim/report.h"
 
@@ -15,8 +17,7 @@ namespace ppsim::cli {
 namespace {
 
 std::vector<std::string> candidate_names(const std::string& op_text, const std::string& algos) {
-  Operation op;
-  if (!parse_operation(op_text, op)) throw UsageError("--op '" + op_text + "' is unknown (see `ppsim list`)");
+  const Operation op = parse_op_option(op_text);
   std::vector<std::string> names;
   if (algos.empty() || algos == "all") {
     for (const auto& a : algorithms()) if (a.op == op) names.push_back(a.name);
@@ -28,7 +29,7 @@ std::vector<std::string> candidate_names(const std::string& op_text, const std::
   for (const auto& n : names) {
     const AlgorithmInfo* a = find_algorithm(n);
     if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
-    if (a->op != op) throw UsageError("--algo " + n + " performs " + operation_name(a->op) + ", not " + op_text);
+    if (a->op != op) throw UsageError(wrong_operation(n, a->op, op_text));
   }
   return names;
 }
@@ -130,7 +131,7 @@ void print_best_json(const BestResult& b) {
   for (const auto& row : b.rows) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& e : row.entries)
-      entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", std::isnan(e.formula) ? nlohmann::json(nullptr) : nlohmann::json(e.formula)}});
+      entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", number_or_null(e.formula)}});
     doc["rows"].push_back({{"m", row.m}, {"best", row.entries[size_t(row.best_sim)].name},
                            {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
                            {"entries", entries}});
@@ -170,6 +171,25 @@ int run_best(const RunOptions& base, const std::string& m_range, const std::stri
   if (as_json) print_best_json(b);
   else print_best_text(b);
   return 0;
+}
+
+Subcommand add_best_command(CLI::App& app) {
+  struct BestOptions {
+    RunOptions run;
+    std::string m = "1..1024", algos;
+    bool json = false;
+  };
+  auto b = std::make_shared<BestOptions>();
+  RunOptions& o = b->run;
+  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+  add_run_options(best, o, {{"--op", "operation"}, {"--topology", "topology"}, {"--p", "processors"}, {"--dims", "mesh/torus extents"}});
+  best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
+  best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
+  add_run_options(best, o,
+                  {{"--ts", "startup time"}, {"--tw", "per-word time"}, {"--th", "per-hop time"}, {"--ports", "port model"},
+                   {"--routing", "cut-through | store-and-forward"}, {"--root", "root"}});
+  best->add_flag("--json", b->json, "print JSON");
+  return {best, [b] { return run_best(b->run, b->m, b->algos, b->json); }};
 }
 
 }  // namespace ppsim::cli

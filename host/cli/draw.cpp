@@ -12,9 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
+#include "cli/commands.h"
 #include "topologies/routing.h"
 
 namespace ppsim::cli {
@@ -220,6 +222,20 @@ int run_draw(const RunOptions& o, const std::string& kind, std::string format, c
   }
   fs::rename(tmp, target);
   return 0;
+}
+
+Subcommand add_draw_command(CLI::App& app) {
+  struct DrawOptions {
+    RunOptions run;
+    std::string kind = "messages", format, out;
+  };
+  auto d = std::make_shared<DrawOptions>();
+  auto* draw = app.add_subcommand("draw", "draw a small run with Graphviz: messages, space-time diagram or link heat map");
+  add_run_options(draw, d->run);
+  draw->add_option("--kind", d->kind, "messages | spacetime | heatmap")->capture_default_str();
+  draw->add_option("--format", d->format, "dot | svg | png (default: from --out)");
+  draw->add_option("--out", d->out, "output file (- for DOT on stdout)");
+  return {draw, [d] { return run_draw(d->run, d->kind, d->format, d->out); }};
 }
 
 }  // namespace ppsim::cli

@@ -1,11 +1,14 @@
 // Shared option handling of the ppsim subcommands.
 #include "cli/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <type_traits>
+#include <variant>
 
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
@@ -42,76 +45,177 @@ InputSpec parse_input(const std::string& text) {
   throw UsageError("--input '" + text + "' is neither 'iota' nor 'random:SEED'");
 }
 
-
-void add_run_options(CLI::App* run, RunOptions& o) {
-  run->add_option("--machine", o.machine, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}")
-      ->capture_default_str();
-  run->add_option("--topology", o.topology, "linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial")->capture_default_str();
-  run->add_option("--p", o.p, "processors (e.g. 1024 or 2^10)");
-  run->add_option("--dims", o.dims, "mesh/torus extents, RxC or RxCxD");
-  run->add_option("--logical", o.logical, "the topology the algorithm is written for, mapped onto --topology (textbook 2.7)");
-  run->add_option("--logical-dims", o.logical_dims, "extents of a logical mesh/torus");
-  run->add_option("--map", o.map, "identity | gray | snake: where logical processor i runs")->capture_default_str();
-  run->add_option("--op", o.op, "collective operation (see `ppsim list`)")->capture_default_str();
-  run->add_option("--algo", o.algo, "algorithm (default: the topology's natural one)");
-  run->add_option("--m", o.m, "words per message unit")->capture_default_str();
-  run->add_option("--root", o.root, "root of broadcast/reduce/scatter/gather")->capture_default_str();
-  run->add_option("--n", o.n, "scan: number of elements in all (default p; scan_postal_b spreads n > p)");
-  run->add_flag("--exclusive", o.exclusive, "scan: exclusive prefix (processor 0 gets the identity)");
-  run->add_option("--shift", o.shift, "shift: distance q (processor i's data goes to (i + q) mod p)")->capture_default_str();
-  run->add_option("--group-stride", o.group_stride, "multicast: members are root + j*stride (mod p)")->capture_default_str();
-  run->add_option("--group-size", o.group_size, "multicast: number of members (0: all)")->capture_default_str();
-  run->add_option("--sources", o.sources, "kbroadcast, kscatter: k sources j*(p/k) work at once")->capture_default_str();
-  run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
-  run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
-  run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();
-  run->add_option("--tw", o.tw, "time per word per link")->capture_default_str();
-  run->add_option("--th", o.th, "time per hop")->capture_default_str();
-  run->add_option("--routing", o.routing, "cut-through | store-and-forward")->capture_default_str();
-  run->add_option("--combine", o.combine, "operator: sum prod min max and or xor affine interval")->capture_default_str();
-  run->add_option("--input", o.input, "iota | random:SEED")->capture_default_str();
-  run->add_option("--backend", o.backend, "cpu | cuda | auto")->capture_default_str();
-  run->add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
-  run->add_option("--json", o.json, "write the JSON report to FILE (- for stdout)");
-  run->add_flag("--trace", o.trace, "record buffers and messages after every step (small runs)");
+void read_integers_in_decimal(CLI::App& app) {
+  // A power written B^E (as --p and --m take it) is turned into its decimal digits first.
+  const CLI::Validator whole_number(
+      [](std::string& text) -> std::string {
+        if (text.find('^') != std::string::npos) {
+          try {
+            text = std::to_string(parse_count(text, "value"));
+          } catch (const UsageError&) {
+            return "'" + text + "' is not a whole number or a power B^E within 64 bits";
+          }
+        }
+        int64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ptr != end || ec == std::errc::invalid_argument) return "'" + text + "' is not a whole number";
+        if (ec != std::errc()) return "'" + text + "' is out of range (64 bits)";
+        if (text.size() > 1 && text[0] == '0') return "'" + text + "': write it without leading zeros (it is read in decimal)";
+        return "";
+      },
+      "");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : sub->get_options())
+      if (opt->get_type_name() == "INT") opt->transform(whole_number);
 }
 
-RunConfig build_config(const RunOptions& o, Backend& backend) {
-  RunConfig c;
+namespace {
+
+// Each option bound to a field of RunOptions, once: its name, its field, whether --help shows its
+// default, and how `run` describes it. Other subcommands take a few of them with descriptions of
+// their own (`sweep` reads lists); bool fields are flags.
+using RunField = std::variant<std::string RunOptions::*, int64_t RunOptions::*, int RunOptions::*, double RunOptions::*,
+                              bool RunOptions::*>;
+struct RunOptionSpec {
+  const char* name;
+  RunField field;
+  bool shows_default;
+  const char* run_description;
+};
+const RunOptionSpec kRunOptions[] = {
+    {"--machine", &RunOptions::machine, true, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}"},
+    {"--topology", &RunOptions::topology, true, "linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial"},
+    {"--p", &RunOptions::p, false, "processors (e.g. 1024 or 2^10)"},
+    {"--dims", &RunOptions::dims, false, "mesh/torus extents, RxC or RxCxD"},
+    {"--logical", &RunOptions::logical, false, "the topology the algorithm is written for, mapped onto --topology (textbook 2.7)"},
+    {"--logical-dims", &RunOptions::logical_dims, false, "extents of a logical mesh/torus"},
+    {"--map", &RunOptions::map, true, "identity | gray | snake: where logical processor i runs"},
+    {"--op", &RunOptions::op, true, "collective operation (see `ppsim list`)"},
+    {"--algo", &RunOptions::algo, false, "algorithm (default: the topology's natural one)"},
+    {"--m", &RunOptions::m, true, "words per message unit"},
+    {"--root", &RunOptions::root, true, "root of broadcast/reduce/scatter/gather"},
+    {"--n", &RunOptions::n, false, "scan: number of elements in all (default p; scan_postal_b spreads n > p)"},
+    {"--exclusive", &RunOptions::exclusive, false, "scan: exclusive prefix (processor 0 gets the identity)"},
+    {"--shift", &RunOptions::shift, true, "shift: distance q (processor i's data goes to (i + q) mod p)"},
+    {"--group-stride", &RunOptions::group_stride, true, "multicast: members are root + j*stride (mod p)"},
+    {"--group-size", &RunOptions::group_size, true, "multicast: number of members (0: all)"},
+    {"--sources", &RunOptions::sources, true, "kbroadcast, kscatter: k sources j*(p/k) work at once"},
+    {"--ports", &RunOptions::ports, true, "single | half-duplex | telephone | all | K"},
+    {"--lambda", &RunOptions::lambda, true, "postal latency (steps until a message can be sent on)"},
+    {"--ts", &RunOptions::ts, true, "startup time per message"},
+    {"--tw", &RunOptions::tw, true, "time per word per link"},
+    {"--th", &RunOptions::th, true, "time per hop"},
+    {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
+    {"--combine", &RunOptions::combine, true, "operator: sum prod min max and or xor affine interval"},
+    {"--input", &RunOptions::input, true, "iota | random:SEED"},
+    {"--backend", &RunOptions::backend, true, "cpu | cuda | auto"},
+    {"--threads", &RunOptions::threads, true, "CPU threads (0: all)"},
+    {"--json", &RunOptions::json, false, "write the JSON report to FILE (- for stdout)"},
+    {"--trace", &RunOptions::trace, false, "record buffers and messages after every step (small runs)"},
+};
+
+CLI::Option* register_option(CLI::App* app, RunOptions& o, const RunOptionSpec& spec, const std::string& description) {
+  return std::visit(
+      [&](auto field) -> CLI::Option* {
+        auto& value = o.*field;
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) {
+          return app->add_flag(spec.name, value, description);
+        } else {
+          CLI::Option* opt = app->add_option(spec.name, value, description);
+          return spec.shows_default ? opt->capture_default_str() : opt;
+        }
+      },
+      spec.field);
+}
+
+}  // namespace
+
+void add_run_options(CLI::App* app, RunOptions& o) {
+  for (const RunOptionSpec& spec : kRunOptions) register_option(app, o, spec, spec.run_description);
+}
+
+void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options) {
+  for (const DescribedOption& option : options) {
+    auto spec = std::find_if(std::begin(kRunOptions), std::end(kRunOptions),
+                             [&](const RunOptionSpec& s) { return std::string(s.name) == option.name; });
+    if (spec == std::end(kRunOptions)) throw std::logic_error(std::string(option.name) + " is no option of `run`");
+    register_option(app, o, *spec, option.description);
+  }
+}
+
+Operation parse_op_option(const std::string& text) {
+  Operation op;
+  if (!parse_operation(text, op)) throw UsageError("--op '" + text + "' is unknown (see `ppsim list`)");
+  return op;
+}
+
+OperatorKind parse_combine_option(const std::string& text) {
+  OperatorKind k;
+  if (!parse_operator(text, k)) throw UsageError("--combine '" + text + "' is unknown (sum prod min max and or xor affine interval)");
+  return k;
+}
+
+PortSpec parse_ports_option(const std::string& text) {
+  PortSpec spec;
+  if (!parse_port_spec(text, spec))
+    throw UsageError("--ports '" + text + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+  return spec;
+}
+
+TopologyKind parse_topology_option(const std::string& text, const char* option) {
   TopologyKind kind;
-  if (!parse_topology_kind(o.topology, kind)) throw UsageError("--topology '" + o.topology + "' is unknown (see `ppsim list`)");
-  if (o.p.empty() && o.dims.empty()) throw UsageError("give --p (or --dims for mesh and torus)");
+  if (!parse_topology_kind(text, kind)) throw UsageError(std::string(option) + " '" + text + "' is unknown (see `ppsim list`)");
+  return kind;
+}
+
+std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted) {
+  return "--algo " + algo + " performs " + operation_name(performs) + ", not " + wanted;
+}
+
+namespace {
+
+// --topology with --p or --dims: the machine.
+Topology machine_topology(const RunOptions& o) {
+  const TopologyKind kind = parse_topology_option(o.topology, "--topology");
+  if (o.p.empty() && o.dims.empty()) throw UsageError(kNeedProcessors);
   int64_t p = o.p.empty() ? 0 : parse_count(o.p, "--p");
   if (!o.p.empty() && p < 1) throw UsageError("--p must be at least 1 (got " + o.p + ")");
   try {
-    c.topology = make_topology(kind, p, o.dims);
+    return make_topology(kind, p, o.dims);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+// --logical, --logical-dims and --map: the algorithm's topology differs from the machine's
+// (textbook §2.7); c.topology becomes the logical one.
+void map_logical_topology(const RunOptions& o, RunConfig& c) {
   MapKind map_kind;
   if (!parse_map_kind(o.map, map_kind)) throw UsageError("--map '" + o.map + "' is not identity, gray or snake");
   if (!o.logical_dims.empty() && o.logical.empty()) throw UsageError("--logical-dims needs --logical");
-  if (!o.logical.empty()) {  // the algorithm's topology differs from the machine's (textbook §2.7)
-    TopologyKind lk;
-    if (!parse_topology_kind(o.logical, lk)) throw UsageError("--logical '" + o.logical + "' is unknown (see `ppsim list`)");
-    c.mapped = true;
-    c.mapping.kind = map_kind;
-    c.mapping.physical = c.topology;
-    try {
-      c.mapping.logical = make_topology(lk, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--logical: ") + e.what());
-    }
-    c.topology = c.mapping.logical;
-    std::string bad = mapping_rejects(c.mapping);
-    if (!bad.empty()) throw UsageError(bad);
-  } else if (map_kind != MapKind::identity) {
-    throw UsageError("--map " + o.map + " needs --logical (the topology the algorithm is written for)");
+  if (o.logical.empty()) {
+    if (map_kind != MapKind::identity) throw UsageError("--map " + o.map + " needs --logical (the topology the algorithm is written for)");
+    return;
   }
-  Operation op;
-  if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
-  if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (sum prod min max and or xor affine interval)");
-  if (!parse_port_spec(o.ports, c.ports)) throw UsageError("--ports '" + o.ports + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+  const TopologyKind lk = parse_topology_option(o.logical, "--logical");
+  c.mapped = true;
+  c.mapping.kind = map_kind;
+  c.mapping.physical = c.topology;
+  try {
+    c.mapping.logical = make_topology(lk, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--logical: ") + e.what());
+  }
+  c.topology = c.mapping.logical;
+  std::string bad = mapping_rejects(c.mapping);
+  if (!bad.empty()) throw UsageError(bad);
+}
+
+// --combine, --ports, --routing, --backend and --threads.
+void read_machine_models(const RunOptions& o, RunConfig& c, Backend& backend) {
+  c.combine = parse_combine_option(o.combine);
+  c.ports = parse_ports_option(o.ports);
   if (o.routing == "cut-through") c.cost.routing = Routing::cut_through;
   else if (o.routing == "store-and-forward") c.cost.routing = Routing::store_and_forward;
   else throw UsageError("--routing '" + o.routing + "' is not cut-through or store-and-forward");
@@ -121,26 +225,35 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   else throw UsageError("--backend '" + o.backend + "' is not cpu, cuda or auto");
   if (o.threads < 0 || o.threads > kMaxThreads)  // libgomp crashes when asked for 100000 threads
     throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(o.threads) + ")");
-  int64_t m = parse_count(o.m, "--m");
-  c.input = parse_input(o.input);
-  c.params = params_for(c.topology, m, o.root);
-  c.params.lambda = o.lambda;
+}
+
+// --n, --exclusive, --shift, --group-stride, --group-size and --sources: each only for its operations.
+void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
   if (o.n < 0) throw UsageError("--n must be positive");
   if (o.n > 0 && op != Operation::scan) throw UsageError("--n applies to --op scan only");
-  c.params.n = o.n;
+  a.n = o.n;
   if (o.exclusive && op != Operation::scan) throw UsageError("--exclusive applies to --op scan only");
-  c.params.exclusive = o.exclusive;
+  a.exclusive = o.exclusive;
   if (o.shift < 0) throw UsageError("--shift must not be negative");
-  c.params.shift = o.shift;
+  a.shift = o.shift;
   if ((o.group_stride != 1 || o.group_size != 0) && op != Operation::multicast)
     throw UsageError("--group-stride and --group-size apply to --op multicast only");
   if (o.sources != 1 && op != Operation::kbroadcast && op != Operation::kscatter)
     throw UsageError("--sources applies to --op kbroadcast and kscatter only");
   if (o.group_stride < 1 || o.group_size < 0 || o.sources < 1)
     throw UsageError("--group-stride and --sources must be at least 1, --group-size at least 0");
-  c.params.group_stride = o.group_stride;
-  c.params.group_size = o.group_size;
-  c.params.sources = o.sources;
+  a.group_stride = o.group_stride;
+  a.group_size = o.group_size;
+  a.sources = o.sources;
+}
+
+// --m, --input, --root, --lambda, the operation's parameters and the cost model.
+void read_params(const RunOptions& o, Operation op, RunConfig& c) {
+  int64_t m = parse_count(o.m, "--m");
+  c.input = parse_input(o.input);
+  c.params = params_for(c.topology, m, o.root);
+  c.params.lambda = o.lambda;
+  read_operation_params(o, op, c.params);
   c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
@@ -148,22 +261,47 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   c.threads = o.threads;
   c.trace = o.trace;
   if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th)) throw UsageError("--ts, --tw and --th must be finite");
-  if (o.algo.empty()) {
-    c.algorithm = default_algorithm(op, c.topology, c.params, c.combine);
-    if (!c.algorithm) {
-      std::string why;
-      for (const auto& a : algorithms())
-        if (a.op == op) { why = algorithm_rejects(a, c.topology, c.params, c.combine); if (!why.empty()) break; }
-      throw UsageError(std::string("no registered algorithm performs ") + operation_name(op) + " on " + topology_shape(c.topology) +
-                       (why.empty() ? " (see `ppsim list`)" : ": " + why));
-    }
-  } else {
-    c.algorithm = find_algorithm(o.algo);
-    if (!c.algorithm) throw UsageError("--algo '" + o.algo + "' is unknown (see `ppsim list`)");
-    if (c.algorithm->op != op)
-      throw UsageError("--algo " + o.algo + " performs " + operation_name(c.algorithm->op) + ", not " + operation_name(op));
+}
+
+// --algo, or the default algorithm of the operation on this topology; when there is none, why the
+// first algorithm of the operation that refuses it does.
+const AlgorithmInfo* choose_algorithm(const RunOptions& o, Operation op, const RunConfig& c) {
+  if (!o.algo.empty()) {
+    const AlgorithmInfo* a = find_algorithm(o.algo);
+    if (!a) throw UsageError("--algo '" + o.algo + "' is unknown (see `ppsim list`)");
+    if (a->op != op) throw UsageError(wrong_operation(o.algo, a->op, operation_name(op)));
+    return a;
   }
+  if (const AlgorithmInfo* a = default_algorithm(op, c.topology, c.params, c.combine)) return a;
+  std::string why;
+  for (const auto& a : algorithms())
+    if (a.op == op) { why = algorithm_rejects(a, c.topology, c.params, c.combine); if (!why.empty()) break; }
+  throw UsageError(std::string("no registered algorithm performs ") + operation_name(op) + " on " + topology_shape(c.topology) +
+                   (why.empty() ? " (see `ppsim list`)" : ": " + why));
+}
+
+}  // namespace
+
+RunConfig build_config(const RunOptions& o, Backend& backend) {
+  RunConfig c;
+  c.topology = machine_topology(o);
+  map_logical_topology(o, c);
+  const Operation op = parse_op_option(o.op);
+  read_machine_models(o, c, backend);
+  read_params(o, op, c);
+  c.algorithm = choose_algorithm(o, op, c);
   return c;
+}
+
+std::string verified_text(bool verified, int64_t mismatches) {
+  return std::string("verified: ") + (verified ? "yes" : "NO") + " (" + std::to_string(mismatches) +
+         " mismatching words against the sequential reference)";
+}
+
+int verification_exit_code(bool verified, int64_t mismatches) {
+  if (verified) return 0;
+  std::cerr << "ppsim: error: the result differs from the sequential reference in " << mismatches << " words\n";
+  return 1;
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {

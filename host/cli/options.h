@@ -1,6 +1,7 @@
 // Options shared by the subcommands that run configurations (run, sweep, best, draw), and turning
 // them into a RunConfig with every check the CLI makes.
 #pragma once
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,16 @@ struct UsageError : std::runtime_error {
 int64_t parse_count(const std::string& text, const char* option);
 InputSpec parse_input(const std::string& text);
 
+// Single options read the same way by every subcommand: a name that is unknown is a UsageError.
+Operation parse_op_option(const std::string& text);                                // --op
+OperatorKind parse_combine_option(const std::string& text);                        // --combine
+PortSpec parse_ports_option(const std::string& text);                              // --ports
+TopologyKind parse_topology_option(const std::string& text, const char* option);  // --topology, --logical
+// "--algo ALGO performs PERFORMS, not WANTED": the algorithm given is for another operation.
+std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted);
+// Neither --p nor --dims was given.
+inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh and torus)";
+
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
@@ -31,11 +42,27 @@ struct RunOptions {
   bool trace = false;
 };
 
+// CLI11 reads integers with strtoll in base 0 (010 is 8, too many digits saturate): makes every
+// integer option of every subcommand of `app` take decimal within 64 bits, or B^E.
+void read_integers_in_decimal(CLI::App& app);
+
 // Registers the options of `run` on a subcommand.
 void add_run_options(CLI::App* app, RunOptions& o);
+// Registers some of those options (each bound to the same field of `o`), in the order given, with
+// descriptions of another subcommand: {name, description}.
+struct DescribedOption {
+  const char* name;
+  const char* description;
+};
+void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options);
 
 // Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
 RunConfig build_config(const RunOptions& o, Backend& backend);
+
+// "verified: yes (0 mismatching words against the sequential reference)", as a run's text ends.
+std::string verified_text(bool verified, int64_t mismatches);
+// A completed run's exit code: 0, or 1 with one line on stderr when it failed verification.
+int verification_exit_code(bool verified, int64_t mismatches);
 
 // Writes JSON to a file through a temporary name (no partial file), or to stdout for "-".
 void write_json_atomically(const std::string& path, const nlohmann::json& doc);

@@ -1,4 +1,5 @@
 // Sweep plots through gnuplot (a Debian package; nothing is drawn by hand).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,25 +11,44 @@
 
 namespace ppsim::cli {
 
-void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y) {
-  namespace fs = std::filesystem;
-  const std::string ext = fs::path(path).extension().string();
+void check_plot_file(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
   if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + path + "' must end in .svg or .png");
-  const std::set<std::string> plottable = {"time", "steps", "speedup", "efficiency", "cost", "parallel_time", "max_link_load", "link_hops"};
-  if (!plottable.count(y)) throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
-  for (const auto& r : rows)
-    if (r[y].is_null()) throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
     throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::map<std::string, std::string> kYLabels = {
+    {"time", "time (units of t_s, t_w, t_h)"}, {"steps", "steps"}, {"speedup", "speedup T_s / T_p"},
+    {"efficiency", "efficiency S / p"}, {"cost", "cost p T_p (time units)"}, {"parallel_time", "parallel time T_p (time units)"},
+    {"max_link_load", "busiest link (messages in one step)"}, {"link_hops", "link-hops"}};
+
+void check_plot_y(const std::vector<nlohmann::json>& rows, const std::string& y) {
+  if (!kYLabels.count(y)) throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
+  for (const auto& r : rows)
+    if (r[y].is_null()) throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
+}
+
+// The x axis: p, or m when only m varies.
+std::string x_field(const std::vector<nlohmann::json>& rows) {
   std::set<int64_t> ps, ms;
   for (const auto& r : rows) { ps.insert(r["p"].get<int64_t>()); ms.insert(r["m"].get<int64_t>()); }
-  const std::string x = ps.size() > 1 || ms.size() <= 1 ? "p" : "m";
-  // A series is every row that agrees on all varying fields except x.
+  return ps.size() > 1 || ms.size() <= 1 ? "p" : "m";
+}
+
+using Series = std::map<std::string, std::vector<const nlohmann::json*>>;  // label -> its rows
+
+// A series is every row that agrees on all varying fields except x; its label names those fields.
+Series group_series(const std::vector<nlohmann::json>& rows, const std::string& x) {
   const std::vector<std::string> fields = {"topology", "logical", "algo", "p", "m", "ports", "lambda", "ts", "tw", "th"};
   std::map<std::string, std::set<std::string>> values;
   for (const auto& r : rows)
     for (const auto& f : fields) values[f].insert(r[f].dump());
-  std::map<std::string, std::vector<const nlohmann::json*>> series;
+  Series series;
   for (const auto& r : rows) {
     std::string label;
     for (const auto& f : fields) {
@@ -39,47 +59,67 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
     if (label.empty()) label = r["algo"].get<std::string>();
     series[label].push_back(&r);
   }
+  return series;
+}
+
+// gnuplot's inline data blocks ($s0, $s1, ...: x, y, closed form) and the plot command over them,
+// with the ranges that decide the log scales.
+struct PlotLines {
+  std::string data, plot = "plot ";
   double lo_x = 1e300, hi_x = 0, lo_y = 1e300, hi_y = 0;
-  std::string data;
-  std::string plot = "plot ";
+};
+
+PlotLines plot_lines(Series& series, const std::string& x, const std::string& y) {
+  PlotLines out;
   int i = 0;
   for (auto& [label, pts] : series) {
     std::sort(pts.begin(), pts.end(), [&](auto a, auto b) { return (*a)[x].template get<double>() < (*b)[x].template get<double>(); });
-    data += "$s" + std::to_string(i) + " << EOD\n";
+    out.data += "$s" + std::to_string(i) + " << EOD\n";
     bool has_formula = y == "time";
     for (const auto* r : pts) {
       double xv = (*r)[x].get<double>(), yv = (*r)[y].get<double>();
       const auto& f = (*r)["formula_time"];
       if (f.is_null()) has_formula = false;
-      data += std::to_string(xv) + " " + std::to_string(yv) + " " + (f.is_null() ? std::string("NaN") : std::to_string(f.get<double>())) + "\n";
-      lo_x = std::min(lo_x, xv); hi_x = std::max(hi_x, xv);
-      if (yv > 0) { lo_y = std::min(lo_y, yv); hi_y = std::max(hi_y, yv); }
+      out.data += std::to_string(xv) + " " + std::to_string(yv) + " " + (f.is_null() ? std::string("NaN") : std::to_string(f.get<double>())) + "\n";
+      out.lo_x = std::min(out.lo_x, xv); out.hi_x = std::max(out.hi_x, xv);
+      if (yv > 0) { out.lo_y = std::min(out.lo_y, yv); out.hi_y = std::max(out.hi_y, yv); }
     }
-    data += "EOD\n";
+    out.data += "EOD\n";
     std::string quoted = label;
     for (auto& ch : quoted) if (ch == '"' || ch == '_') ch = ch == '_' ? '-' : '\'';
-    plot += std::string(i ? ", " : "") + "$s" + std::to_string(i) + " using 1:2 with linespoints lw 2 lc " + std::to_string(i + 1) +
-            " title \"" + quoted + "\"";
+    out.plot += std::string(i ? ", " : "") + "$s" + std::to_string(i) + " using 1:2 with linespoints lw 2 lc " + std::to_string(i + 1) +
+                " title \"" + quoted + "\"";
     if (has_formula)
-      plot += ", $s" + std::to_string(i) + " using 1:3 with lines dt 2 lw 1.5 lc " + std::to_string(i + 1) + " title \"" + quoted + " (formula)\"";
+      out.plot += ", $s" + std::to_string(i) + " using 1:3 with lines dt 2 lw 1.5 lc " + std::to_string(i + 1) + " title \"" + quoted + " (formula)\"";
     ++i;
   }
-  const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + ext;
-  std::string script = data;
-  script += ext == ".svg" ? "set terminal svg size 900,560 dynamic enhanced font 'sans,12' background rgb 'white'\n"
-                          : "set terminal pngcairo size 900,560 enhanced font 'sans,11'\n";
+  return out;
+}
+
+std::string gnuplot_script(const PlotLines& lines, const fs::path& tmp, const std::string& x, const std::string& y, const std::string& op) {
+  std::string script = lines.data;
+  script += tmp.extension() == ".svg" ? "set terminal svg size 900,560 dynamic enhanced font 'sans,12' background rgb 'white'\n"
+                                      : "set terminal pngcairo size 900,560 enhanced font 'sans,11'\n";
   script += "set output '" + tmp.string() + "'\n";
   script += "set grid\nset key top left box opaque font ',10'\n";
   script += x == "p" ? "set xlabel 'processors p'\n" : "set xlabel 'message size m (words)'\n";
-  const std::map<std::string, std::string> ylabel = {
-      {"time", "time (units of t_s, t_w, t_h)"}, {"steps", "steps"}, {"speedup", "speedup T_s / T_p"},
-      {"efficiency", "efficiency S / p"}, {"cost", "cost p T_p (time units)"}, {"parallel_time", "parallel time T_p (time units)"},
-      {"max_link_load", "busiest link (messages in one step)"}, {"link_hops", "link-hops"}};
-  script += "set ylabel '" + ylabel.at(y) + "'\n";
-  if (hi_x >= 16 * lo_x) script += "set logscale x 2\n";
-  if (hi_y >= 100 * lo_y) script += "set logscale y 10\n";
-  script += "set title 'ppsim: " + rows.front()["op"].get<std::string>() + (y == "time" ? " (dashed: closed form)" : "") + "'\n";
-  script += plot + "\nunset output\n";
+  script += "set ylabel '" + kYLabels.at(y) + "'\n";
+  if (lines.hi_x >= 16 * lines.lo_x) script += "set logscale x 2\n";
+  if (lines.hi_y >= 100 * lines.lo_y) script += "set logscale y 10\n";
+  script += "set title 'ppsim: " + op + (y == "time" ? " (dashed: closed form)" : "") + "'\n";
+  script += lines.plot + "\nunset output\n";
+  return script;
+}
+
+}  // namespace
+
+void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y) {
+  check_plot_file(path);
+  check_plot_y(rows, y);
+  const std::string x = x_field(rows);
+  Series series = group_series(rows, x);
+  const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + fs::path(path).extension().string();
+  const std::string script = gnuplot_script(plot_lines(series, x, y), tmp, x, y, rows.front()["op"].get<std::string>());
   const fs::path script_file = out.string() + ".gp.tmp";
   { std::ofstream f(script_file); f << script; }
   int rc = std::system(("gnuplot '" + script_file.string() + "' 2>/dev/null").c_str());

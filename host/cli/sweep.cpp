@@ -12,17 +12,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
 
-#include "ppsim/report.h"
+#include "cli/commands.h"
 #include "ppsim/cuda_backend.h"
+#include "ppsim/report.h"
 #include "ppsim/run.h"
 
 namespace ppsim::cli {
@@ -87,8 +88,6 @@ std::string csv_cell(const nlohmann::json& v) {
   return v.dump();
 }
 
-nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
-
 }  // namespace
 
 std::vector<int64_t> expand_counts(const std::string& text, const char* option) {
@@ -139,11 +138,8 @@ std::vector<double> expand_reals(const std::string& text, const char* option) {
 }
 
 void check_names(const std::string& topologies, const std::string& ports) {
-  for (const auto& t : split_list(topologies))
-    if (TopologyKind k; !parse_topology_kind(t, k)) throw UsageError("--topology '" + t + "' is unknown (see `ppsim list`)");
-  for (const auto& port : split_list(ports))
-    if (PortSpec spec; !parse_port_spec(port, spec))
-      throw UsageError("--ports '" + port + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+  for (const auto& t : split_list(topologies)) parse_topology_option(t, "--topology");
+  for (const auto& port : split_list(ports)) parse_ports_option(port);
 }
 
 namespace {
@@ -170,14 +166,13 @@ std::vector<RunOptions> point_options(const SweepOptions& s) {
     require_positive(ps, "--p");
     for (int64_t p : ps) shapes.push_back({std::to_string(p), ""});
   }
-  if (shapes.empty()) throw UsageError("give --p (or --dims for mesh and torus)");
+  if (shapes.empty()) throw UsageError(kNeedProcessors);
   const auto ms = expand_counts(s.run.m, "--m"), lambdas = expand_counts(s.lambdas, "--lambda");
   require_positive(ms, "--m");
   require_positive(lambdas, "--lambda");
   const auto ports = split_list(s.run.ports);
   const auto tss = expand_reals(s.ts, "--ts"), tws = expand_reals(s.tw, "--tw"), ths = expand_reals(s.th, "--th");
-  Operation op;
-  if (!parse_operation(s.run.op, op)) throw UsageError("--op '" + s.run.op + "' is unknown (see `ppsim list`)");
+  const Operation op = parse_op_option(s.run.op);
   std::vector<std::string> algos;
   if (s.run.algo.empty() || s.run.algo == "all") {
     for (const auto& a : algorithms()) if (a.op == op) algos.push_back(a.name);
@@ -230,17 +225,16 @@ nlohmann::json config_columns(const RunConfig& c) {
           {"op", operation_name(c.algorithm->op)}, {"algo", c.algorithm->name}, {"m", c.params.m},
           {"root", c.params.root}, {"ports", port_spec_name(c.ports)}, {"lambda", c.params.lambda},
           {"ts", c.cost.ts}, {"tw", c.cost.tw}, {"th", c.cost.th},
-          {"routing", c.cost.routing == Routing::cut_through ? "cut-through" : "store-and-forward"},
+          {"routing", routing_name(c.cost.routing)},
           {"combine", operator_name(c.combine)}};
 }
 
 // The figures of a point that ran; with --tc and --problem, Chapter 5's too.
 nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const RunResult& r) {
   double f = formula_time(c);
-  int64_t bound = postal_lower_bound_steps(c);
   nlohmann::json row = {{"steps", r.steps}, {"time", r.time}, {"formula_time", number_or_null(f)},
                         {"formula_ratio", number_or_null(std::isnan(f) || f == 0 ? std::nan("") : r.time / f)},
-                        {"lower_bound_steps", bound < 0 ? nlohmann::json(nullptr) : nlohmann::json(bound)},
+                        {"lower_bound_steps", postal_lower_bound_json(c)},
                         {"lower_bound_time", number_or_null(lower_bound_time(c))}, {"messages", r.messages},
                         {"words", r.words}, {"link_hops", r.link_hops}, {"max_link_load", r.max_link_load},
                         {"verified", r.verified}, {"mismatches", r.mismatches}, {"wall_seconds", r.wall_seconds}};
@@ -336,10 +330,7 @@ void check_sweep_options(const SweepOptions& s) {
     throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
   if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
   if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
-    const std::string ext = std::filesystem::path(s.plot).extension().string();
-    if (ext != ".svg" && ext != ".png") throw UsageError("--plot '" + s.plot + "' must end in .svg or .png");
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-      throw UsageError("--plot needs gnuplot (Debian package gnuplot-nox; scripts/setup.sh installs it)");
+    check_plot_file(s.plot);
     require_writable(s.plot, "--plot");
   }
 }
@@ -352,10 +343,7 @@ bool check_points(const std::vector<SweepPoint>& points, bool device) {
     if (!pt.refused.empty()) continue;
     any_runs = true;
     any_device = any_device || runs_on_device(pt, device);
-    if (pt.backend == Backend::cuda && !device) {
-      CudaStatus status = cuda_status();
-      throw UsageError("--backend cuda: " + (status.built ? "no usable CUDA device (" + status.why + ")" : status.why));
-    }
+    if (pt.backend == Backend::cuda && !device) throw UsageError(cuda_backend_refusal(cuda_status()));
   }
   if (!any_runs) throw UsageError("no point of the sweep can run: " + points.front().refused);
   return any_device;
@@ -476,6 +464,47 @@ int run_sweep(const SweepOptions& s) {
     return 1;
   }
   return 0;
+}
+
+Subcommand add_sweep_command(CLI::App& app) {
+  auto s = std::make_shared<SweepOptions>();
+  RunOptions& o = s->run;
+  auto* sweep = app.add_subcommand("sweep", "run every point of lists and ranges; rows as CSV / JSON Lines, optional plot");
+  add_run_options(sweep, o,
+                  {{"--topology", "topologies, comma-separated"},
+                   {"--p", "processors: 8,13,64 or 2^4..2^20 (doubling) or 10..100:10"},
+                   {"--dims", "mesh/torus extents, comma-separated (4x4,8x8)"},
+                   {"--op", "operation"},
+                   {"--algo", "algorithms, comma-separated, or all (default: all that apply)"},
+                   {"--m", "message sizes (list or range)"},
+                   {"--root", "root"},
+                   {"--ports", "port models, comma-separated"}});
+  sweep->add_option("--lambda", s->lambdas, "postal latencies (list or range)")->capture_default_str();
+  sweep->add_option("--ts", s->ts, "startup times, comma-separated")->capture_default_str();
+  sweep->add_option("--tw", s->tw, "per-word times, comma-separated")->capture_default_str();
+  sweep->add_option("--th", s->th, "per-hop times, comma-separated")->capture_default_str();
+  add_run_options(sweep, o,
+                  {{"--routing", "cut-through | store-and-forward"},
+                   {"--combine", "operator"},
+                   {"--input", "iota | random:SEED"},
+                   {"--backend", "cpu | cuda | auto"},
+                   {"--logical", "logical topology mapped onto --topology"},
+                   {"--logical-dims", "logical mesh extents"},
+                   {"--map", "identity | gray | snake"},
+                   {"--n", "scan: elements in all"},
+                   {"--shift", "shift distance"},
+                   {"--sources", "kbroadcast/kscatter sources"}});
+  sweep->add_option("--csv", s->csv, "write rows as CSV (- for stdout)");
+  sweep->add_option("--jsonl", s->jsonl, "write rows as JSON Lines (- for stdout)");
+  sweep->add_option("--plot", s->plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
+  sweep->add_option("--plot-y", s->plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops")
+      ->capture_default_str();
+  sweep->add_option("--tc", s->tc, "Chapter 5: time per local combine (with --problem)");
+  sweep->add_option("--problem", s->problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
+  sweep->add_option("--jobs", s->jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)")
+      ->capture_default_str();
+  sweep->add_flag("--quiet", s->quiet, "no progress bar or notes");
+  return {sweep, [s] { return run_sweep(*s); }};
 }
 
 }  // namespace ppsim::cli

@@ -54,6 +54,8 @@ PointOutcome run_point(const SweepPoint& pt, bool device);
 nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const PointOutcome& out);
 int run_sweep(const SweepOptions& s);
 
+// Refuses (UsageError) a --plot file that cannot be drawn: not .svg or .png, or no gnuplot here.
+void check_plot_file(const std::string& path);
 // Plots rows (time or steps against p, or against m when only m varies) with gnuplot: one curve per
 // series, the closed form dashed in the same colour. Writes `path` (.svg or .png) atomically.
 void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y);

@@ -54,6 +54,8 @@ void require_host_memory(uint64_t bytes, const std::string& what);
 // Steps whose messages can be in flight at once: lambda for a postal-native algorithm (it sends in
 // every step), 1 for a round-based one (a round every lambda steps; it arrives before the next).
 int run_store_count(const RunConfig& c);
+// A memory size as the refusals of too large runs write it: "1.50 GiB".
+std::string gib_text(uint64_t bytes);
 // Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
 uint64_t estimate_run_bytes(const RunConfig& c);
 

@@ -21,6 +21,11 @@ struct CudaStatus {
 
 CudaStatus cuda_status();
 
+// "no usable CUDA device (WHY)", and the one line --backend cuda is refused with where the backend
+// is not usable (that, or the reason a build has no CUDA backend).
+std::string no_usable_cuda_device(const CudaStatus& s);
+std::string cuda_backend_refusal(const CudaStatus& s);
+
 // Runs c on device 0: every round a sequence of kernels over the same per-processor step code the
 // CPU backend runs. Throws ConfigError (no device, not enough device memory), ScheduleError (with
 // the CPU backend's wording; device memory that ran out after the run's check is a ConfigError

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 
 namespace ppsim {

@@ -1,0 +1,60 @@
+// `ppsim bounds`: Theorem 1 of seed 000, the G sequence and the fewest steps.
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "ppsim/postal.h"
+
+namespace ppsim::cli {
+
+namespace {
+
+struct BoundsOptions {
+  int64_t n = 0;
+  int k = 1, lambda = 1;
+  bool json = false;
+};
+
+int print_bounds(const BoundsOptions& o) {
+  if (o.n < 1 || o.n > kPostalGCap) throw UsageError("--n must be between 1 and 2^62");
+  if (o.k < 1 || o.k > 1024) throw UsageError("--k must be between 1 and 1024");
+  if (o.lambda < 1 || o.lambda > 1024) throw UsageError("--lambda must be between 1 and 1024");
+  AlgoParams a;
+  a.p = o.n;
+  a.kports = o.k;
+  a.lambda = o.lambda;
+  const PostalTable table(a);
+  const int steps = table.steps();
+  if (o.json) {
+    nlohmann::json g = nlohmann::json::array();
+    for (int j = 0; j <= steps; ++j) g.push_back(table.values()[size_t(j)]);
+    std::cout << nlohmann::json{{"n", o.n}, {"k", o.k}, {"lambda", o.lambda}, {"G", g}, {"min_steps", steps}}.dump() << "\n";
+    return 0;
+  }
+  std::cout << "k-port postal model, k = " << o.k << ", lambda = " << o.lambda
+            << ": G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda)\n";
+  for (int j = 0; j <= steps; ++j) {
+    const int64_t v = table.values()[size_t(j)];
+    std::cout << "  G(" << j << ") " << (v == kPostalGCap ? ">= " : "= ") << v << (v == kPostalGCap ? " (2^62: not tracked further)" : "") << "\n";
+  }
+  std::cout << "prefix (and broadcast, reduction) over n = " << o.n << " processors needs at least min{ i | G(i) >= n } = " << steps
+            << " steps\n";
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_bounds_command(CLI::App& app) {
+  auto o = std::make_shared<BoundsOptions>();
+  auto* bounds = app.add_subcommand("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
+  bounds->add_option("--n", o->n, "processors (or values)")->required();
+  bounds->add_option("--k", o->k, "ports")->capture_default_str();
+  bounds->add_option("--lambda", o->lambda, "postal latency")->capture_default_str();
+  bounds->add_flag("--json", o->json, "print JSON");
+  return {bounds, [o] { return print_bounds(*o); }};
+}
+
+}  // namespace ppsim::cli

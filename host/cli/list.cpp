@@ -1,0 +1,111 @@
+// `ppsim list`: topologies, operations, algorithms and operators, all read from the registries;
+// `ppsim list --markdown`: the README's algorithm table.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "ppsim/algorithm.h"
+#include "ppsim/pram.h"
+
+namespace ppsim::cli {
+
+namespace {
+
+// The topologies the algorithm runs on (`separator` between names), or those it is the default on.
+std::string topology_names(const AlgorithmInfo& a, bool (AlgorithmInfo::*on)(TopologyKind) const, const char* separator) {
+  std::string s;
+  for (int k = 0; k < kTopologyCount; ++k)
+    if ((a.*on)(TopologyKind(k))) s += std::string(s.empty() ? "" : separator) + topology_name(TopologyKind(k));
+  return s;
+}
+
+std::string topology_list(const AlgorithmInfo& a) {
+  return a.topologies == (1u << kTopologyCount) - 1 ? "any" : topology_names(a, &AlgorithmInfo::runs_on, ",");
+}
+
+std::string escape_pipes(std::string text) {
+  for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+  return text;
+}
+
+// The README's algorithm table, straight from the registry. Steps are shown at p = 64 (a 6-cube
+// where the algorithm runs on one, else an 8x8 torus, else a ring; m = 64 words, shift q = 5).
+int list_markdown() {
+  std::cout << "| operation | algorithm | runs on (default on) | steps at p = 64 | closed form | what it does |\n"
+               "|---|---|---|---:|---|---|\n";
+  for (int o = 0; o < kOperationCount; ++o)
+    for (const auto& a : algorithms()) {
+      if (a.op != Operation(o)) continue;
+      const std::string nat = topology_names(a, &AlgorithmInfo::native_on, ", ");
+      Topology t = a.runs_on(TopologyKind::hypercube) ? make_topology(TopologyKind::hypercube, 64, "")
+                   : a.runs_on(TopologyKind::torus)   ? make_topology(TopologyKind::torus, 0, "8x8")
+                                                      : make_topology(TopologyKind::ring, 64, "");
+      AlgoParams prm = params_for(t, 64, 0);
+      prm.shift = 5;
+      std::string steps = algorithm_rejects(a, t, prm, OperatorKind::sum).empty() ? std::to_string(a.rounds(prm)) : "-";
+      std::cout << "| " << operation_name(a.op) << " | `" << a.name << "` | " << topology_list(a) << (nat.empty() ? "" : " (" + nat + ")")
+                << " | " << steps << " | " << escape_pipes(a.formula_text) << " | " << escape_pipes(a.description) << " |\n";
+    }
+  return 0;
+}
+
+void list_topologies() {
+  std::cout << "topologies:\n";
+  for (int k = 0; k < kTopologyCount; ++k) {
+    auto kind = TopologyKind(k);
+    const char* hint = "";
+    switch (kind) {
+      case TopologyKind::mesh: case TopologyKind::torus: hint = "  (--dims RxC[xD...] or a square --p)"; break;
+      case TopologyKind::hypercube: hint = "  (p a power of two)"; break;
+      case TopologyKind::tree: hint = "  (p a power of two; processors at the leaves, switches inside)"; break;
+      case TopologyKind::bintree: hint = "  (p = 2^d - 1; complete binary tree, a processor at every node)"; break;
+      case TopologyKind::binomial: hint = "  (p a power of two; binomial tree rooted at 0)"; break;
+      default: break;
+    }
+    std::cout << "  " << topology_name(kind) << hint << "\n";
+  }
+}
+
+void list_algorithms() {
+  std::cout << "algorithms:\n";
+  for (int o = 0; o < kOperationCount; ++o)
+    for (const auto& a : algorithms())
+      if (a.op == Operation(o)) {
+        std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; topologies: " << topology_list(a);
+        if (a.native) std::cout << "; default on: " << topology_names(a, &AlgorithmInfo::native_on, ",");
+        if (a.needs_pow2()) std::cout << "; p = 2^d";
+        if (a.commutative_only()) std::cout << "; commutative operators only";
+        if (a.root_zero_if_noncommutative()) std::cout << "; non-commutative operators need root 0";
+        std::cout << "]\n      " << a.description << "\n      T = " << a.formula_text << "\n";
+      }
+}
+
+int list_all() {
+  list_topologies();
+  std::cout << "operations:\n ";
+  for (int o = 0; o < kOperationCount; ++o) std::cout << " " << operation_name(Operation(o));
+  std::cout << "\n  (MPI names are accepted too: MPI_Bcast, MPI_Reduce, MPI_Allgather, MPI_Reduce_scatter,\n"
+               "   MPI_Allreduce, MPI_Scan, MPI_Scatter, MPI_Gather, MPI_Alltoall)\n";
+  list_algorithms();
+  std::cout << "shared-memory machines (--machine):\n  pram-erew pram-crew pram-crcw-common pram-crcw-arbitrary pram-crcw-priority pram-crcw-combining\n";
+  std::cout << "shared-memory algorithms:\n";
+  for (const auto& a : pram_algorithms())
+    std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; needs " << pram_rule_name(a.weakest_rule) << "]\n      "
+              << a.description << "\n";
+  std::cout << "operators:\n  sum prod min max and or xor affine interval\n";
+  std::cout << "ports:\n  single half-duplex telephone all K (k-port, 1.." << kMaxOps << ")\n";
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_list_command(CLI::App& app) {
+  auto* list = app.add_subcommand("list", "list topologies, operations, algorithms and operators");
+  auto markdown = std::make_shared<bool>(false);
+  list->add_flag("--markdown", *markdown, "print the algorithm table in Markdown");
+  return {list, [markdown] { return *markdown ? list_markdown() : list_all(); }};
+}
+
+}  // namespace ppsim::cli

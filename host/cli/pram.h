@@ -1,0 +1,14 @@
+// `ppsim run --machine pram-*`: the shared-memory machine of seed 004.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include "cli/options.h"
+#include "ppsim/pram.h"
+
+namespace ppsim::cli {
+
+// Runs o on a PRAM under `rule`. `run` is the parsed subcommand: an option of the network machine
+// it was given is refused.
+int run_pram_machine(const RunOptions& o, PramRule rule, const CLI::App& run);
+
+}  // namespace ppsim::cli

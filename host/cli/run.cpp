@@ -1,0 +1,99 @@
+// `ppsim run`: one collective on a simulated machine, verified against the sequential reference and
+// reported as text and/or JSON. Nothing is written to --json unless the run completed.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/pram.h"
+#include "ppsim/report.h"
+#include "ppsim/run.h"
+
+namespace ppsim::cli {
+
+namespace {
+
+// --trace without --json on stdout: every buffer after every step in seed 000's notation,
+// C_j = <z(0), z(1), ...> (a processor with several words shows them in brackets).
+void print_trace_text(const RunConfig& c, const RunResult& r) {
+  const Operation op = c.algorithm->op;
+  for (const auto& ts : r.trace) {
+    std::cout << "  after step " << ts.step << (ts.step == 0 ? " (initial)" : "") << ":\n";
+    for (int b = 0; b < int(ts.buffers.size()); ++b) {
+      int64_t words = run_buffer_words(c, b);
+      std::cout << "    " << buffer_name(op, b) << " = <";
+      for (int64_t i = 0; i < c.params.p; ++i) {
+        if (i) std::cout << ", ";
+        if (words > 1) std::cout << "[";
+        for (int64_t w = 0; w < words; ++w)
+          std::cout << (w ? " " : "") << word_text(c.combine, ts.buffers[size_t(b)][size_t(i * words + w)]);
+        if (words > 1) std::cout << "]";
+      }
+      std::cout << ">\n";
+    }
+    for (const auto& m : ts.messages)
+      std::cout << "    message " << m.from << " -> " << m.to << " (" << m.words << " words of " << buffer_name(op, m.buf)
+                << ", arrives in step " << m.arrives << ")\n";
+  }
+}
+
+// The figures beside the simulated ones: the closed form, lower bounds, the mapping's quality.
+void print_formula_and_bounds(const RunConfig& c) {
+  std::ostream& out = std::cout;
+  if (double f = formula_time(c); !std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
+  if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
+  if (c.mapped) {
+    MappingMetrics mm = mapping_metrics(c.mapping);
+    if (mm.computed) out << "\n  mapping: dilation " << mm.dilation << ", congestion " << mm.congestion << ", expansion " << mm.expansion;
+  }
+  int64_t bound = postal_lower_bound_steps(c);
+  if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
+}
+
+void print_run_text(const RunConfig& c, const RunResult& r) {
+  std::ostream& out = std::cout;
+  out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
+      << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
+      << topology_shape(physical_topology(c)) << ", m = " << c.params.m
+      << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
+  out << "  steps " << r.steps << ", time " << r.time;
+  print_formula_and_bounds(c);
+  out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
+      << r.max_link_load << "\n";
+  if (c.trace) print_trace_text(c, r);
+  out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
+}
+
+int run_network(const RunOptions& o) {
+  Backend backend = Backend::automatic;
+  RunConfig c = build_config(o, backend);
+  if (!o.json.empty()) require_writable(o.json, "--json");
+  // The final buffers are reported only when this small; otherwise (on a GPU) they stay there.
+  c.keep_buffers = run_total_words(c) <= kReportFinalWords;
+  std::string notice;
+  RunResult r = run_simulation(c, backend, &notice);
+  if (!notice.empty()) std::cerr << notice << "\n";
+  if (!o.json.empty()) write_json_atomically(o.json, run_json(c, backend, r));
+  if (o.json != "-") print_run_text(c, r);
+  return verification_exit_code(r.verified, r.mismatches);
+}
+
+int run_command(const RunOptions& o, const CLI::App& run) {
+  if (o.machine == "network") return run_network(o);
+  PramRule rule;
+  if (!parse_pram_machine(o.machine, rule))
+    throw UsageError("--machine '" + o.machine + "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
+  return run_pram_machine(o, rule, run);
+}
+
+}  // namespace
+
+Subcommand add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
+  add_run_options(run, *o);
+  return {run, [o, run] { return run_command(*o, *run); }};
+}
+
+}  // namespace ppsim::cli

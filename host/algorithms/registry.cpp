@@ -1,4 +1,4 @@
-// The host-side registry table, built from the single list in algorithms/all.h.
+// The host-side registry table, built from the single list in algorithms/list.def.
 #include <cstring>
 
 #include "algorithms/all.h"
@@ -8,11 +8,10 @@ namespace ppsim {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
-#define PPSIM_ALGO_INFO(unit) \
+#define PPSIM_ALGORITHM(unit) \
   {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
    unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words, &unit::rejects},
-      PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
-#undef PPSIM_ALGO_INFO
+#include "algorithms/list.def"
   };
   return table;
 }

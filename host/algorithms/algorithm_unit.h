@@ -21,7 +21,6 @@
 #include "ppsim/operation.h"
 #include "ppsim/schedule.h"
 #include "ppsim/topology.h"
-#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -68,7 +68,7 @@ void add_run_options(CLI::App* run, RunOptions& o) {
   run->add_option("--tw", o.tw, "time per word per link")->capture_default_str();
   run->add_option("--th", o.th, "time per hop")->capture_default_str();
   run->add_option("--routing", o.routing, "cut-through | store-and-forward")->capture_default_str();
-  run->add_option("--combine", o.combine, "operator: sum prod min max and or xor affine interval")->capture_default_str();
+  run->add_option("--combine", o.combine, "operator: " + operator_names())->capture_default_str();
   run->add_option("--input", o.input, "iota | random:SEED")->capture_default_str();
   run->add_option("--backend", o.backend, "cpu | cuda | auto")->capture_default_str();
   run->add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
@@ -110,7 +110,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   }
   Operation op;
   if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
-  if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (sum prod min max and or xor affine interval)");
+  if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (" + operator_names() + ")");
   if (!parse_port_spec(o.ports, c.ports)) throw UsageError("--ports '" + o.ports + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
   if (o.routing == "cut-through") c.cost.routing = Routing::cut_through;
   else if (o.routing == "store-and-forward") c.cost.routing = Routing::store_and_forward;

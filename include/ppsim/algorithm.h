@@ -56,9 +56,11 @@ const std::vector<AlgorithmInfo>& algorithms();
 const AlgorithmInfo* find_algorithm(const std::string& name);
 
 const char* operation_name(Operation op);
+const char* operation_mpi_name(Operation op);                   // "MPI_Bcast", ...; nullptr if MPI has none
 bool parse_operation(const std::string& name, Operation& out);  // accepts MPI names too
 const char* operator_name(OperatorKind k);
 bool parse_operator(const std::string& name, OperatorKind& out);
+std::string operator_names();  // every operator name, space-separated: "sum prod ... interval"
 
 // Why `algo` cannot run this configuration, or "" if it can.
 std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, const AlgoParams& a, OperatorKind k);

@@ -11,22 +11,39 @@ namespace ppsim {
 
 inline constexpr double kMaxSimulatedWords = double(uint64_t{1} << 40);  // in all the run's buffers
 
-std::string port_spec_name(const PortSpec& s) {
-  switch (s.model) {
-    case PortModel::single: return "single";
-    case PortModel::half_duplex: return "half-duplex";
-    case PortModel::telephone: return "telephone";
-    case PortModel::all: return "all";
-    case PortModel::kport: return std::to_string(s.k);
-  }
+namespace {
+// Every port model once: the name --ports takes (k-port takes its k instead) and the name messages use.
+struct PortModelNames { PortModel model; const char* spec; const char* name; };
+constexpr PortModelNames kPortModels[] = {
+    {PortModel::single, "single", "single-port"}, {PortModel::half_duplex, "half-duplex", "half-duplex"},
+    {PortModel::telephone, "telephone", "telephone"}, {PortModel::all, "all", "all-port"},
+    {PortModel::kport, nullptr, "k-port"}};
+}  // namespace
+
+const char* port_model_name(PortModel m) {
+  for (const auto& e : kPortModels) if (e.model == m) return e.name;
   return "?";
 }
 
+std::string port_spec_name(const PortSpec& s) {
+  if (s.model == PortModel::kport) return std::to_string(s.k);
+  for (const auto& e : kPortModels) if (e.model == s.model) return e.spec;
+  return "?";
+}
+
+std::string port_spec_names(const char* separator) {
+  std::string list;
+  for (const auto& e : kPortModels) {
+    if (!e.spec) continue;
+    if (!list.empty()) list += separator;
+    list += e.spec;
+  }
+  return list;
+}
+
 bool parse_port_spec(const std::string& text, PortSpec& out) {
-  if (text == "single") { out = {PortModel::single, 1}; return true; }
-  if (text == "half-duplex") { out = {PortModel::half_duplex, 1}; return true; }
-  if (text == "telephone") { out = {PortModel::telephone, 1}; return true; }
-  if (text == "all") { out = {PortModel::all, kMaxOps}; return true; }
+  for (const auto& e : kPortModels)
+    if (e.spec && text == e.spec) { out = {e.model, e.model == PortModel::all ? kMaxOps : 1}; return true; }
   if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos) return false;
   int k = std::stoi(text);
   if (k < 1 || k > kMaxOps) return false;

@@ -62,7 +62,7 @@ void add_run_options(CLI::App* run, RunOptions& o) {
   run->add_option("--group-stride", o.group_stride, "multicast: members are root + j*stride (mod p)")->capture_default_str();
   run->add_option("--group-size", o.group_size, "multicast: number of members (0: all)")->capture_default_str();
   run->add_option("--sources", o.sources, "kbroadcast, kscatter: k sources j*(p/k) work at once")->capture_default_str();
-  run->add_option("--ports", o.ports, "single | half-duplex | telephone | all | K")->capture_default_str();
+  run->add_option("--ports", o.ports, port_spec_names(" | ") + " | K")->capture_default_str();
   run->add_option("--lambda", o.lambda, "postal latency (steps until a message can be sent on)")->capture_default_str();
   run->add_option("--ts", o.ts, "startup time per message")->capture_default_str();
   run->add_option("--tw", o.tw, "time per word per link")->capture_default_str();
@@ -111,7 +111,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   Operation op;
   if (!parse_operation(o.op, op)) throw UsageError("--op '" + o.op + "' is unknown (see `ppsim list`)");
   if (!parse_operator(o.combine, c.combine)) throw UsageError("--combine '" + o.combine + "' is unknown (" + operator_names() + ")");
-  if (!parse_port_spec(o.ports, c.ports)) throw UsageError("--ports '" + o.ports + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+  if (!parse_port_spec(o.ports, c.ports)) throw UsageError("--ports '" + o.ports + "' is not " + port_spec_names(", ") + " or a number 1.." + std::to_string(kMaxOps));
   if (o.routing == "cut-through") c.cost.routing = Routing::cut_through;
   else if (o.routing == "store-and-forward") c.cost.routing = Routing::store_and_forward;
   else throw UsageError("--routing '" + o.routing + "' is not cut-through or store-and-forward");

@@ -25,6 +25,8 @@ struct PortSpec {
 };
 std::string port_spec_name(const PortSpec& s);      // "single", "half-duplex", "telephone", "all", "3"
 bool parse_port_spec(const std::string& text, PortSpec& out);
+std::string port_spec_names(const char* separator);  // the named specs: "single", ..., "all"
+const char* port_model_name(PortModel m);            // in messages: "single-port", ..., "k-port", "all-port"
 
 enum class Backend : int8_t { cpu, cuda, automatic };
 

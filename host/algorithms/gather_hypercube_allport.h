@@ -10,8 +10,6 @@ namespace ppsim {
 struct GatherHypercubeAllport : PersonalizedAllportT<true> {
   static constexpr const char* name = "gather_hypercube_allport";
   static constexpr const char* description = "all-port gather: scatter_hypercube_allport run backwards (§4.7.2)";
-  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
-  static constexpr Operation op = Operation::gather;
 };
 
 }  // namespace ppsim

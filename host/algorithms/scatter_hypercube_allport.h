@@ -27,6 +27,8 @@ PPSIM_HD inline int64_t rotated_tree_id(int64_t u, int t, int d) {
 // kGather runs the same trees backwards (gather_hypercube_allport.h).
 template <bool kGather>
 struct PersonalizedAllportT : AlgorithmDefaults {
+  static constexpr Operation op = kGather ? Operation::gather : Operation::scatter;
+  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
   static constexpr uint32_t topologies = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full);
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kNeedsPow2 | kNeedsAllPort;
@@ -82,8 +84,6 @@ struct PersonalizedAllportT : AlgorithmDefaults {
 struct ScatterHypercubeAllport : PersonalizedAllportT<false> {
   static constexpr const char* name = "scatter_hypercube_allport";
   static constexpr const char* description = "log p rotated binomial trees carry 1/log p of every block; needs all-port (§4.7.2)";
-  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
-  static constexpr Operation op = Operation::scatter;
 };
 
 }  // namespace ppsim

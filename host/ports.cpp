@@ -32,6 +32,16 @@ std::string port_spec_name(const PortSpec& s) {
   return s.model == PortModel::kport ? std::to_string(s.k) : std::string(names_of(s.model).spec);
 }
 
+std::string port_spec_names(const char* separator) {
+  std::string list;
+  for (const PortNames& n : kPortNames) {
+    if (!n.spec) continue;
+    if (!list.empty()) list += separator;
+    list += n.spec;
+  }
+  return list;
+}
+
 bool parse_port_spec(const std::string& text, PortSpec& out) {
   for (const PortNames& n : kPortNames)
     if (n.spec && text == n.spec) {

@@ -5,7 +5,7 @@
 //     static constexpr Operation op;
 //     static constexpr uint32_t topologies;  // where it may run (bit per TopologyKind)
 //     static constexpr uint32_t native;      // where it is the default for its operation
-//     static constexpr uint32_t flags;       // kNeedsPow2 | kCommutativeOnly | kRootZeroIfNoncommutative
+//     static constexpr uint32_t flags;       // kNeedsPow2 | kCommutativeOnly | ... (ppsim/algorithm.h)
 //     static constexpr int sends_per_step;   // most sends (and receives) per processor per step
 //     static constexpr bool has_local;       // local() runs before step 1 and after the last step
 //   (sends_per_step, has_local and local() default through AlgorithmDefaults)
@@ -16,11 +16,11 @@
 #pragma once
 #include <cmath>
 
+#include "ppsim/algorithm.h"  // the flag bits
 #include "ppsim/cost.h"
 #include "ppsim/operation.h"
 #include "ppsim/schedule.h"
 #include "ppsim/topology.h"
-#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 
@@ -31,15 +31,6 @@ inline constexpr uint32_t kGridTopologies = topo_bit(TopologyKind::mesh) | topo_
 // binomial tree share their defaults (binomial broadcast/reduce, ring all-gather/reduce-scatter/...).
 inline constexpr uint32_t kProcessorTrees =
     topo_bit(TopologyKind::star) | topo_bit(TopologyKind::bintree) | topo_bit(TopologyKind::binomial);
-
-inline constexpr uint32_t kNeedsPow2 = 1;                 // p must be a power of two
-inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an order that needs a commutative ⊕
-inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative to the root
-inline constexpr uint32_t kPostalNative = 8;              // counts steps itself under latency lambda
-inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
-inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
-inline constexpr uint32_t kNeedsMDivisibleByP = 64;        // message splitting: m words in p equal parts
-inline constexpr uint32_t kNeedsAllPort = 128;             // sends on several links per step
 
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {

@@ -1,117 +1,22 @@
-// The registry: every algorithm is listed here exactly once. The host table (registry.cpp), the
-// per-round dispatch used by both backends, the CLI, the tests and the benchmarks all read it.
+// The registry: every algorithm unit, its id and the per-round dispatch used by both backends, all
+// generated from the one list in algorithms/list.def. The host table (registry.cpp), the CLI, the
+// tests and the benchmarks read that list through here.
 #pragma once
-#include "algorithms/allgather_hypercube.h"
-#include "algorithms/shift_ring.h"
-#include "algorithms/shift_ecube.h"
-#include "algorithms/shift_hypercube_gray.h"
-#include "algorithms/shift_mesh.h"
-#include "algorithms/scatter_binomial.h"
-#include "algorithms/scatter_hypercube_allport.h"
-#include "algorithms/scan_ring.h"
-#include "algorithms/reduce_scatter_ring.h"
-#include "algorithms/reduce_scatter_mesh.h"
-#include "algorithms/reduce_scatter_hypercube.h"
-#include "algorithms/reduce_rs_gather.h"
-#include "algorithms/gather_binomial.h"
-#include "algorithms/kbroadcast_hypercube.h"
-#include "algorithms/kscatter_hypercube.h"
-#include "algorithms/multicast_binomial.h"
-#include "algorithms/broadcast_scatter_allgather.h"
-#include "algorithms/alltoall_xor_ecube.h"
-#include "algorithms/alltoall_ring.h"
-#include "algorithms/alltoall_hypercube.h"
-#include "algorithms/alltoall_mesh.h"
-#include "algorithms/allreduce_rs_ag.h"
-#include "algorithms/allreduce_ring_combining.h"
-#include "algorithms/allreduce_ring_allgather.h"
-#include "algorithms/allreduce_reduce_broadcast.h"
-#include "algorithms/allgather_mesh.h"
-#include "algorithms/allgather_ring.h"
-#include "algorithms/allgather_ring_bidirectional.h"
-#include "algorithms/allreduce_hypercube.h"
-#include "algorithms/broadcast_binomial.h"
-#include "algorithms/broadcast_binomial_low_first.h"
-#include "algorithms/broadcast_hypercube.h"
-#include "algorithms/broadcast_hypercube_allport.h"
-#include "algorithms/broadcast_hypercube_low_first.h"
-#include "algorithms/broadcast_mesh.h"
-#include "algorithms/broadcast_postal.h"
-#include "algorithms/reduce_binomial.h"
-#include "algorithms/reduce_binomial_high_first.h"
-#include "algorithms/reduce_hypercube.h"
-#include "algorithms/reduce_hypercube_high_first.h"
-#include "algorithms/reduce_mesh.h"
-#include "algorithms/scan_hypercube.h"
-#include "algorithms/scan_hypercube_ts.h"
-#include "algorithms/scan_postal_a.h"
-#include "algorithms/scan_postal_b.h"
-
-// X(unit): order matters only for listings and for picking a default (first native match wins).
-#define PPSIM_ALGORITHMS(X)       \
-  X(BroadcastBinomial)            \
-  X(BroadcastBinomialLowFirst)    \
-  X(BroadcastHypercube)           \
-  X(BroadcastHypercubeLowFirst)   \
-  X(BroadcastHypercubeAllport)    \
-  X(BroadcastMesh)                \
-  X(BroadcastPostal)              \
-  X(BroadcastScatterAllgather)    \
-  X(ReduceBinomial)               \
-  X(ReduceBinomialHighFirst)      \
-  X(ReduceHypercube)              \
-  X(ReduceHypercubeHighFirst)     \
-  X(ReduceMesh)                   \
-  X(ReduceRsGather)               \
-  X(AllgatherRing)                \
-  X(AllgatherRingBidirectional)   \
-  X(AllgatherMesh)                \
-  X(AllgatherHypercube)           \
-  X(AllreduceHypercube)           \
-  X(AllreduceReduceBroadcast)     \
-  X(AllreduceRingAllgather)       \
-  X(AllreduceRingCombining)       \
-  X(AllreduceRsAg)                \
-  X(ReduceScatterRing)            \
-  X(ReduceScatterHypercube)       \
-  X(ReduceScatterMesh)            \
-  X(ScanHypercube)                \
-  X(ScanHypercubeTs)              \
-  X(ScanPostalA)                  \
-  X(ScanPostalB)                  \
-  X(ScanRing)                     \
-  X(ScatterBinomial)              \
-  X(GatherBinomial)               \
-  X(AlltoallRing)                 \
-  X(AlltoallHypercube)            \
-  X(AlltoallMesh)                 \
-  X(AlltoallXorEcube)             \
-  X(ShiftRing)                    \
-  X(ShiftEcube)                    \
-  X(ShiftMesh)                     \
-  X(ShiftHypercubeGray)           \
-  X(ShiftHypercubeGrayFb)         \
-  X(MulticastBinomial)            \
-  X(KbroadcastHypercube)          \
-  X(KscatterHypercube)            \
-  X(ScatterHypercubeAllport)      \
-  X(GatherHypercubeAllport)
+#include "algorithms/list.def"  // every unit header
 
 namespace ppsim {
 
 enum class AlgorithmId : int16_t {
-#define PPSIM_ALGO_ENUM(unit) unit,
-  PPSIM_ALGORITHMS(PPSIM_ALGO_ENUM)
-#undef PPSIM_ALGO_ENUM
+#define PPSIM_ALGORITHM(unit) unit,
+#include "algorithms/list.def"
   count
 };
 
 // One processor's sends and receives in one round of an algorithm (host and device).
 PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t proc, int round, StepOps& out) {
   switch (id) {
-#define PPSIM_ALGO_CASE(unit) case AlgorithmId::unit: unit::ops(a, proc, round, out); return;
-    PPSIM_ALGORITHMS(PPSIM_ALGO_CASE)
-#undef PPSIM_ALGO_CASE
+#define PPSIM_ALGORITHM(unit) case AlgorithmId::unit: unit::ops(a, proc, round, out); return;
+#include "algorithms/list.def"
     default: out.overflow = true; return;
   }
 }
@@ -120,9 +25,8 @@ PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t 
 PPSIM_HD inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase,
                                      ProcBuffers& b) {
   switch (id) {
-#define PPSIM_ALGO_LOCAL(unit) case AlgorithmId::unit: unit::local(a, k, proc, phase, b); return;
-    PPSIM_ALGORITHMS(PPSIM_ALGO_LOCAL)
-#undef PPSIM_ALGO_LOCAL
+#define PPSIM_ALGORITHM(unit) case AlgorithmId::unit: unit::local(a, k, proc, phase, b); return;
+#include "algorithms/list.def"
     default: return;
   }
 }

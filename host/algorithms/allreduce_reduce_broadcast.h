@@ -2,7 +2,7 @@
 // (textbook §4.3; exercise 4.6 strategy ii). Both use the binomial tree on any p; the reduction
 // keeps processor order. 2 ceil(log2 p) steps. T = 2 (t_s + t_w m) ceil(log2 p).
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

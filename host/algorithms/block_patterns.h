@@ -17,8 +17,7 @@ PPSIM_HD inline void hypercube_rs_step(int64_t p, int64_t x, int round, int32_t 
   const int64_t bit = int64_t{1} << (round - 1), low = x & (bit - 1), mine = x & bit;
   const int64_t partner = x ^ bit, stride = 2 * bit * b, count = p / (2 * bit);
   out.add_send_strided(partner, buf, (low + (bit - mine)) * b, b, stride, count);
-  out.add_recv_strided(partner, buf, (low + mine) * b, b, stride, count,
-                       partner < x ? RecvMode::recv_op_slot : RecvMode::slot_op_recv);
+  out.add_recv_strided(partner, buf, (low + mine) * b, b, stride, count, fold_mode(x, partner));
 }
 
 // Hypercube all-gather, lowest dimension first (Alg. 4-7): round r exchanges the aligned group of

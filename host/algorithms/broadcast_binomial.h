@@ -3,7 +3,7 @@
 // every rank holding the message sends it 2^(d-r) ranks ahead. On a ring no two messages of a
 // step share a link. T = (t_s + t_w m) ceil(log2 p)  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // or linear array the long late messages overlap: congestion up to p/4 on one link.
 // T on a hypercube = (t_s + t_w m) log p; on a ring the simulated congestion adds to it.
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // congestion-free on a hypercube and, mapped as in Fig. 4-7, on a balanced binary tree.
 // T = (t_s + t_w m) log p  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -2,7 +2,7 @@
 // across dimension r - 1. Same log p steps on a hypercube; mapped onto a ring the later, longer
 // messages share links. T on a hypercube = (t_s + t_w m) log p  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

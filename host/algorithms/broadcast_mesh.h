@@ -4,7 +4,7 @@
 // sum_k ceil(log2 n_k) steps. T = (t_s + t_w m) sum_k ceil(log2 n_k) = (t_s + t_w m) log p on a
 // sqrt p x sqrt p mesh  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 #include "algorithms/grid_phases.h"
 
 namespace ppsim {

@@ -2,7 +2,7 @@
 // the members' ranks j (member j is processor root + j*stride mod p). Non-members take no part.
 // ceil(log2 size) steps. T = (t_s + t_w m) ceil(log2 size).
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // every partial covers a contiguous range of ranks. Ranks are relative to the root, so a
 // non-commutative ⊕ needs root 0. T = (t_s + t_w m) ceil(log2 p)  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // q, q + 2^k, ... (not a contiguous range), so ⊕ must be commutative.
 // T = (t_s + t_w m) ceil(log2 p) without congestion  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // fold keeps processor order and any associative ⊕ works. log p steps, p = 2^d.
 // T = (t_s + t_w m) log p  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -2,7 +2,7 @@
 // Partials are then strided sets of ids, so ⊕ must be commutative. log p steps, p = 2^d.
 // T = (t_s + t_w m) log p without congestion  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -3,7 +3,7 @@
 // columns keeps row-major processor order, so with root 0 any associative ⊕ works.
 // sum_k ceil(log2 n_k) steps. T = (t_s + t_w m) sum_k ceil(log2 n_k)  [eq. 4-1].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 #include "algorithms/grid_phases.h"
 
 namespace ppsim {

@@ -1,5 +1,6 @@
-// The host-side registry table, built from the single list in algorithms/all.h.
+// The host-side registry table, built from the single list in algorithms/list.def.
 #include <cstring>
+#include <iterator>
 
 #include "algorithms/all.h"
 #include "ppsim/algorithm.h"
@@ -8,11 +9,10 @@ namespace ppsim {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
-#define PPSIM_ALGO_INFO(unit) \
+#define PPSIM_ALGORITHM(unit) \
   {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
    unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words, &unit::rejects},
-      PPSIM_ALGORITHMS(PPSIM_ALGO_INFO)
-#undef PPSIM_ALGO_INFO
+#include "algorithms/list.def"
   };
   return table;
 }
@@ -23,32 +23,44 @@ const AlgorithmInfo* find_algorithm(const std::string& name) {
 }
 
 namespace {
-struct OpName { const char* name; Operation op; };
-constexpr OpName kOpNames[] = {
-    {"broadcast", Operation::broadcast}, {"reduce", Operation::reduce},
-    {"allgather", Operation::allgather}, {"reduce-scatter", Operation::reduce_scatter},
-    {"allreduce", Operation::allreduce}, {"scan", Operation::scan},
-    {"scatter", Operation::scatter},     {"gather", Operation::gather},
-    {"alltoall", Operation::alltoall},   {"shift", Operation::shift},
-    {"multicast", Operation::multicast}, {"kbroadcast", Operation::kbroadcast},
-    {"k-to-all-broadcast", Operation::kbroadcast}, {"kscatter", Operation::kscatter},
-    {"k-to-all-personalized", Operation::kscatter},
-    // MPI names (textbook Table 4-2)
-    {"MPI_Bcast", Operation::broadcast}, {"MPI_Reduce", Operation::reduce},
-    {"MPI_Allgather", Operation::allgather}, {"MPI_Reduce_scatter", Operation::reduce_scatter},
-    {"MPI_Allreduce", Operation::allreduce}, {"MPI_Scan", Operation::scan},
-    {"MPI_Scatter", Operation::scatter}, {"MPI_Gather", Operation::gather},
-    {"MPI_Alltoall", Operation::alltoall},
+// Every operation once: the name --op takes and reports print, another name it takes (or nullptr),
+// and its MPI name (textbook Table 4-2; nullptr where MPI has none), which --op takes too.
+struct OperationNames { Operation op; const char* name; const char* alias; const char* mpi; };
+constexpr OperationNames kOperationNames[] = {
+    {Operation::broadcast, "broadcast", nullptr, "MPI_Bcast"},
+    {Operation::reduce, "reduce", nullptr, "MPI_Reduce"},
+    {Operation::allgather, "allgather", nullptr, "MPI_Allgather"},
+    {Operation::reduce_scatter, "reduce-scatter", nullptr, "MPI_Reduce_scatter"},
+    {Operation::allreduce, "allreduce", nullptr, "MPI_Allreduce"},
+    {Operation::scan, "scan", nullptr, "MPI_Scan"},
+    {Operation::scatter, "scatter", nullptr, "MPI_Scatter"},
+    {Operation::gather, "gather", nullptr, "MPI_Gather"},
+    {Operation::alltoall, "alltoall", nullptr, "MPI_Alltoall"},
+    {Operation::shift, "shift", nullptr, nullptr},
+    {Operation::multicast, "multicast", nullptr, nullptr},
+    {Operation::kbroadcast, "kbroadcast", "k-to-all-broadcast", nullptr},
+    {Operation::kscatter, "kscatter", "k-to-all-personalized", nullptr},
 };
-constexpr const char* kOperatorNames[kOperatorCount] = {"sum", "prod", "min", "max", "and", "or", "xor", "affine", "interval"};
+static_assert(std::size(kOperationNames) == kOperationCount, "every operation needs its names");
+
+const OperationNames* names_of(Operation op) {
+  for (const auto& e : kOperationNames) if (e.op == op) return &e;
+  return nullptr;
+}
+bool same(const std::string& text, const char* name) { return name && text == name; }
 }  // namespace
 
 const char* operation_name(Operation op) {
-  for (const auto& e : kOpNames) if (e.op == op) return e.name;
-  return "?";
+  const OperationNames* e = names_of(op);
+  return e ? e->name : "?";
+}
+const char* operation_mpi_name(Operation op) {
+  const OperationNames* e = names_of(op);
+  return e ? e->mpi : nullptr;
 }
 bool parse_operation(const std::string& name, Operation& out) {
-  for (const auto& e : kOpNames) if (name == e.name) { out = e.op; return true; }
+  for (const auto& e : kOperationNames)
+    if (same(name, e.name) || same(name, e.alias) || same(name, e.mpi)) { out = e.op; return true; }
   return false;
 }
 const char* operator_name(OperatorKind k) { return kOperatorNames[int(k)]; }
@@ -56,6 +68,14 @@ bool parse_operator(const std::string& name, OperatorKind& out) {
   for (int i = 0; i < kOperatorCount; ++i)
     if (name == kOperatorNames[i]) { out = OperatorKind(i); return true; }
   return false;
+}
+std::string operator_names() {
+  std::string list;
+  for (const char* name : kOperatorNames) {
+    if (!list.empty()) list += ' ';
+    list += name;
+  }
+  return list;
 }
 
 AlgoParams params_for(const Topology& t, int64_t m, int64_t root) {

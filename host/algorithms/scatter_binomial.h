@@ -7,7 +7,7 @@
 // two-phase mesh scatter of exercise 4.7, congestion-free.
 // T = sum_k (t_s + t_w m min(2^k, p - 2^k)) = t_s log p + t_w m (p - 1) for p = 2^d  [eq. 4-6].
 #pragma once
-#include "algorithms/algorithm_unit.h"
+#include "algorithms/tree_pattern.h"
 
 namespace ppsim {
 

@@ -1,4 +1,4 @@
-// All-port hypercube scatter and gather (textbook §4.7.2: the t_w term log p times smaller). Every
+// All-port hypercube scatter (textbook §4.7.2: the t_w term log p times smaller). Every
 // m-word block is split into d = log p parts; part t of every block travels down binomial tree t,
 // whose dimension order is rotated by t (t, t+1, ..., t+d-1 mod d), so in every step the d trees
 // use d different links. In tree t's own order -- bit (t+j) mod d of the root-relative id becomes
@@ -24,8 +24,11 @@ PPSIM_HD inline int64_t rotated_tree_id(int64_t u, int t, int d) {
   return v;
 }
 
+// kGather runs the same trees backwards (gather_hypercube_allport.h).
 template <bool kGather>
 struct PersonalizedAllportT : AlgorithmDefaults {
+  static constexpr Operation op = kGather ? Operation::gather : Operation::scatter;
+  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
   static constexpr uint32_t topologies = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full);
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kNeedsPow2 | kNeedsAllPort;
@@ -81,15 +84,6 @@ struct PersonalizedAllportT : AlgorithmDefaults {
 struct ScatterHypercubeAllport : PersonalizedAllportT<false> {
   static constexpr const char* name = "scatter_hypercube_allport";
   static constexpr const char* description = "log p rotated binomial trees carry 1/log p of every block; needs all-port (§4.7.2)";
-  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
-  static constexpr Operation op = Operation::scatter;
-};
-
-struct GatherHypercubeAllport : PersonalizedAllportT<true> {
-  static constexpr const char* name = "gather_hypercube_allport";
-  static constexpr const char* description = "all-port gather: scatter_hypercube_allport run backwards (§4.7.2)";
-  static constexpr const char* formula_text = "t_s log p + t_w ceil(m / log p)(p - 1)";
-  static constexpr Operation op = Operation::gather;
 };
 
 }  // namespace ppsim

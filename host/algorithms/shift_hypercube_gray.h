@@ -4,14 +4,14 @@
 // (j >= 1) are two hypercube links apart, so such a phase takes two one-link steps through the node
 // that flips the lower of the two differing bits (those intermediates are a permutation: no node
 // gets two values); a 1-shift takes one step. Steps: 2 popcount(q) - [q odd] <= 2 log p - 1, every
-// step congestion-free. shift_hypercube_gray_fb shifts by p - q backwards when that takes fewer
-// steps, which is never more than log p.
+// step congestion-free.
 #pragma once
 #include "algorithms/algorithm_unit.h"
 #include "ppsim/mapping.h"
 
 namespace ppsim {
 
+// kForwardBackward: also consider shifting backwards (shift_hypercube_gray_fb.h).
 template <bool kForwardBackward>
 struct ShiftHypercubeGrayT : AlgorithmDefaults {
   static constexpr Operation op = Operation::shift;
@@ -88,12 +88,6 @@ struct ShiftHypercubeGray : ShiftHypercubeGrayT<false> {
   static constexpr const char* name = "shift_hypercube_gray";
   static constexpr const char* description = "ring on a hypercube by Gray code; a phase per power of two of q (eq. 4-11)";
   static constexpr const char* formula_text = "(t_s + t_w m)(2 popcount(q) - [q odd]) <= (t_s + t_w m)(2 log p - 1)  [eq. 4-11]";
-};
-
-struct ShiftHypercubeGrayFb : ShiftHypercubeGrayT<true> {
-  static constexpr const char* name = "shift_hypercube_gray_fb";
-  static constexpr const char* description = "as shift_hypercube_gray, backwards by p - q when cheaper: at most log p steps";
-  static constexpr const char* formula_text = "(t_s + t_w m) min(steps(q), steps(p - q)) <= (t_s + t_w m) log p";
 };
 
 }  // namespace ppsim

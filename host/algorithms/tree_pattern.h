@@ -10,7 +10,7 @@
 // A collect (reduction) runs a spread backwards: its round r is the spread's round d+1-r with
 // every message reversed. Any n >= 1 works (textbook exercise 4.1): a partner >= n is skipped.
 #pragma once
-#include "ppsim/hd.h"
+#include "algorithms/algorithm_unit.h"
 
 namespace ppsim {
 
@@ -43,13 +43,6 @@ PPSIM_HD inline TreeStep tree_collect_step(int64_t rank, int64_t n, int round, b
   return s;
 }
 
-}  // namespace ppsim
-
-#include "ppsim/operation.h"
-#include "ppsim/schedule.h"
-
-namespace ppsim {
-
 // How a processor id becomes a tree rank: relative to the root (any p; Fig. 4-2) or by XOR with
 // the root (textbook Alg. 4-2; p a power of two). XOR keeps every subtree an aligned block of ids.
 enum class RankMap : int8_t { relative, xor_root };
@@ -81,8 +74,7 @@ PPSIM_HD inline void tree_reduce_ops(const AlgoParams& a, int64_t id, int round,
   if (s.role == TreeRole::send) {
     out.add_send(partner, kData, 0, a.m);
   } else {
-    RecvMode mode = partner < id ? RecvMode::recv_op_slot : RecvMode::slot_op_recv;
-    out.add_recv(partner, kData, 0, a.m, mode);
+    out.add_recv(partner, kData, 0, a.m, fold_mode(id, partner));
   }
 }
 

@@ -86,16 +86,19 @@ int list_all() {
   list_topologies();
   std::cout << "operations:\n ";
   for (int o = 0; o < kOperationCount; ++o) std::cout << " " << operation_name(Operation(o));
-  std::cout << "\n  (MPI names are accepted too: MPI_Bcast, MPI_Reduce, MPI_Allgather, MPI_Reduce_scatter,\n"
-               "   MPI_Allreduce, MPI_Scan, MPI_Scatter, MPI_Gather, MPI_Alltoall)\n";
+  std::cout << "\n  (MPI names are accepted too:";
+  int listed = 0;
+  for (int o = 0; o < kOperationCount; ++o)
+    if (const char* mpi = operation_mpi_name(Operation(o))) std::cout << (listed++ == 0 ? " " : listed == 5 ? ",\n   " : ", ") << mpi;
+  std::cout << ")\n";
   list_algorithms();
   std::cout << "shared-memory machines (--machine):\n  pram-erew pram-crew pram-crcw-common pram-crcw-arbitrary pram-crcw-priority pram-crcw-combining\n";
   std::cout << "shared-memory algorithms:\n";
   for (const auto& a : pram_algorithms())
     std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; needs " << pram_rule_name(a.weakest_rule) << "]\n      "
               << a.description << "\n";
-  std::cout << "operators:\n  sum prod min max and or xor affine interval\n";
-  std::cout << "ports:\n  single half-duplex telephone all K (k-port, 1.." << kMaxOps << ")\n";
+  std::cout << "operators:\n  " << operator_names() << "\n";
+  std::cout << "ports:\n  " << port_spec_names(" ") << " K (k-port, 1.." << kMaxOps << ")\n";
   return 0;
 }
 

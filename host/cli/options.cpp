@@ -81,7 +81,7 @@ struct RunOptionSpec {
   const char* name;
   RunField field;
   bool shows_default;
-  const char* run_description;
+  std::string run_description;
 };
 const RunOptionSpec kRunOptions[] = {
     {"--machine", &RunOptions::machine, true, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}"},
@@ -101,13 +101,13 @@ const RunOptionSpec kRunOptions[] = {
     {"--group-stride", &RunOptions::group_stride, true, "multicast: members are root + j*stride (mod p)"},
     {"--group-size", &RunOptions::group_size, true, "multicast: number of members (0: all)"},
     {"--sources", &RunOptions::sources, true, "kbroadcast, kscatter: k sources j*(p/k) work at once"},
-    {"--ports", &RunOptions::ports, true, "single | half-duplex | telephone | all | K"},
+    {"--ports", &RunOptions::ports, true, port_spec_names(" | ") + " | K"},
     {"--lambda", &RunOptions::lambda, true, "postal latency (steps until a message can be sent on)"},
     {"--ts", &RunOptions::ts, true, "startup time per message"},
     {"--tw", &RunOptions::tw, true, "time per word per link"},
     {"--th", &RunOptions::th, true, "time per hop"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
-    {"--combine", &RunOptions::combine, true, "operator: sum prod min max and or xor affine interval"},
+    {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
     {"--input", &RunOptions::input, true, "iota | random:SEED"},
     {"--backend", &RunOptions::backend, true, "cpu | cuda | auto"},
     {"--threads", &RunOptions::threads, true, "CPU threads (0: all)"},
@@ -152,14 +152,14 @@ Operation parse_op_option(const std::string& text) {
 
 OperatorKind parse_combine_option(const std::string& text) {
   OperatorKind k;
-  if (!parse_operator(text, k)) throw UsageError("--combine '" + text + "' is unknown (sum prod min max and or xor affine interval)");
+  if (!parse_operator(text, k)) throw UsageError("--combine '" + text + "' is unknown (" + operator_names() + ")");
   return k;
 }
 
 PortSpec parse_ports_option(const std::string& text) {
   PortSpec spec;
   if (!parse_port_spec(text, spec))
-    throw UsageError("--ports '" + text + "' is not single, half-duplex, telephone, all or a number 1.." + std::to_string(kMaxOps));
+    throw UsageError("--ports '" + text + "' is not " + port_spec_names(", ") + " or a number 1.." + std::to_string(kMaxOps));
   return spec;
 }
 

@@ -1,5 +1,6 @@
 // The PRAM engine: read phase, register update, write phase, with the access rules checked per
 // phase (see include/ppsim/pram.h) and the final registers checked against the sequential reference.
+#include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <string>
@@ -12,25 +13,19 @@
 namespace ppsim {
 
 namespace {
-struct RuleName { const char* machine; const char* rule; PramRule r; };
+// Every rule once: the --machine name, the short name, and the name messages use.
+struct RuleName { const char* machine; const char* rule; const char* upper; PramRule r; };
 constexpr RuleName kRules[] = {
-    {"pram-erew", "erew", PramRule::erew},
-    {"pram-crew", "crew", PramRule::crew},
-    {"pram-crcw-common", "crcw-common", PramRule::crcw_common},
-    {"pram-crcw-arbitrary", "crcw-arbitrary", PramRule::crcw_arbitrary},
-    {"pram-crcw-priority", "crcw-priority", PramRule::crcw_priority},
-    {"pram-crcw-combining", "crcw-combining", PramRule::crcw_combining},
+    {"pram-erew", "erew", "EREW", PramRule::erew},
+    {"pram-crew", "crew", "CREW", PramRule::crew},
+    {"pram-crcw-common", "crcw-common", "common CRCW", PramRule::crcw_common},
+    {"pram-crcw-arbitrary", "crcw-arbitrary", "arbitrary CRCW", PramRule::crcw_arbitrary},
+    {"pram-crcw-priority", "crcw-priority", "priority CRCW", PramRule::crcw_priority},
+    {"pram-crcw-combining", "crcw-combining", "combining CRCW", PramRule::crcw_combining},
 };
 
 std::string upper_rule(PramRule r) {
-  switch (r) {
-    case PramRule::erew: return "EREW";
-    case PramRule::crew: return "CREW";
-    case PramRule::crcw_common: return "common CRCW";
-    case PramRule::crcw_arbitrary: return "arbitrary CRCW";
-    case PramRule::crcw_priority: return "priority CRCW";
-    case PramRule::crcw_combining: return "combining CRCW";
-  }
+  for (const auto& e : kRules) if (e.r == r) return e.upper;
   return "?";
 }
 }  // namespace
@@ -64,7 +59,11 @@ const PramAlgorithmInfo* default_pram_algorithm(Operation op) {
   return nullptr;
 }
 
-PramResult run_pram(const PramConfig& c) {
+namespace {
+
+// Refuses what the engine will not run: sizes, tracing, and a pair of CRCW write rules whose
+// difference it could not detect.
+void check_pram_config(const PramConfig& c) {
   if (!c.algorithm) throw ConfigError("no PRAM algorithm chosen");
   const int64_t n = c.params.n, m = c.params.m;
   if (n < 1 || n > (int64_t{1} << 28)) throw ConfigError("a PRAM has 1 .. 2^28 processors (got " + std::to_string(n) + ")");
@@ -79,117 +78,165 @@ PramResult run_pram(const PramConfig& c) {
   if (crcw(need) && need != PramRule::crcw_common && crcw(c.rule) && c.rule != PramRule::crcw_common && c.rule != need)
     throw ConfigError(std::string(c.algorithm->name) + " needs " + upper_rule(need) + " writes; under " + upper_rule(c.rule) +
                       " only one of the concurrent values would land");
-  auto start = std::chrono::steady_clock::now();
-  const OperatorKind k = c.combine;
-  const Operation op = c.algorithm->op;
-  auto input = [&](int64_t i, int64_t w) { return input_word(k, c.input, i, w, m); };
+}
 
-  PramResult r;
-  r.registers.assign(size_t(n * m), operator_unset(k));
-  r.cells.assign(size_t(n * m), operator_unset(k));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t w = 0; w < m; ++w) {
-      if (op != Operation::broadcast || i == 0) r.registers[size_t(i * m + w)] = input(i, w);  // a_i (D at processor 0)
-      if (op != Operation::broadcast || i == 0) r.cells[size_t(i * m + w)] = input(i, w);      // A(i) = a_i, A(0) = D
+// One run of a PRAM configuration: the registers and cells (in the result), and per-step scratch.
+class PramMachine {
+ public:
+  explicit PramMachine(const PramConfig& c)
+      : c_(c), n_(c.params.n), m_(c.params.m), k_(c.combine), ops_(size_t(n_)), first_reader_(size_t(n_)),
+        first_writer_(size_t(n_)), read_value_(size_t(n_ * m_)) {}
+
+  PramResult run() {
+    load_inputs();
+    r_.steps = c_.algorithm->steps(c_.params);
+    for (int step = 1; step <= r_.steps; ++step) {  // one read phase, register update, write phase each
+      PramStepStats st;
+      st.step = step;
+      const std::string at = "step " + std::to_string(step) + ": ";
+      collect_ops(step, at);
+      read_phase(at, st);
+      update_registers();
+      write_phase(at, st);
+      r_.reads += st.reads;
+      r_.writes += st.writes;
+      r_.per_step.push_back(st);
+      if (c_.trace) r_.trace.push_back({r_.registers, r_.cells});
     }
-  if (c.trace) r.trace.push_back({r.registers, r.cells});
+    r_.mismatches = count_mismatches();
+    r_.verified = r_.mismatches == 0;
+    return std::move(r_);
+  }
 
-  std::vector<PramOps> ops(static_cast<size_t>(n));
-  std::vector<int64_t> first_reader(static_cast<size_t>(n)), first_writer(static_cast<size_t>(n));
-  std::vector<uint64_t> read_value(static_cast<size_t>(n * m));
-  r.steps = c.algorithm->steps(c.params);
-  for (int step = 1; step <= r.steps; ++step) {
-    PramStepStats st;
-    st.step = step;
-    std::string at = "step " + std::to_string(step) + ": ";
-    for (int64_t i = 0; i < n; ++i) {
-      ops[size_t(i)] = c.test_ops_override ? c.test_ops_override(c.params, i, step)
-                                           : pram_algorithm_ops(c.algorithm->id, c.params, i, step);
-      const PramOps& o = ops[size_t(i)];
-      if (o.read >= n || o.write >= n || o.read < -1 || o.write < -1)
-        throw ScheduleError(at + "processor " + std::to_string(i) + " addresses a cell outside 0.." + std::to_string(n - 1));
+ private:
+  uint64_t input(int64_t i, int64_t w) const { return input_word(k_, c_.input, i, w, m_); }
+
+  // Processor i's register holds a_i and cell i holds a_i (broadcast: only processor 0 and cell 0, D).
+  void load_inputs() {
+    const bool broadcast = c_.algorithm->op == Operation::broadcast;
+    r_.registers.assign(size_t(n_ * m_), operator_unset(k_));
+    r_.cells.assign(size_t(n_ * m_), operator_unset(k_));
+    for (int64_t i = 0; i < n_; ++i)
+      for (int64_t w = 0; w < m_; ++w)
+        if (!broadcast || i == 0) r_.registers[size_t(i * m_ + w)] = r_.cells[size_t(i * m_ + w)] = input(i, w);
+    if (c_.trace) r_.trace.push_back({r_.registers, r_.cells});
+  }
+
+  // Every processor's operations of the step, checked against the array's bounds.
+  void collect_ops(int step, const std::string& at) {
+    for (int64_t i = 0; i < n_; ++i) {
+      ops_[size_t(i)] = c_.test_ops_override ? c_.test_ops_override(c_.params, i, step)
+                                             : pram_algorithm_ops(c_.algorithm->id, c_.params, i, step);
+      const PramOps& o = ops_[size_t(i)];
+      if (o.read >= n_ || o.write >= n_ || o.read < -1 || o.write < -1)
+        throw ScheduleError(at + "processor " + std::to_string(i) + " addresses a cell outside 0.." + std::to_string(n_ - 1));
       if (o.read < 0 && o.update != RegisterUpdate::keep)
         throw ScheduleError(at + "processor " + std::to_string(i) + " updates its register from a read it does not make");
     }
-    // Read phase: everybody sees the array as it was at the start of the step.
-    std::fill(first_reader.begin(), first_reader.end(), -1);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t cell = ops[size_t(i)].read;
+  }
+
+  // Read phase: everybody sees the array as it was at the start of the step.
+  void read_phase(const std::string& at, PramStepStats& st) {
+    std::fill(first_reader_.begin(), first_reader_.end(), -1);
+    for (int64_t i = 0; i < n_; ++i) {
+      int64_t cell = ops_[size_t(i)].read;
       if (cell < 0) continue;
       ++st.reads;
-      if (first_reader[size_t(cell)] >= 0 && c.rule == PramRule::erew)
-        throw ScheduleError(at + "processors " + std::to_string(first_reader[size_t(cell)]) + " and " + std::to_string(i) +
+      if (first_reader_[size_t(cell)] >= 0 && c_.rule == PramRule::erew)
+        throw ScheduleError(at + "processors " + std::to_string(first_reader_[size_t(cell)]) + " and " + std::to_string(i) +
                             " both read cell " + std::to_string(cell) + ", which the EREW rule forbids");
-      if (first_reader[size_t(cell)] < 0) first_reader[size_t(cell)] = i;
-      for (int64_t w = 0; w < m; ++w) read_value[size_t(i * m + w)] = r.cells[size_t(cell * m + w)];
+      if (first_reader_[size_t(cell)] < 0) first_reader_[size_t(cell)] = i;
+      for (int64_t w = 0; w < m_; ++w) read_value_[size_t(i * m_ + w)] = r_.cells[size_t(cell * m_ + w)];
     }
-    // Local update of the registers.
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t w = 0; w < m; ++w) {
-        uint64_t& a = r.registers[size_t(i * m + w)];
-        uint64_t R = read_value[size_t(i * m + w)];
-        switch (ops[size_t(i)].update) {
+  }
+
+  // Local update of the registers with the values read.
+  void update_registers() {
+    for (int64_t i = 0; i < n_; ++i)
+      for (int64_t w = 0; w < m_; ++w) {
+        uint64_t& a = r_.registers[size_t(i * m_ + w)];
+        uint64_t R = read_value_[size_t(i * m_ + w)];
+        switch (ops_[size_t(i)].update) {
           case RegisterUpdate::keep: break;
           case RegisterUpdate::load: a = R; break;
-          case RegisterUpdate::reg_op_read: a = combine_dyn(k, a, R); break;
-          case RegisterUpdate::read_op_reg: a = combine_dyn(k, R, a); break;
+          case RegisterUpdate::reg_op_read: a = combine_dyn(k_, a, R); break;
+          case RegisterUpdate::read_op_reg: a = combine_dyn(k_, R, a); break;
         }
       }
-    // Write phase, in processor order (priority: the first writer stays; arbitrary: the last wins;
-    // combining: fold in order; common: every later value must equal the first).
-    std::fill(first_writer.begin(), first_writer.end(), -1);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t cell = ops[size_t(i)].write;
+  }
+
+  // Write phase, in processor order (priority: the first writer stays; arbitrary: the last wins;
+  // combining: fold in order; common: every later value must equal the first).
+  void write_phase(const std::string& at, PramStepStats& st) {
+    std::fill(first_writer_.begin(), first_writer_.end(), -1);
+    for (int64_t i = 0; i < n_; ++i) {
+      int64_t cell = ops_[size_t(i)].write;
       if (cell < 0) continue;
       ++st.writes;
-      uint64_t* dst = r.cells.data() + cell * m;
-      const uint64_t* val = r.registers.data() + i * m;
-      int64_t first = first_writer[size_t(cell)];
+      uint64_t* dst = r_.cells.data() + cell * m_;
+      const uint64_t* val = r_.registers.data() + i * m_;
+      int64_t first = first_writer_[size_t(cell)];
       if (first < 0) {
-        first_writer[size_t(cell)] = i;
-        std::copy(val, val + m, dst);
+        first_writer_[size_t(cell)] = i;
+        std::copy(val, val + m_, dst);
         continue;
       }
       std::string who = "processors " + std::to_string(first) + " and " + std::to_string(i);
-      switch (c.rule) {
+      switch (c_.rule) {
         case PramRule::erew: case PramRule::crew:
-          throw ScheduleError(at + who + " both write cell " + std::to_string(cell) + ", which the " + upper_rule(c.rule) +
+          throw ScheduleError(at + who + " both write cell " + std::to_string(cell) + ", which the " + upper_rule(c_.rule) +
                               " rule forbids");
         case PramRule::crcw_common:
-          if (!std::equal(val, val + m, dst))
+          if (!std::equal(val, val + m_, dst))
             throw ScheduleError(at + who + " write different values to cell " + std::to_string(cell) +
                                 ", which the common CRCW rule forbids");
           break;
-        case PramRule::crcw_arbitrary: std::copy(val, val + m, dst); break;
+        case PramRule::crcw_arbitrary: std::copy(val, val + m_, dst); break;
         case PramRule::crcw_priority: break;
         case PramRule::crcw_combining:
-          for (int64_t w = 0; w < m; ++w) dst[w] = combine_dyn(k, dst[w], val[w]);
+          for (int64_t w = 0; w < m_; ++w) dst[w] = combine_dyn(k_, dst[w], val[w]);
           break;
       }
     }
-    r.reads += st.reads;
-    r.writes += st.writes;
-    r.per_step.push_back(st);
-    if (c.trace) r.trace.push_back({r.registers, r.cells});
   }
 
-  // Reference: the operation's meaning on the registers.
-  auto expect = [&](int64_t i, int64_t w, uint64_t v) { r.mismatches += r.registers[size_t(i * m + w)] != v; };
-  for (int64_t w = 0; w < m; ++w) {
-    std::vector<uint64_t> a(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) a[size_t(i)] = input(i, w);
-    auto op_fn = [&](uint64_t x, uint64_t y) { return combine_dyn(k, x, y); };
-    if (op == Operation::broadcast) {
-      for (int64_t i = 0; i < n; ++i) expect(i, w, a[0]);
-    } else if (op == Operation::reduce) {
-      expect(0, w, std::accumulate(a.begin() + 1, a.end(), a[0], op_fn));
-    } else {
-      std::vector<uint64_t> prefix(static_cast<size_t>(n));
-      std::inclusive_scan(a.begin(), a.end(), prefix.begin(), op_fn);
-      for (int64_t i = 0; i < n; ++i) expect(i, w, prefix[size_t(i)]);
+  // Reference: the operation's meaning on the registers; the number of words that differ.
+  int64_t count_mismatches() const {
+    const Operation op = c_.algorithm->op;
+    int64_t mismatches = 0;
+    auto expect = [&](int64_t i, int64_t w, uint64_t v) { mismatches += r_.registers[size_t(i * m_ + w)] != v; };
+    auto op_fn = [&](uint64_t x, uint64_t y) { return combine_dyn(k_, x, y); };
+    for (int64_t w = 0; w < m_; ++w) {
+      std::vector<uint64_t> a(static_cast<size_t>(n_));
+      for (int64_t i = 0; i < n_; ++i) a[size_t(i)] = input(i, w);
+      if (op == Operation::broadcast) {
+        for (int64_t i = 0; i < n_; ++i) expect(i, w, a[0]);
+      } else if (op == Operation::reduce) {
+        expect(0, w, std::accumulate(a.begin() + 1, a.end(), a[0], op_fn));
+      } else {
+        std::vector<uint64_t> prefix(static_cast<size_t>(n_));
+        std::inclusive_scan(a.begin(), a.end(), prefix.begin(), op_fn);
+        for (int64_t i = 0; i < n_; ++i) expect(i, w, prefix[size_t(i)]);
+      }
     }
+    return mismatches;
   }
-  r.verified = r.mismatches == 0;
+
+  const PramConfig& c_;
+  const int64_t n_, m_;
+  const OperatorKind k_;
+  PramResult r_;
+  std::vector<PramOps> ops_;
+  std::vector<int64_t> first_reader_, first_writer_;
+  std::vector<uint64_t> read_value_;
+};
+
+}  // namespace
+
+PramResult run_pram(const PramConfig& c) {
+  check_pram_config(c);
+  const auto start = std::chrono::steady_clock::now();
+  PramResult r = PramMachine(c).run();
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

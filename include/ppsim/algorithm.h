@@ -14,6 +14,16 @@ namespace ppsim {
 
 enum class AlgorithmId : int16_t;
 
+// AlgorithmInfo::flags (an algorithm unit's `flags`): the conditions an algorithm puts on a run.
+inline constexpr uint32_t kNeedsPow2 = 1;                 // p must be a power of two
+inline constexpr uint32_t kCommutativeOnly = 2;           // combines in an order that needs a commutative ⊕
+inline constexpr uint32_t kRootZeroIfNoncommutative = 4;  // ranks are relative to the root
+inline constexpr uint32_t kPostalNative = 8;              // counts steps itself under latency lambda
+inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element per processor
+inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
+inline constexpr uint32_t kNeedsMDivisibleByP = 64;       // message splitting: m words in p equal parts
+inline constexpr uint32_t kNeedsAllPort = 128;            // sends on several links per step
+
 struct AlgorithmInfo {
   AlgorithmId id;
   const char* name;
@@ -32,23 +42,25 @@ struct AlgorithmInfo {
 
   bool runs_on(TopologyKind k) const { return (topologies >> int(k)) & 1u; }
   bool native_on(TopologyKind k) const { return (native >> int(k)) & 1u; }
-  bool needs_pow2() const { return flags & 1u; }
-  bool commutative_only() const { return flags & 2u; }
-  bool root_zero_if_noncommutative() const { return flags & 4u; }
-  bool postal_native() const { return flags & 8u; }   // steps are its own: it handles lambda itself
-  bool needs_n_equal_p() const { return flags & 16u; } // scan with one element per processor only
-  bool supports_exclusive() const { return flags & 32u; }  // scan: can compute the exclusive prefix
-  bool needs_m_divisible_by_p() const { return flags & 64u; }  // message splitting into p parts
-  bool needs_all_port() const { return flags & 128u; }         // several sends per step, one per link
+  bool needs_pow2() const { return flags & kNeedsPow2; }
+  bool commutative_only() const { return flags & kCommutativeOnly; }
+  bool root_zero_if_noncommutative() const { return flags & kRootZeroIfNoncommutative; }
+  bool postal_native() const { return flags & kPostalNative; }
+  bool needs_n_equal_p() const { return flags & kNeedsNEqualsP; }
+  bool supports_exclusive() const { return flags & kSupportsExclusive; }
+  bool needs_m_divisible_by_p() const { return flags & kNeedsMDivisibleByP; }
+  bool needs_all_port() const { return flags & kNeedsAllPort; }
 };
 
 const std::vector<AlgorithmInfo>& algorithms();
 const AlgorithmInfo* find_algorithm(const std::string& name);
 
 const char* operation_name(Operation op);
+const char* operation_mpi_name(Operation op);                   // "MPI_Bcast", ...; nullptr if MPI has none
 bool parse_operation(const std::string& name, Operation& out);  // accepts MPI names too
 const char* operator_name(OperatorKind k);
 bool parse_operator(const std::string& name, OperatorKind& out);
+std::string operator_names();  // every operator name, space-separated: "sum prod ... interval"
 
 // Why `algo` cannot run this configuration, or "" if it can.
 std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, const AlgoParams& a, OperatorKind k);

@@ -11,8 +11,30 @@
 
 namespace ppsim {
 
-enum class OperatorKind : int8_t { sum, prod, min, max, band, bor, bxor, affine, interval };
-inline constexpr int kOperatorCount = 9;
+// Every operator once: X(kind, name), name being what --combine takes and reports print. The enum,
+// the count, the names and the run-time dispatch below are generated from this list.
+#define PPSIM_OPERATORS(X) \
+  X(sum, "sum")            \
+  X(prod, "prod")          \
+  X(min, "min")            \
+  X(max, "max")            \
+  X(band, "and")           \
+  X(bor, "or")             \
+  X(bxor, "xor")           \
+  X(affine, "affine")      \
+  X(interval, "interval")
+
+enum class OperatorKind : int8_t {
+#define PPSIM_OPERATOR_ENUM(kind, name) kind,
+  PPSIM_OPERATORS(PPSIM_OPERATOR_ENUM)
+#undef PPSIM_OPERATOR_ENUM
+};
+inline constexpr const char* kOperatorNames[] = {
+#define PPSIM_OPERATOR_NAME(kind, name) name,
+    PPSIM_OPERATORS(PPSIM_OPERATOR_NAME)
+#undef PPSIM_OPERATOR_NAME
+};
+inline constexpr int kOperatorCount = int(sizeof(kOperatorNames) / sizeof(kOperatorNames[0]));
 
 // Value left in every slot that the operation's input does not set ("never written").
 inline constexpr uint64_t kPoison = 0x5A5A5A5A5A5A5A5AULL;
@@ -57,15 +79,9 @@ PPSIM_HD inline uint64_t combine(uint64_t x, uint64_t y) {
 // x ⊕ y for an operator chosen at run time (references and small paths).
 PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
   switch (k) {
-    case OperatorKind::sum: return combine<OperatorKind::sum>(x, y);
-    case OperatorKind::prod: return combine<OperatorKind::prod>(x, y);
-    case OperatorKind::min: return combine<OperatorKind::min>(x, y);
-    case OperatorKind::max: return combine<OperatorKind::max>(x, y);
-    case OperatorKind::band: return combine<OperatorKind::band>(x, y);
-    case OperatorKind::bor: return combine<OperatorKind::bor>(x, y);
-    case OperatorKind::bxor: return combine<OperatorKind::bxor>(x, y);
-    case OperatorKind::affine: return combine<OperatorKind::affine>(x, y);
-    case OperatorKind::interval: return combine<OperatorKind::interval>(x, y);
+#define PPSIM_OPERATOR_CASE(kind, name) case OperatorKind::kind: return combine<OperatorKind::kind>(x, y);
+    PPSIM_OPERATORS(PPSIM_OPERATOR_CASE)
+#undef PPSIM_OPERATOR_CASE
   }
   return kPoison;
 }

@@ -16,5 +16,6 @@ struct PortSpec {
 };
 std::string port_spec_name(const PortSpec& s);      // "single", "half-duplex", "telephone", "all", "3"
 bool parse_port_spec(const std::string& text, PortSpec& out);
+std::string port_spec_names(const char* separator);  // the named specs: "single", ..., "all"
 
 }  // namespace ppsim

@@ -28,15 +28,10 @@ inline void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMod
 using ApplyFn = void (*)(uint64_t*, const uint64_t*, int64_t, RecvMode);
 inline ApplyFn apply_for(OperatorKind k) {
   switch (k) {
-    case OperatorKind::sum: return apply_words<OperatorKind::sum>;
-    case OperatorKind::prod: return apply_words<OperatorKind::prod>;
-    case OperatorKind::min: return apply_words<OperatorKind::min>;
-    case OperatorKind::max: return apply_words<OperatorKind::max>;
-    case OperatorKind::band: return apply_words<OperatorKind::band>;
-    case OperatorKind::bor: return apply_words<OperatorKind::bor>;
-    case OperatorKind::bxor: return apply_words<OperatorKind::bxor>;
-    case OperatorKind::affine: return apply_words<OperatorKind::affine>;
-    case OperatorKind::interval: return apply_words<OperatorKind::interval>;
+#define PPSIM_APPLY_CASE(kind, name) \
+  case OperatorKind::kind: return apply_words<OperatorKind::kind>;
+    PPSIM_OPERATORS(PPSIM_APPLY_CASE)
+#undef PPSIM_APPLY_CASE
   }
   return nullptr;
 }

@@ -3,11 +3,11 @@
 //
 // Mapping: in the phases that move words (post, deliver) every simulated processor is a group of
 // threads whose lanes copy and combine the words of its messages, sized by the round's average
-// message (rounds.h): a thread block of kBlock threads for long messages (DESIGN.md §7's thread
+// message (rounds.h): a thread block of kBlock threads for long messages (docs/DESIGN.md §7's thread
 // block per processor), a warp (kBlock / kGroup processors share a block) for medium ones, one
 // thread for short ones, where idle lanes would only recompute the processor's ops. The other
 // phases are a thread per processor, send or receive. Kernel boundaries are the
-// synchronization points DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
+// synchronization points docs/DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
 // all finish before the next phase starts. rounds.h orders the phases; this file supplies the
 // executor: a stream of its own, kernels, CUB scans and reductions, device memory.
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// Congestion from the topology's routes (DESIGN.md §3, textbook §2.5 and §4.2).
+// Congestion from the topology's routes (docs/DESIGN.md §3, textbook §2.5 and §4.2).
 #include <gtest/gtest.h>
 
 #include "ppsim/engine.h"

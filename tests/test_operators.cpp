@@ -1,4 +1,4 @@
-// Operators: the interval and affine rules of DESIGN.md §6.
+// Operators: the interval and affine rules of docs/DESIGN.md §6.
 #include <gtest/gtest.h>
 
 #include "ppsim/operators.h"

@@ -1,4 +1,4 @@
-// Port models, postal latency and schedule checking (DESIGN.md §2).
+// Port models, postal latency and schedule checking (docs/DESIGN.md §2).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -58,7 +58,7 @@ TEST(Ports, HalfDuplexAndTelephone) {
   EXPECT_TRUE(run_cpu(k2).verified);
 }
 
-// DESIGN.md §2: a message sent in step j is received at the end of step j + lambda - 1 and can be
+// docs/DESIGN.md §2: a message sent in step j is received at the end of step j + lambda - 1 and can be
 // sent on from step j + lambda. With lambda = 3 a binomial broadcast on 4 processors sends in
 // steps 1 and 4; processor 2 (first receiver) holds nothing after steps 1 and 2, the data after 3.
 TEST(Postal, LambdaThreeDelaysReceipt) {

@@ -1,4 +1,4 @@
-// Linear message-cost models (textbook §2.5.1; DESIGN.md §3). Units: t_s, t_h, t_w in time units
+// Linear message-cost models (textbook §2.5.1; docs/DESIGN.md §3). Units: t_s, t_h, t_w in time units
 // (per message, per hop, per word); m in words; l in links; c = congestion (messages sharing the
 // busiest link of the route in the same step).
 //

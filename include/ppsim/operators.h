@@ -1,4 +1,4 @@
-// Combine operators ⊕ over 64-bit words, and the input values a run starts from (DESIGN.md §6).
+// Combine operators ⊕ over 64-bit words, and the input values a run starts from (docs/DESIGN.md §6).
 //
 //   sum, prod, min, max, band, bor, bxor : int64 words, commutative (sum/prod wrap mod 2^64)
 //   affine   : word = (a << 32) | b encodes x -> a*x + b (mod 2^32); f ⊕ g = "f, then g",

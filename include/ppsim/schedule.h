@@ -1,5 +1,5 @@
 // The per-processor, per-round communication description that every algorithm produces.
-// An algorithm is a pure function (params, processor, round) -> StepOps; DESIGN.md §2.
+// An algorithm is a pure function (params, processor, round) -> StepOps; docs/DESIGN.md §2.
 #pragma once
 #include "ppsim/hd.h"
 

@@ -11,7 +11,7 @@ namespace ppsim {
 // Fills in the run's verification against the reference (both backends call it).
 void finish_verification(const RunConfig& c, RunResult& r);
 
-// Compares final buffers with the sequential reference of the operation (DESIGN.md §6).
+// Compares final buffers with the sequential reference of the operation (docs/DESIGN.md §6).
 struct Verification {
   int64_t mismatches = 0;
   std::vector<Mismatch> first;

@@ -20,11 +20,10 @@
 
 namespace ppsim::topo {
 
-struct Binomial : TopologyDefaults {
+struct Binomial : PowerOfTwoP {
   static constexpr const char* name = "binomial";
   static constexpr const char* aliases = "binomial-tree";
   static constexpr const char* hint = "p a power of two; binomial tree rooted at 0";
-  static const char* rejects(int64_t p) { return rejects_non_pow2(p); }
 
   // Bits of s and d below the highest bit where they differ, cleared: their lowest common ancestor.
   PPSIM_HD static int64_t low_mask(int64_t s, int64_t d) {

@@ -13,10 +13,9 @@
 
 namespace ppsim::topo {
 
-struct Hypercube : TopologyDefaults {
+struct Hypercube : PowerOfTwoP {
   static constexpr const char* name = "hypercube";
   static constexpr const char* hint = "p a power of two";
-  static const char* rejects(int64_t p) { return rejects_non_pow2(p); }
 
   PPSIM_HD static int popcount64(uint64_t x) { int c = 0; while (x) { x &= x - 1; ++c; } return c; }
   PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return popcount64(uint64_t(s ^ d)); }

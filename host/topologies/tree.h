@@ -17,11 +17,10 @@
 
 namespace ppsim::topo {
 
-struct Tree : TopologyDefaults {
+struct Tree : PowerOfTwoP {
   static constexpr const char* name = "tree";
   static constexpr const char* aliases = "binary-tree";
   static constexpr const char* hint = "p a power of two; processors at the leaves, switches inside";
-  static const char* rejects(int64_t p) { return rejects_non_pow2(p); }
   static int64_t nodes(const Topology& t) { return 2 * t.p - 1; }
 
   PPSIM_HD static int64_t hops(const Topology& t, int64_t s, int64_t d) {

@@ -18,7 +18,8 @@
 //     static int64_t degree(const Topology&);  // links at the best-connected processor (>= 1)
 //     static LayoutPoint layout(const Topology&, int64_t v);  // where `ppsim draw` puts node v
 //   };
-//   (aliases, hint, grid, direct, rejects and nodes default through TopologyDefaults)
+//   (aliases, hint, grid, direct, rejects and nodes default through TopologyDefaults, or PowerOfTwoP
+//   where p must be 2^d)
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -36,8 +37,10 @@ struct TopologyDefaults {
   static int64_t nodes(const Topology& t) { return t.p; }
 };
 
-// Shared by the units that need p = 2^d.
-inline const char* rejects_non_pow2(int64_t p) { return is_pow2(p) ? nullptr : "needs p to be a power of two"; }
+// The defaults of the units that need p = 2^d (hypercube, tree, binomial).
+struct PowerOfTwoP : TopologyDefaults {
+  static const char* rejects(int64_t p) { return is_pow2(p) ? nullptr : "needs p to be a power of two"; }
+};
 
 // Point `index` of `count` evenly spaced on a circle, the first at the top, going clockwise.
 inline LayoutPoint on_circle(double index, double count, double radius) {

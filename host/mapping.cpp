@@ -50,7 +50,7 @@ MappingMetrics mapping_metrics(const Mapping& m) {
   MappingMetrics out;
   const Topology &L = m.logical, &P = m.physical;
   out.expansion = double(topology_nodes(P)) / double(topology_nodes(L));
-  int64_t space = L.kind == TopologyKind::full ? L.p * L.p : link_space(L);
+  int64_t space = topology_link_ids(L);
   if (space > (int64_t{1} << 22)) return out;
   std::vector<int64_t> load(direct_links(P) ? 0 : size_t(link_space(P)), 0);
   std::unordered_map<int64_t, int64_t> direct_load;

@@ -48,21 +48,7 @@ namespace {
 double usable_ports(const RunConfig& c) {
   if (c.ports.model == PortModel::kport) return c.ports.k;
   if (c.ports.model != PortModel::all) return 1;
-  const Topology& t = physical_topology(c);
-  switch (t.kind) {
-    case TopologyKind::hypercube: return std::max(1, t.log2p);
-    case TopologyKind::full: case TopologyKind::star: return double(std::max<int64_t>(1, t.p - 1));
-    case TopologyKind::tree: return 1;
-    case TopologyKind::bintree: return double(std::min<int64_t>(3, std::max<int64_t>(1, t.p - 1)));  // a parent and two children
-    case TopologyKind::binomial: return std::max(1, t.log2p);                                     // processor 0: log p children
-    case TopologyKind::linear: case TopologyKind::ring: return t.p > 2 ? 2 : 1;
-    case TopologyKind::mesh: case TopologyKind::torus: {
-      double deg = 0;
-      for (int k = 0; k < t.ndims; ++k) deg += t.dims[k] >= 3 ? 2 : t.dims[k] == 2 ? 1 : 0;
-      return std::max(1.0, deg);
-    }
-  }
-  return 1;
+  return double(topology_degree(physical_topology(c)));
 }
 }  // namespace
 

@@ -8,18 +8,6 @@
 namespace ppsim {
 
 namespace {
-struct NameEntry { const char* name; TopologyKind kind; };
-constexpr NameEntry kNames[] = {
-    {"linear", TopologyKind::linear}, {"ring", TopologyKind::ring},
-    {"mesh", TopologyKind::mesh},     {"torus", TopologyKind::torus},
-    {"hypercube", TopologyKind::hypercube}, {"full", TopologyKind::full},
-    {"star", TopologyKind::star},     {"tree", TopologyKind::tree},
-    {"bintree", TopologyKind::bintree}, {"binomial", TopologyKind::binomial},
-    // aliases
-    {"fully-connected", TopologyKind::full}, {"completely-connected", TopologyKind::full},
-    {"array", TopologyKind::linear}, {"binary-tree", TopologyKind::tree},
-    {"complete-binary-tree", TopologyKind::bintree}, {"binomial-tree", TopologyKind::binomial},
-};
 constexpr int64_t kMaxProcessors = int64_t{1} << 31;
 
 int64_t parse_extent(const std::string& s, const std::string& whole) {
@@ -32,19 +20,41 @@ int64_t parse_extent(const std::string& s, const std::string& whole) {
 }  // namespace
 
 const char* topology_name(TopologyKind k) {
-  for (const auto& e : kNames) if (e.kind == k) return e.name;
-  return "?";
+  return with_topology_unit(k, [](auto u) { return decltype(u)::name; });
 }
 
+const char* topology_hint(TopologyKind k) {
+  return with_topology_unit(k, [](auto u) { return decltype(u)::hint; });
+}
+
+bool topology_is_grid(TopologyKind k) {
+  return with_topology_unit(k, [](auto u) { return decltype(u)::grid; });
+}
+
+namespace {
+// `word` is one of the space-separated words of `words`.
+bool among_words(const std::string& word, const char* words) {
+  if (word.empty() || word.find(' ') != std::string::npos) return false;
+  return (' ' + std::string(words) + ' ').find(' ' + word + ' ') != std::string::npos;
+}
+}  // namespace
+
 bool parse_topology_kind(const std::string& name, TopologyKind& out) {
-  for (const auto& e : kNames) if (name == e.name) { out = e.kind; return true; }
+  for (int k = 0; k < kTopologyCount; ++k) {
+    const auto kind = TopologyKind(k);
+    if (name == topology_name(kind) ||
+        with_topology_unit(kind, [&](auto u) { return among_words(name, decltype(u)::aliases); })) {
+      out = kind;
+      return true;
+    }
+  }
   return false;
 }
 
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
   Topology t;
   t.kind = kind;
-  bool grid = kind == TopologyKind::mesh || kind == TopologyKind::torus;
+  const bool grid = topology_is_grid(kind);
   if (!dims.empty()) {
     if (!grid) throw std::invalid_argument(std::string("--dims applies to mesh and torus, not ") + topology_name(kind));
     t.ndims = 0;
@@ -77,17 +87,15 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       t.ndims = 1; t.dims[0] = p;
     }
   }
-  if ((kind == TopologyKind::hypercube || kind == TopologyKind::tree || kind == TopologyKind::binomial) && !is_pow2(t.p))
-    throw std::invalid_argument(std::string(topology_name(kind)) + " needs p to be a power of two (got " + std::to_string(t.p) + ")");
-  if (kind == TopologyKind::bintree && !is_pow2(t.p + 1))
-    throw std::invalid_argument("bintree (a complete binary tree) needs p = 2^d - 1: 1, 3, 7, 15, ... (got " + std::to_string(t.p) + ")");
+  if (const char* why = with_topology_unit(kind, [&](auto u) { return decltype(u)::rejects(t.p); }))
+    throw std::invalid_argument(std::string(topology_name(kind)) + " " + why + " (got " + std::to_string(t.p) + ")");
   t.log2p = floor_log2(t.p);
   return t;
 }
 
 std::string topology_dims(const Topology& t) {
   std::string s;
-  if (t.kind != TopologyKind::mesh && t.kind != TopologyKind::torus) return s;
+  if (!topology_is_grid(t.kind)) return s;
   for (int k = 0; k < t.ndims; ++k) {
     if (k) s += 'x';
     s += std::to_string(t.dims[k]);
@@ -97,7 +105,7 @@ std::string topology_dims(const Topology& t) {
 
 std::string topology_shape(const Topology& t) {
   std::string s = topology_name(t.kind);
-  if (t.kind == TopologyKind::mesh || t.kind == TopologyKind::torus) {
+  if (topology_is_grid(t.kind)) {
     s += ' ';
     s += topology_dims(t);
   } else {
@@ -108,35 +116,25 @@ std::string topology_shape(const Topology& t) {
 }
 
 TopologyMetrics topology_metrics(const Topology& t) {
-  switch (t.kind) {
-    case TopologyKind::linear: return topo_linear::metrics(t);
-    case TopologyKind::ring: return topo_ring::metrics(t);
-    case TopologyKind::mesh: case TopologyKind::torus: return topo_mesh::metrics(t);
-    case TopologyKind::hypercube: return topo_hypercube::metrics(t);
-    case TopologyKind::full: return topo_full::metrics(t);
-    case TopologyKind::star: return topo_star::metrics(t);
-    case TopologyKind::tree: return topo_tree::metrics(t);
-    case TopologyKind::bintree: return topo_bintree::metrics(t);
-    case TopologyKind::binomial: return topo_binomial::metrics(t);
-  }
-  return {};
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::metrics(t); });
 }
 
-int64_t topology_nodes(const Topology& t) { return t.kind == TopologyKind::tree ? 2 * t.p - 1 : t.p; }
+int64_t topology_nodes(const Topology& t) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::nodes(t); });
+}
 
 bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int64_t& to) {
-  switch (t.kind) {
-    case TopologyKind::linear: return topo_linear::link_endpoints(t, link, from, to);
-    case TopologyKind::ring: return topo_ring::link_endpoints(t, link, from, to);
-    case TopologyKind::mesh: case TopologyKind::torus: return topo_mesh::link_endpoints(t, link, from, to);
-    case TopologyKind::hypercube: return topo_hypercube::link_endpoints(t, link, from, to);
-    case TopologyKind::full: return topo_full::link_endpoints(t, link, from, to);
-    case TopologyKind::star: return topo_star::link_endpoints(t, link, from, to);
-    case TopologyKind::tree: return topo_tree::link_endpoints(t, link, from, to);
-    case TopologyKind::bintree: return topo_bintree::link_endpoints(t, link, from, to);
-    case TopologyKind::binomial: return topo_binomial::link_endpoints(t, link, from, to);
-  }
-  return false;
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_endpoints(t, link, from, to); });
+}
+
+int64_t topology_link_ids(const Topology& t) { return direct_links(t) ? t.p * t.p : link_space(t); }
+
+int64_t topology_degree(const Topology& t) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::degree(t); });
+}
+
+LayoutPoint topology_layout(const Topology& t, int64_t v) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::layout(t, v); });
 }
 
 }  // namespace ppsim

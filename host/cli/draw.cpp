@@ -30,45 +30,8 @@ struct Point { double x, y; };
 
 // Where physical node v is drawn (points; y grows upwards).
 Point position(const Topology& t, int64_t v) {
-  const double pi = 3.14159265358979323846;
-  switch (t.kind) {
-    case TopologyKind::linear: return {double(v) * 80, 0};
-    case TopologyKind::ring: case TopologyKind::full: {
-      double r = std::max(110.0, double(t.p) * 14), a = pi / 2 - 2 * pi * double(v) / double(t.p);
-      return {r * std::cos(a), r * std::sin(a)};
-    }
-    case TopologyKind::star: {
-      if (v == 0) return {0, 0};
-      double r = std::max(110.0, double(t.p) * 14), a = pi / 2 - 2 * pi * double(v - 1) / double(t.p - 1);
-      return {r * std::cos(a), r * std::sin(a)};
-    }
-    case TopologyKind::mesh: case TopologyKind::torus: {
-      const int64_t C = t.dims[t.ndims - 1], R = t.ndims >= 2 ? t.dims[t.ndims - 2] : 1;
-      const int64_t layer = v / (R * C), row = (v / C) % R, col = v % C;
-      return {double(col) * 90 + double(layer) * (double(C) * 90 + 60), -double(row) * 90};
-    }
-    case TopologyKind::hypercube: {  // even bits across, odd bits down, higher bits spread wider
-      double x = 0, y = 0;
-      for (int k = 0; k < t.log2p; ++k)
-        if ((v >> k) & 1) (k % 2 == 0 ? x : y) += 100.0 * std::pow(2.3, k / 2);
-      return {x + 0.18 * y, -y};
-    }
-    case TopologyKind::bintree: {  // level by level, each node above the middle of its subtree
-      const int64_t depth = floor_log2(v + 1), height = floor_log2(t.p + 1) - 1, first = (int64_t{1} << depth) - 1;
-      const double span = double(int64_t{1} << (height - depth));
-      return {(double(v - first) * span + (span - 1) / 2) * 70, -double(depth) * 90};
-    }
-    case TopologyKind::binomial:  // processors in order, each a level below its parent
-      return {double(v) * 70, -double(popcount64(v)) * 90};
-    case TopologyKind::tree: {  // leaves in a row, each switch above the middle of its leaves
-      if (v < t.p) return {double(v) * 70, 0};
-      int64_t heap = v - t.p + 1, depth = 0, first = heap;
-      while (first < t.p) { first *= 2; ++depth; }
-      double span = double(int64_t{1} << depth);
-      return {(double(first - t.p) + (span - 1) / 2) * 70, double(depth) * 70};
-    }
-  }
-  return {0, 0};
+  const LayoutPoint at = topology_layout(t, v);
+  return {at.x, at.y};
 }
 
 std::string node_name(const Topology& t, int64_t v) {
@@ -91,7 +54,7 @@ void emit_machine(std::ostringstream& dot, const Topology& t, bool bold_links) {
   }
   if (!bold_links) {
     std::set<std::pair<int64_t, int64_t>> drawn;
-    const int64_t space = t.kind == TopologyKind::full ? t.p * t.p : link_space(t);
+    const int64_t space = topology_link_ids(t);
     for (int64_t id = 0; id < space; ++id) {
       int64_t a, b;
       if (!topology_link_endpoints(t, id, a, b) || !drawn.insert({std::min(a, b), std::max(a, b)}).second) continue;
@@ -148,7 +111,7 @@ std::string draw_spacetime(const RunConfig& c, const RunResult& r) {
 
 std::string draw_heatmap(const RunConfig& c, const RunResult& r) {
   const Topology& t = physical_topology(c);
-  if (t.kind != TopologyKind::mesh && t.kind != TopologyKind::torus)
+  if (!topology_is_grid(t.kind))
     throw UsageError("--kind heatmap draws meshes and tori (the machine here is " + std::string(topology_name(t.kind)) + ")");
   std::map<std::pair<int64_t, int64_t>, int64_t> load;  // undirected link -> messages over the run
   int64_t most = 0;

@@ -55,16 +55,8 @@ void list_topologies() {
   std::cout << "topologies:\n";
   for (int k = 0; k < kTopologyCount; ++k) {
     auto kind = TopologyKind(k);
-    const char* hint = "";
-    switch (kind) {
-      case TopologyKind::mesh: case TopologyKind::torus: hint = "  (--dims RxC[xD...] or a square --p)"; break;
-      case TopologyKind::hypercube: hint = "  (p a power of two)"; break;
-      case TopologyKind::tree: hint = "  (p a power of two; processors at the leaves, switches inside)"; break;
-      case TopologyKind::bintree: hint = "  (p = 2^d - 1; complete binary tree, a processor at every node)"; break;
-      case TopologyKind::binomial: hint = "  (p a power of two; binomial tree rooted at 0)"; break;
-      default: break;
-    }
-    std::cout << "  " << topology_name(kind) << hint << "\n";
+    const std::string hint = topology_hint(kind);
+    std::cout << "  " << topology_name(kind) << (hint.empty() ? "" : "  (" + hint + ")") << "\n";
   }
 }
 

@@ -6,8 +6,28 @@
 
 namespace ppsim {
 
-enum class TopologyKind : int8_t { linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial };
-inline constexpr int kTopologyCount = 10;
+// The one list of topologies, in the order `ppsim list` shows them: X(kind, unit). Each unit is one
+// header in host/topologies/ that answers every question about its kind (host/topologies/unit.h);
+// every dispatch on a kind is generated from this list. Adding a topology: write its unit, include
+// it in host/topologies/all.h, add it here.
+#define PPSIM_TOPOLOGIES(X) \
+  X(linear, Linear)         \
+  X(ring, Ring)             \
+  X(mesh, Mesh)             \
+  X(torus, Torus)           \
+  X(hypercube, Hypercube)   \
+  X(full, Full)             \
+  X(star, Star)             \
+  X(tree, Tree)             \
+  X(bintree, Bintree)       \
+  X(binomial, Binomial)
+
+#define PPSIM_TOPOLOGY_ENUMERATOR(kind, unit) kind,
+enum class TopologyKind : int8_t { PPSIM_TOPOLOGIES(PPSIM_TOPOLOGY_ENUMERATOR) };
+#undef PPSIM_TOPOLOGY_ENUMERATOR
+#define PPSIM_TOPOLOGY_ONE(kind, unit) +1
+inline constexpr int kTopologyCount = 0 PPSIM_TOPOLOGIES(PPSIM_TOPOLOGY_ONE);
+#undef PPSIM_TOPOLOGY_ONE
 
 struct Topology {
   TopologyKind kind = TopologyKind::full;
@@ -26,7 +46,9 @@ struct TopologyMetrics {
 };
 
 const char* topology_name(TopologyKind k);
-bool parse_topology_kind(const std::string& name, TopologyKind& out);
+bool parse_topology_kind(const std::string& name, TopologyKind& out);  // a name or an alias
+const char* topology_hint(TopologyKind k);  // what p it takes, for `ppsim list`; "" when any p
+bool topology_is_grid(TopologyKind k);      // shaped by --dims: mesh, torus
 // Builds a topology from --p or --dims ("RxC", "RxCxD", ...). Throws std::invalid_argument with a
 // one-line message naming the problem.
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
@@ -38,5 +60,13 @@ TopologyMetrics topology_metrics(const Topology& t);
 int64_t topology_nodes(const Topology& t);
 // For tests and drawings: the endpoints (node ids) of a directed link id; false if unused.
 bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int64_t& to);
+// Link ids to ask topology_link_endpoints about: [0, topology_link_ids(t)).
+int64_t topology_link_ids(const Topology& t);
+// Links at the best-connected processor: what it can use at once under the all-port model (>= 1).
+int64_t topology_degree(const Topology& t);
+
+// Where a drawing puts node v (points; y grows upwards).
+struct LayoutPoint { double x, y; };
+LayoutPoint topology_layout(const Topology& t, int64_t v);
 
 }  // namespace ppsim

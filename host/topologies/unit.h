@@ -1,0 +1,53 @@
+// What every topology unit (one header per topology, listed once in PPSIM_TOPOLOGIES) answers:
+//
+//   struct X : TopologyDefaults {
+//     static constexpr const char* name;     // as `--topology` and the reports spell it
+//     static constexpr const char* aliases;  // other names `--topology` accepts, space-separated
+//     static constexpr const char* hint;     // `ppsim list`: what p it takes ("" = any p)
+//     static constexpr bool grid;            // shaped by --dims (mesh, torus)
+//     static constexpr bool direct;          // a link per ordered pair, id s*p + d: O(p^2) links, so
+//                                            // congestion is counted per sender, not in a link array
+//     static const char* rejects(int64_t p); // why p is not allowed ("needs ..."), or nullptr
+//     static int64_t nodes(const Topology&); // processors 0..p-1, then switches (tree)
+//     PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d);
+//     template <class Visit>                 // visit(link id) along the route s -> d, in path order
+//     PPSIM_HD static void route(const Topology&, int64_t s, int64_t d, Visit&&);
+//     PPSIM_HD static int64_t link_space(const Topology&);  // dense directed-link ids (0: direct)
+//     static bool link_endpoints(const Topology&, int64_t id, int64_t& from, int64_t& to);
+//     static TopologyMetrics metrics(const Topology&);       // Table 2-1
+//     static int64_t degree(const Topology&);  // links at the best-connected processor (>= 1)
+//     static LayoutPoint layout(const Topology&, int64_t v);  // where `ppsim draw` puts node v
+//   };
+//   (aliases, hint, grid, direct, rejects and nodes default through TopologyDefaults, or PowerOfTwoP
+//   where p must be 2^d)
+#pragma once
+#include <algorithm>
+#include <cmath>
+
+#include "ppsim/topology.h"
+
+namespace ppsim::topo {
+
+struct TopologyDefaults {
+  static constexpr const char* aliases = "";
+  static constexpr const char* hint = "";
+  static constexpr bool grid = false;
+  static constexpr bool direct = false;
+  static const char* rejects(int64_t) { return nullptr; }
+  static int64_t nodes(const Topology& t) { return t.p; }
+};
+
+// The defaults of the units that need p = 2^d (hypercube, tree, binomial).
+struct PowerOfTwoP : TopologyDefaults {
+  static const char* rejects(int64_t p) { return is_pow2(p) ? nullptr : "needs p to be a power of two"; }
+};
+
+// Point `index` of `count` evenly spaced on a circle, the first at the top, going clockwise.
+inline LayoutPoint on_circle(double index, double count, double radius) {
+  const double pi = 3.14159265358979323846, a = pi / 2 - 2 * pi * index / count;
+  return {radius * std::cos(a), radius * std::sin(a)};
+}
+// The radius that keeps p processors on a circle apart.
+inline double circle_radius(int64_t p) { return std::max(110.0, double(p) * 14); }
+
+}  // namespace ppsim::topo

@@ -1,9 +1,8 @@
-// Builds the JSON reports of runs: a network's and a PRAM's.
+// Builds the JSON reports of runs: a network's and a PRAM's (the bounds they print: bounds.cpp).
 #include "ppsim/report.h"
 
 #include <cmath>
 
-#include "ppsim/postal.h"
 
 namespace ppsim {
 
@@ -27,44 +26,9 @@ json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); 
 
 const char* routing_name(Routing r) { return r == Routing::cut_through ? "cut-through" : "store-and-forward"; }
 
-double formula_time(const RunConfig& c) {
-  if (c.params.lambda > 1) return std::nan("");
-  return c.algorithm->formula(c.params, c.cost);
-}
-
-int64_t postal_lower_bound_steps(const RunConfig& c) {
-  if (c.algorithm->op == Operation::shift || c.ports.model == PortModel::all) return -1;
-  int k = c.ports.model == PortModel::kport ? c.ports.k : 1;
-  return postal_min_steps(c.params.p, k, c.params.lambda);
-}
-
 json postal_lower_bound_json(const RunConfig& c) {
   const int64_t bound = postal_lower_bound_steps(c);
   return bound < 0 ? json(nullptr) : json(bound);
-}
-
-namespace {
-// Links a processor can use at once under the run's port model: 1, k, or its degree (all-port).
-double usable_ports(const RunConfig& c) {
-  if (c.ports.model == PortModel::kport) return c.ports.k;
-  if (c.ports.model != PortModel::all) return 1;
-  return double(topology_degree(physical_topology(c)));
-}
-}  // namespace
-
-double lower_bound_time(const RunConfig& c) {
-  const double p = double(c.params.p), m = double(c.params.m);
-  switch (c.algorithm->op) {
-    case Operation::allgather: case Operation::reduce_scatter: case Operation::scatter: case Operation::gather:
-      // (p - 1) m words through one processor's ports.
-      return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1) / usable_ports(c);
-    case Operation::alltoall: {
-      int64_t w = topology_metrics(c.topology).bisection_width;
-      if (c.params.lambda > 1 || w == 0) return std::nan("");
-      return c.cost.tw * m * std::floor(p / 2) * std::ceil(p / 2) / double(w);
-    }
-    default: return std::nan("");
-  }
 }
 
 namespace {

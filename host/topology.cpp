@@ -137,4 +137,10 @@ LayoutPoint topology_layout(const Topology& t, int64_t v) {
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::layout(t, v); });
 }
 
+std::vector<int64_t> topology_route(const Topology& t, int64_t s, int64_t d) {
+  std::vector<int64_t> links;
+  for_each_route_link(t, s, d, [&](int64_t id) { links.push_back(id); });
+  return links;
+}
+
 }  // namespace ppsim

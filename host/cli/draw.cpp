@@ -17,7 +17,6 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "topologies/routing.h"
 
 namespace ppsim::cli {
 
@@ -118,11 +117,11 @@ std::string draw_heatmap(const RunConfig& c, const RunResult& r) {
   for (const auto& step : r.trace)
     for (const auto& m : step.messages) {
       int64_t a = c.mapped ? map_node(c.mapping, m.from) : m.from, b = c.mapped ? map_node(c.mapping, m.to) : m.to;
-      for_each_route_link(t, a, b, [&](int64_t id) {
+      for (int64_t id : topology_route(t, a, b)) {
         int64_t x, y;
         topology_link_endpoints(t, id, x, y);
         most = std::max(most, ++load[{std::min(x, y), std::max(x, y)}]);
-      });
+      }
     }
   std::ostringstream dot;
   dot << "digraph ppsim {\n  graph [splines=false, labelloc=t, fontname=\"sans\", label=\"" << c.algorithm->name << " on "
@@ -130,7 +129,7 @@ std::string draw_heatmap(const RunConfig& c, const RunResult& r) {
       << "  node [shape=circle, fontname=\"sans\", width=0.4, fixedsize=true];\n  edge [fontname=\"sans\", fontsize=11, dir=none];\n";
   emit_machine(dot, t, true);
   std::set<std::pair<int64_t, int64_t>> links;
-  const int64_t space = link_space(t);
+  const int64_t space = topology_link_ids(t);
   for (int64_t id = 0; id < space; ++id) {
     int64_t a, b;
     if (topology_link_endpoints(t, id, a, b)) links.insert({std::min(a, b), std::max(a, b)});

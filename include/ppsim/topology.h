@@ -2,6 +2,7 @@
 // Plain data, usable on the host and the device; per-kind behaviour lives in host/topologies/.
 #pragma once
 #include <string>
+#include <vector>
 #include "ppsim/hd.h"
 
 namespace ppsim {
@@ -60,6 +61,8 @@ TopologyMetrics topology_metrics(const Topology& t);
 int64_t topology_nodes(const Topology& t);
 // For tests and drawings: the endpoints (node ids) of a directed link id; false if unused.
 bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int64_t& to);
+// The directed link ids of the route from node s to node d, in path order.
+std::vector<int64_t> topology_route(const Topology& t, int64_t s, int64_t d);
 // Link ids to ask topology_link_endpoints about: [0, topology_link_ids(t)).
 int64_t topology_link_ids(const Topology& t);
 // Links at the best-connected processor: what it can use at once under the all-port model (>= 1).

@@ -89,8 +89,7 @@ auto when_device_memory_returns(F f) -> decltype(f()) {
   }
 }
 
-Figures run_point(const std::string& topology, const std::string& op_name, int64_t p, int64_t m, bool cuda, bool compare_cpu,
-                  int threads) {
+Figures run_point(const std::string& topology, const std::string& op_name, int64_t p, int64_t m, bool cuda, bool compare_cpu, int threads) {
   Figures f;
   try {
     TopologyKind kind;
@@ -155,7 +154,8 @@ int main(int argc, char** argv) {
         [] {
           Figures r;
           CudaStatus s = cuda_status();
-          std::snprintf(s.usable ? r.algo : r.error, s.usable ? sizeof r.algo : sizeof r.error, "%s", s.usable ? s.device.c_str() : s.why.c_str());
+          std::snprintf(s.usable ? r.algo : r.error, s.usable ? sizeof r.algo : sizeof r.error, "%s",
+                        s.usable ? s.device.c_str() : s.why.c_str());
           return r;
         },
         probe, unused);
@@ -168,11 +168,12 @@ int main(int argc, char** argv) {
   }
   if (markdown)
     std::cout << "| op | algorithm | p | m | steps | wall s | s/step | msgs/s | words/s | peak MiB | verified |"
-              << (cuda ? " copy bw GB/s | bytes/s ÷ copy bw | CPU s | speedup |" : "") << "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-              << (cuda ? "---:|---:|---:|---:|" : "") << "\n";
+              << (cuda ? " copy bw GB/s | bytes/s ÷ copy bw | CPU s | speedup |" : "")
+              << "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" << (cuda ? "---:|---:|---:|---:|" : "") << "\n";
   else
-    std::cout << "op         algorithm              p         m    steps  wall_s     s_per_step  msgs_per_s  words_per_s  peak_MiB  verified"
-              << (cuda ? "  copy_GB/s bw_ratio  cpu_s    speedup" : "") << "\n";
+    std::cout
+        << "op         algorithm              p         m    steps  wall_s     s_per_step  msgs_per_s  words_per_s  peak_MiB  verified"
+        << (cuda ? "  copy_GB/s bw_ratio  cpu_s    speedup" : "") << "\n";
   std::cout << std::flush;
   for (const auto& op : ops)
     for (int64_t m : ms)
@@ -190,15 +191,18 @@ int main(int argc, char** argv) {
         double ratio = f.bandwidth > 0 ? double(f.words) * kBytesPerWord / f.wall / f.bandwidth : 0;
         double speedup = f.cpu_wall > 0 ? f.cpu_wall / f.wall : 0;
         if (markdown) {
-          int n = std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.4f | %.2e | %.3g | %.3g | %.0f | %s |", op.c_str(), f.algo,
-                                k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
+          int n = std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.4f | %.2e | %.3g | %.3g | %.0f | %s |", op.c_str(),
+                                f.algo, k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
                                 double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), " %.0f | %.3f | %.3f | %.1f |", f.bandwidth / 1e9, ratio, f.cpu_wall, speedup);
+          if (cuda)
+            std::snprintf(line + n, sizeof line - size_t(n), " %.0f | %.3f | %.3f | %.1f |", f.bandwidth / 1e9, ratio, f.cpu_wall, speedup);
         } else {
           int n = std::snprintf(line, sizeof line, "%-10s %-22s 2^%-7d %-4lld %-6lld %-10.4f %-11.2e %-11.3g %-12.3g %-9.0f %-8s",
-                                op.c_str(), f.algo, k, (long long)m, (long long)f.steps, f.wall, per_step,
-                                double(f.messages) / f.wall, double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
-          if (cuda) std::snprintf(line + n, sizeof line - size_t(n), "  %-9.0f %-8.3f  %-7.3f  %.1f", f.bandwidth / 1e9, ratio, f.cpu_wall, speedup);
+                                op.c_str(), f.algo, k, (long long)m, (long long)f.steps, f.wall, per_step, double(f.messages) / f.wall,
+                                double(f.words) / f.wall, peak_mib, f.verified ? "yes" : "NO");
+          if (cuda)
+            std::snprintf(line + n, sizeof line - size_t(n), "  %-9.0f %-8.3f  %-7.3f  %.1f", f.bandwidth / 1e9, ratio, f.cpu_wall,
+                          speedup);
         }
         std::cout << line << "\n" << std::flush;
       }

@@ -93,7 +93,6 @@ unsigned grid_for(int64_t items, int64_t per_block) {
   return unsigned(blocks);
 }
 
-
 // A device array that only grows (to exactly what is asked: the memory check counts exact sizes).
 template <class T>
 class DeviceArray {
@@ -101,8 +100,13 @@ class DeviceArray {
   DeviceArray() = default;
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), cap_(o.cap_) { o.ptr_ = nullptr; o.cap_ = 0; }
-  ~DeviceArray() { if (ptr_) cudaFree(ptr_); }
+  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), cap_(o.cap_) {
+    o.ptr_ = nullptr;
+    o.cap_ = 0;
+  }
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);
+  }
   void ensure(size_t n) {
     if (n <= cap_) return;
     if (ptr_) PPSIM_CUDA_CHECK(cudaFree(ptr_));
@@ -138,9 +142,15 @@ CudaStatus query_device() {
   std::call_once(once, [] {
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) name = prop.name;
-    else { name_error = "cannot query device 0"; cudaGetLastError(); }
+    else {
+      name_error = "cannot query device 0";
+      cudaGetLastError();
+    }
   });
-  if (!name_error.empty()) { s.why = name_error; return s; }
+  if (!name_error.empty()) {
+    s.why = name_error;
+    return s;
+  }
   s.device = name;
   size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
@@ -223,7 +233,8 @@ class DeviceExec {
   template <class T, class Fn, class Op>
   uint64_t scan_scratch(int64_t n, const Fn& fn, const Op& op, T init) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
+    PPSIM_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
     return bytes + 1;
   }
   // Small runs (few processors, short messages) take one launch for the sizing pass (a block a

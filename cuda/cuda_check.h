@@ -25,12 +25,9 @@ inline void cuda_check(cudaError_t status, const char* expr, const char* file, i
 // A size as a user reads it: bytes, MiB or GiB.
 inline std::string allocation_size_text(uint64_t bytes) {
   char text[64];
-  if (bytes < (uint64_t{1} << 20))
-    std::snprintf(text, sizeof text, "%llu bytes", (unsigned long long)bytes);
-  else if (bytes < (uint64_t{1} << 30))
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(uint64_t{1} << 20));
-  else
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t{1} << 30));
+  if (bytes < (uint64_t{1} << 20)) std::snprintf(text, sizeof text, "%llu bytes", (unsigned long long)bytes);
+  else if (bytes < (uint64_t{1} << 30)) std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(uint64_t{1} << 20));
+  else std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t{1} << 30));
   return text;
 }
 

@@ -9,15 +9,13 @@
 
 namespace ppsim {
 
-__global__ void device_compile_check_kernel(AlgorithmId algo, AlgoParams a, Topology t, int round,
-                                            int64_t* out) {
+__global__ void device_compile_check_kernel(AlgorithmId algo, AlgoParams a, Topology t, int round, int64_t* out) {
   int64_t proc = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (proc >= a.p) return;
   StepOps ops;
   algorithm_ops(algo, a, proc, round, ops);
   int64_t links = 0;
-  for (int n = 0; n < ops.nsend; ++n)
-    for_each_route_link(t, proc, ops.send[n].to, [&](int64_t) { ++links; });
+  for (int n = 0; n < ops.nsend; ++n) for_each_route_link(t, proc, ops.send[n].to, [&](int64_t) { ++links; });
   uint64_t w = operation_initial_word(Operation::scan, OperatorKind::interval, InputSpec{}, a, 0, proc, 0);
   PramOps pram = pram_algorithm_ops(PramAlgorithmId::PramScan, PramParams{a.p, a.m}, proc, round);
   ProcBuffers none;

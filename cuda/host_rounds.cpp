@@ -96,10 +96,14 @@ class HostExec {
   int team_threads = 0;
   bool whole_run_fits(int64_t p, long long words) const { return team_threads > 0 && rounds::whole_run_fits(p, words); }
   void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
-    as_team([&](auto& team) { for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, team, r, out); });
+    as_team([&](auto& team) {
+      for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, team, r, out);
+    });
   }
   void steps_in_one_launch(const rounds::StepPlan& pl) {
-    as_team([&](auto& team) { for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, team, t); });
+    as_team([&](auto& team) {
+      for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, team, t);
+    });
   }
   template <class Work>
   void as_team(const Work& work) {
@@ -122,9 +126,13 @@ class HostExec {
   }
   // Reductions and scans over fn(0), ..., fn(n - 1), in index order.
   template <class T, class Fn, class Op>
-  uint64_t reduce_scratch(int64_t, const Fn&, const Op&, T) const { return 0; }
+  uint64_t reduce_scratch(int64_t, const Fn&, const Op&, T) const {
+    return 0;
+  }
   template <class T, class Fn, class Op>
-  uint64_t scan_scratch(int64_t, const Fn&, const Op&, T) const { return 0; }
+  uint64_t scan_scratch(int64_t, const Fn&, const Op&, T) const {
+    return 0;
+  }
   void reserve_scratch(uint64_t) {}
   template <class T, class Fn, class Op>
   void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {

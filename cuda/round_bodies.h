@@ -84,7 +84,9 @@ struct RoundPeak {
 // Combiners for the executors' reductions and scans (device and host alike).
 struct SumOf {
   template <class T>
-  PPSIM_HD T operator()(const T& a, const T& b) const { return a + b; }
+  PPSIM_HD T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
 };
 struct PeakOf {
   PPSIM_HD RoundPeak operator()(const RoundPeak& a, const RoundPeak& b) const {
@@ -127,7 +129,10 @@ PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
   ops.nsend = ops.nrecv = 0;
   ops.overflow = false;
 #if !defined(__CUDA_ARCH__)
-  if (c.ops_override) { c.ops_override(c.a, i, round, ops); return; }
+  if (c.ops_override) {
+    c.ops_override(c.a, i, round, ops);
+    return;
+  }
 #endif
   algorithm_ops(c.algo, c.a, i, round, ops);
 }
@@ -150,7 +155,10 @@ struct LocalBody {
   LocalPhase phase;
   PPSIM_HD void operator()(int64_t i) const {
     ProcBuffers view;
-    for (int b = 0; b < c.nbuf(); ++b) { view.buf[b] = c.bufs[b] + i * c.words(b); view.words[b] = c.words(b); }
+    for (int b = 0; b < c.nbuf(); ++b) {
+      view.buf[b] = c.bufs[b] + i * c.words(b);
+      view.words[b] = c.words(b);
+    }
     algorithm_local(c.algo, c.a, c.op, i, phase, view);
   }
 };
@@ -265,12 +273,16 @@ struct MatchBody {
     const DevSend x = sends[s];
     const int k = rules::occurrence(sends, slot[x.from].sends, s);
     DevRecv* match = rules::matching_receive(recvs + slot[x.to].recvs, slot[x.to + 1].recvs - slot[x.to].recvs, x.from, k);
-    if (!match || match->len != x.len) { flag_error(c, step, x.from); return; }
+    if (!match || match->len != x.len) {
+      flag_error(c, step, x.from);
+      return;
+    }
     match->pool_off = x.pool_off;
     const rules::Machine& m = c.machine;
     sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
     const uint32_t stamp = uint32_t(step);
-    if (!direct_links(m.topo)) for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+    if (!direct_links(m.topo))
+      for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
 };
 

@@ -69,10 +69,10 @@ inline StoreSizes largest_round(const std::vector<RoundTotals>& totals) {
 inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, uint64_t scratch) {
   const int64_t p = c.params.p;
   const Topology& t = physical_topology(c);
-  uint64_t bytes = run_total_words(c) * 8;                                            // the buffers
+  uint64_t bytes = run_total_words(c) * 8;                                           // the buffers
   if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;  // link counters
-  const uint64_t store = uint64_t(p + 1) * sizeof(Slots) + uint64_t(n.sends) * sizeof(DevSend) +
-                         uint64_t(n.recvs) * sizeof(DevRecv) + uint64_t(n.words) * 8;
+  const uint64_t store =
+      uint64_t(p + 1) * sizeof(Slots) + uint64_t(n.sends) * sizeof(DevSend) + uint64_t(n.recvs) * sizeof(DevRecv) + uint64_t(n.words) * 8;
   bytes += uint64_t(nstores) * store;
   bytes += uint64_t(std::max(1, c.algorithm->rounds(c.params))) * sizeof(RoundPeak);  // the rounds' peaks
   bytes += scratch;
@@ -93,8 +93,8 @@ struct StepPlan {
   int64_t p, total_steps;
   int lambda, nstores;
   bool has_local, check_exchange;  // check_exchange: half-duplex and telephone
-  const RoundTotals* totals;                       // [rounds]: totals[r - 1] is round r
-  RoundPeak* peaks;                                // [rounds]
+  const RoundTotals* totals;       // [rounds]: totals[r - 1] is round r
+  RoundPeak* peaks;                // [rounds]
   unsigned long long* link_load;
   Slots* slot;
   DevSend* sends;
@@ -177,7 +177,8 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
 template <class Exec>
 class RoundsRun {
  public:
-  RoundsRun(const RunConfig& c, Exec& exec) : c_(c), exec_(exec), p_(c.params.p), nrounds_(c.algorithm->rounds(c.params)), postal_(c.params) {}
+  RoundsRun(const RunConfig& c, Exec& exec)
+      : c_(c), exec_(exec), p_(c.params.p), nrounds_(c.algorithm->rounds(c.params)), postal_(c.params) {}
 
   RunResult run() {
     plan();
@@ -235,7 +236,8 @@ class RoundsRun {
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
-    else for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
+    else
+      for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
     exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
     read_status();
   }
@@ -243,8 +245,9 @@ class RoundsRun {
   // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
   void allocate() {
     pl_.store = largest_round(totals_);
-    const uint64_t scratch = std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
-                                      exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
+    const uint64_t scratch =
+        std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
+                 exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
     exec_.require(run_bytes(c_, pl_.store, pl_.nstores, scratch));
     exec_.reserve_scratch(scratch);
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
@@ -299,7 +302,10 @@ class RoundsRun {
     }
     if (pl_.total_steps == 0) {
       if (pl_.has_local) exec_.each(p_, LocalBody{pl_.ctx, LocalPhase::after_last_step});
-      if (c_.trace) { result.trace.clear(); result.trace.push_back(TraceStep{0, fetch_buffers(), {}}); }
+      if (c_.trace) {
+        result.trace.clear();
+        result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
+      }
     }
   }
 

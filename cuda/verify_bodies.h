@@ -102,7 +102,8 @@ long long count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint6
       }
       fold = from;
     } else {
-      for (int64_t d = 1; d < count; d *= 2) exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
+      for (int64_t d = 1; d < count; d *= 2)
+        exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
       fold = table;
     }
   }

@@ -31,7 +31,10 @@ double usable_ports(const RunConfig& c) {
 double lower_bound_time(const RunConfig& c) {
   const double p = double(c.params.p), m = double(c.params.m);
   switch (c.algorithm->op) {
-    case Operation::allgather: case Operation::reduce_scatter: case Operation::scatter: case Operation::gather:
+    case Operation::allgather:
+    case Operation::reduce_scatter:
+    case Operation::scatter:
+    case Operation::gather:
       // (p - 1) m words through one processor's ports.
       return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1) / usable_ports(c);
     case Operation::alltoall: {

@@ -48,7 +48,7 @@ struct StoredRecv {
 };
 
 struct Chunk {
-  int64_t first = 0, last = 0;  // processors [first, last)
+  int64_t first = 0, last = 0;    // processors [first, last)
   std::vector<StoredSend> sends;  // in processor order
   std::vector<StoredRecv> recvs;  // in processor order
   std::vector<uint64_t> pool;
@@ -60,7 +60,10 @@ struct Chunk {
 
   // Keeps the error of the lowest processor, so the report does not depend on the thread count.
   void fail(int64_t proc, std::string message) {
-    if (error_proc < 0 || proc < error_proc) { error_proc = proc; error = std::move(message); }
+    if (error_proc < 0 || proc < error_proc) {
+      error_proc = proc;
+      error = std::move(message);
+    }
   }
 };
 
@@ -73,15 +76,13 @@ struct StepStore {
   std::vector<int32_t> send_count, recv_count;
 };
 
-std::string at(int64_t step, int64_t proc) {
-  return "step " + std::to_string(step) + ": processor " + std::to_string(proc);
-}
+std::string at(int64_t step, int64_t proc) { return "step " + std::to_string(step) + ": processor " + std::to_string(proc); }
 
 class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
-      : c_(c), machine_(run_machine(c)), ports_(run_port_rules(c)), clock_(run_clock(c)), postal_(c.params),
-        a_(postal_.attached(c.params)), p_(c.topology.p), op_(c.algorithm->op), apply_(apply_for(c.combine)) {
+      : c_(c), machine_(run_machine(c)), ports_(run_port_rules(c)), clock_(run_clock(c)), postal_(c.params), a_(postal_.attached(c.params)),
+        p_(c.topology.p), op_(c.algorithm->op), apply_(apply_for(c.combine)) {
     bufs_.resize(size_t(ports_.shape.nbuf));
     int threads = c.threads;
 #if defined(PPSIM_HAVE_OPENMP)
@@ -125,7 +126,10 @@ class CpuRun {
         parallel([&](Chunk& ch, int k) { match_and_load(s, ch, k, t); }, s, "match");
         if (!direct_links(topo())) parallel([&](Chunk& ch, int) { routed_cost(ch, t); }, s, "cost");
         int64_t posted = 0, matched = 0;
-        for (auto& ch : s.chunks) { posted += int64_t(ch.recvs.size()); matched += ch.matched; }
+        for (auto& ch : s.chunks) {
+          posted += int64_t(ch.recvs.size());
+          matched += ch.matched;
+        }
         if (posted != matched) parallel([&](Chunk& ch, int) { unmatched_receives(ch, t); }, s, "unmatched");
         for (auto& ch : s.chunks) {
           st.messages += ch.stats.messages;
@@ -147,7 +151,10 @@ class CpuRun {
     }
     if (total_steps == 0 && c_.algorithm->has_local) {
       local_phase(LocalPhase::after_last_step);
-      if (c_.trace) { r.trace.clear(); record_trace(r, stores_[0], 0); }
+      if (c_.trace) {
+        r.trace.clear();
+        record_trace(r, stores_[0], 0);
+      }
     }
     r.steps = total_steps;
     r.buffers = std::move(bufs_);
@@ -160,7 +167,10 @@ class CpuRun {
 
   template <class F>
   void parallel(F&& body, StepStore& s, const char*) {
-    for (auto& ch : s.chunks) { ch.error_proc = -1; ch.error.clear(); }
+    for (auto& ch : s.chunks) {
+      ch.error_proc = -1;
+      ch.error.clear();
+    }
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static, 1) num_threads(nchunks_) if (nchunks_ > 1)
 #endif
@@ -179,8 +189,8 @@ class CpuRun {
 #endif
       for (int64_t i = 0; i < p_; ++i)
         for (int64_t w = 0; w < w_per; ++w)
-          data[i * w_per + w] = b < operation_buffer_count(op_) ? operation_initial_word(op_, c_.combine, c_.input, a_, b, i, w)
-                                                                : operator_unset(c_.combine);
+          data[i * w_per + w] =
+              b < operation_buffer_count(op_) ? operation_initial_word(op_, c_.combine, c_.input, a_, b, i, w) : operator_unset(c_.combine);
     }
   }
 
@@ -192,7 +202,10 @@ class CpuRun {
 #endif
     for (int64_t i = 0; i < p_; ++i) {
       ProcBuffers view;
-      for (int b = 0; b < ports_.shape.nbuf; ++b) { view.buf[b] = bufs_[size_t(b)].data() + i * words(b); view.words[b] = words(b); }
+      for (int b = 0; b < ports_.shape.nbuf; ++b) {
+        view.buf[b] = bufs_[size_t(b)].data() + i * words(b);
+        view.words[b] = words(b);
+      }
       algorithm_local(c_.algorithm->id, a_, c_.combine, i, phase, view);
     }
   }
@@ -227,8 +240,11 @@ class CpuRun {
   void post_send(Chunk& ch, const Send& x, int64_t i) {
     const uint64_t* src = bufs_[x.buf].data() + i * words(x.buf) + x.src_off;
     ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
-    if (x.len <= 8 && x.run == x.len) for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
-    else for (int64_t at = 0; at < x.len; at += x.run) ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
+    if (x.len <= 8 && x.run == x.len)
+      for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
+    else
+      for (int64_t at = 0; at < x.len; at += x.run)
+        ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
   }
 
   void post_recv(Chunk& ch, const Recv& x, int64_t i) {
@@ -305,7 +321,8 @@ class CpuRun {
       ch.stats.messages += 1;
       ch.stats.words += x.len;
       ch.stats.link_hops += x.hops;
-      if (direct) add_message_cost(ch, x.len, x.hops, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
+      if (direct)
+        add_message_cost(ch, x.len, x.hops, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
       else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
   }
@@ -317,7 +334,8 @@ class CpuRun {
 
   // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
   void routed_cost(Chunk& ch, int64_t t) {
-    for (const StoredSend& x : ch.sends) add_message_cost(ch, x.len, x.hops, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
+    for (const StoredSend& x : ch.sends)
+      add_message_cost(ch, x.len, x.hops, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
   }
 
   // Receives that no send matched (only searched for when the counts say one exists).
@@ -365,8 +383,14 @@ class CpuRun {
     uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words(act.buf) + act.dst_off;
     const rules::ActionSpan span = rules::action_span(act, len);
     src += act.msg_off;
-    if (span.len == 1 && act.mode == RecvMode::copy) { *dst = *src; return; }
-    if (span.run == span.len) { apply_(dst, src, span.len, act.mode); return; }
+    if (span.len == 1 && act.mode == RecvMode::copy) {
+      *dst = *src;
+      return;
+    }
+    if (span.run == span.len) {
+      apply_(dst, src, span.len, act.mode);
+      return;
+    }
     for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k) apply_(dst + k * span.stride, src + at, span.run, act.mode);
   }
 
@@ -386,11 +410,11 @@ class CpuRun {
   }
 
   const RunConfig& c_;
-  const rules::Machine machine_;   // the topology messages travel on, and the mapping onto it
-  const rules::PortRules ports_;   // the port model and the buffers' shape
-  const rules::Clock clock_;       // rounds and steps
-  const PostalTable postal_;       // seed 000's G for the run, read by the postal algorithms' steps
-  const AlgoParams a_;             // the run's parameters, with postal_ attached
+  const rules::Machine machine_;  // the topology messages travel on, and the mapping onto it
+  const rules::PortRules ports_;  // the port model and the buffers' shape
+  const rules::Clock clock_;      // rounds and steps
+  const PostalTable postal_;      // seed 000's G for the run, read by the postal algorithms' steps
+  const AlgoParams a_;            // the run's parameters, with postal_ attached
   const int64_t p_;
   const Operation op_;
   ApplyFn apply_;

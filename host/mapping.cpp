@@ -20,7 +20,10 @@ const char* map_kind_name(MapKind k) {
 
 bool parse_map_kind(const std::string& name, MapKind& out) {
   for (MapKind k : {MapKind::identity, MapKind::gray, MapKind::snake})
-    if (name == map_kind_name(k)) { out = k; return true; }
+    if (name == map_kind_name(k)) {
+      out = k;
+      return true;
+    }
   return false;
 }
 
@@ -30,7 +33,8 @@ std::string mapping_rejects(const Mapping& m) {
     return "the logical topology has " + std::to_string(L.p) + " processors and the physical one " + std::to_string(P.p) +
            " (ppsim maps one to one)";
   auto all_pow2 = [](const Topology& t) {
-    for (int k = 0; k < t.ndims; ++k) if (!is_pow2(t.dims[k])) return false;
+    for (int k = 0; k < t.ndims; ++k)
+      if (!is_pow2(t.dims[k])) return false;
     return true;
   };
   switch (m.kind) {

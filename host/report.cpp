@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-
 namespace ppsim {
 
 using nlohmann::json;
@@ -32,9 +31,7 @@ json postal_lower_bound_json(const RunConfig& c) {
 }
 
 namespace {
-const char* backend_name(Backend b) {
-  return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto";
-}
+const char* backend_name(Backend b) { return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto"; }
 
 json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs) {
   json out = json::object();
@@ -70,8 +67,8 @@ json config_json(const RunConfig& c, Backend requested) {
               {"shift", c.algorithm->op == Operation::shift ? json(c.params.shift) : json(nullptr)},
               {"group_stride", c.algorithm->op == Operation::multicast ? json(c.params.group_stride) : json(nullptr)},
               {"group_size", c.algorithm->op == Operation::multicast ? json(multicast_size(c.params)) : json(nullptr)},
-              {"sources", c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources)
-                                                                                                             : json(nullptr)},
+              {"sources",
+               c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources) : json(nullptr)},
               {"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},
@@ -95,7 +92,8 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["backend_used"] = r.backend;
   if (c.mapped) {
     MappingMetrics mm = mapping_metrics(c.mapping);
-    doc["mapping"] = {{"logical", topology_shape(c.topology)}, {"physical", topology_shape(machine)},
+    doc["mapping"] = {{"logical", topology_shape(c.topology)},
+                      {"physical", topology_shape(machine)},
                       {"map", map_kind_name(c.mapping.kind)},
                       {"dilation", mm.computed ? json(mm.dilation) : json(nullptr)},
                       {"congestion", mm.computed ? json(mm.congestion) : json(nullptr)},
@@ -118,15 +116,22 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["max_link_load"] = r.max_link_load;
   json steps = json::array();
   for (const auto& s : r.per_step)
-    steps.push_back({{"step", s.step}, {"messages", s.messages}, {"words", s.words}, {"link_hops", s.link_hops},
-                     {"max_link_load", s.max_link_load}, {"time", s.time}});
+    steps.push_back({{"step", s.step},
+                     {"messages", s.messages},
+                     {"words", s.words},
+                     {"link_hops", s.link_hops},
+                     {"max_link_load", s.max_link_load},
+                     {"time", s.time}});
   doc["per_step"] = std::move(steps);
   doc["verified"] = r.verified;
   doc["mismatches"] = r.mismatches;
   json examples = json::array();
   for (const auto& m : r.first_mismatches)
-    examples.push_back({{"buffer", buffer_name(c.algorithm->op, m.buf)}, {"processor", m.proc}, {"word", m.word},
-                        {"expected", word_json(c.combine, m.expected)}, {"got", word_json(c.combine, m.got)}});
+    examples.push_back({{"buffer", buffer_name(c.algorithm->op, m.buf)},
+                        {"processor", m.proc},
+                        {"word", m.word},
+                        {"expected", word_json(c.combine, m.expected)},
+                        {"got", word_json(c.combine, m.got)}});
   doc["mismatch_examples"] = std::move(examples);
   doc["wall_seconds"] = r.wall_seconds;
   uint64_t words = 0;
@@ -138,8 +143,13 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
     for (const auto& ts : r.trace) {
       json msgs = json::array();
       for (const auto& m : ts.messages)
-        msgs.push_back({{"from", m.from}, {"to", m.to}, {"words", m.words}, {"buffer", buffer_name(c.algorithm->op, m.buf)},
-                        {"offset", m.src_off}, {"sent", m.sent}, {"arrives", m.arrives}});
+        msgs.push_back({{"from", m.from},
+                        {"to", m.to},
+                        {"words", m.words},
+                        {"buffer", buffer_name(c.algorithm->op, m.buf)},
+                        {"offset", m.src_off},
+                        {"sent", m.sent},
+                        {"arrives", m.arrives}});
       trace.push_back({{"step", ts.step}, {"buffers", buffers_json(c, ts.buffers)}, {"messages", std::move(msgs)}});
     }
     doc["trace"] = std::move(trace);
@@ -163,8 +173,14 @@ json pram_words(OperatorKind k, const std::vector<uint64_t>& words, int64_t n, i
 json pram_json(const PramConfig& c, const PramResult& r, const std::string& machine, const std::string& input) {
   const int64_t n = c.params.n, m = c.params.m;
   json doc;
-  doc["config"] = {{"machine", machine}, {"rule", pram_rule_name(c.rule)}, {"op", operation_name(c.algorithm->op)},
-                   {"algo", c.algorithm->name}, {"p", n}, {"m", m}, {"combine", operator_name(c.combine)}, {"input", input},
+  doc["config"] = {{"machine", machine},
+                   {"rule", pram_rule_name(c.rule)},
+                   {"op", operation_name(c.algorithm->op)},
+                   {"algo", c.algorithm->name},
+                   {"p", n},
+                   {"m", m},
+                   {"combine", operator_name(c.combine)},
+                   {"input", input},
                    {"trace", c.trace}};
   doc["steps"] = r.steps;
   doc["time"] = r.steps;
@@ -182,7 +198,8 @@ json pram_json(const PramConfig& c, const PramResult& r, const std::string& mach
   if (c.trace) {
     json trace = json::array();
     for (size_t j = 0; j < r.trace.size(); ++j)
-      trace.push_back({{"step", j}, {"registers", pram_words(c.combine, r.trace[j].registers, n, m)},
+      trace.push_back({{"step", j},
+                       {"registers", pram_words(c.combine, r.trace[j].registers, n, m)},
                        {"cells", pram_words(c.combine, r.trace[j].cells, n, m)}});
     doc["trace"] = std::move(trace);
   }

@@ -30,9 +30,7 @@ uint64_t available_memory_bytes() {
 }
 }  // namespace
 
-int run_store_count(const RunConfig& c) {
-  return c.algorithm->postal_native() ? std::max(1, c.params.lambda) : 1;
-}
+int run_store_count(const RunConfig& c) { return c.algorithm->postal_native() ? std::max(1, c.params.lambda) : 1; }
 
 uint64_t estimate_run_bytes(const RunConfig& c) {
   const int64_t p = c.params.p;
@@ -62,10 +60,11 @@ void validate_config(const RunConfig& c, bool host_memory) {
   const int64_t elements = c.algorithm->op == Operation::scan ? std::max(a.p, scan_elements(a)) : a.p;
   if (double(elements) * double(a.m) > kMaxSimulatedWords)
     throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors" +
-                      (elements > a.p ? ", " + std::to_string(elements) + " elements" : std::string()) + " x " +
-                      std::to_string(a.m) + " words)");
+                      (elements > a.p ? ", " + std::to_string(elements) + " elements" : std::string()) + " x " + std::to_string(a.m) +
+                      " words)");
   if (c.threads < 0 || c.threads > kMaxThreads)
-    throw ConfigError("threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(c.threads) + ")");
+    throw ConfigError("threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(c.threads) +
+                      ")");
   if (a.kports < 1) throw ConfigError("internal: params.kports must be at least 1 (got " + std::to_string(a.kports) + ")");
   if (a.root < 0 || a.root >= a.p)
     throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");

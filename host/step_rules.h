@@ -56,9 +56,7 @@ PPSIM_HD inline bool recv_ok(const Shape& s, const Recv& x, int64_t i, int64_t p
 
 // Sends (and receives) one processor may post per step: k under k-port, any number (one per link)
 // under all-port, else one.
-PPSIM_HD inline int port_limit(PortModel model, int k) {
-  return model == PortModel::kport ? k : model == PortModel::all ? kMaxOps : 1;
-}
+PPSIM_HD inline int port_limit(PortModel model, int k) { return model == PortModel::kport ? k : model == PortModel::all ? kMaxOps : 1; }
 
 // The machine messages travel on: a topology, and where logical processor i sits on it.
 struct Machine {
@@ -91,13 +89,15 @@ PPSIM_HD inline Verdict check_links(const PortRules& r, const Machine& m, const 
   int64_t end[kMaxOps], f, l;
   for (int n = 0; n < ops.nsend; ++n) {
     end[n] = -1 - n;
-    if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i) route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
+    if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i)
+      route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
     for (int q = 0; q < n; ++q)
       if (end[q] == end[n]) return {Broken::out_link, q, n};
   }
   for (int n = 0; n < ops.nrecv; ++n) {
     end[n] = -1 - n;
-    if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i) route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
+    if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i)
+      route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
     for (int q = 0; q < n; ++q)
       if (end[q] == end[n]) return {Broken::in_link, q, n};
   }
@@ -172,7 +172,8 @@ PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
 }
 
 // A message's congestion on a routed topology: the most loaded link of its route.
-PPSIM_HD inline long long route_congestion(const Machine& m, int64_t from, int64_t to, const unsigned long long* link_load, uint32_t stamp) {
+PPSIM_HD inline long long route_congestion(const Machine& m, int64_t from, int64_t to, const unsigned long long* link_load,
+                                           uint32_t stamp) {
   long long congestion = 0;
   for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
     const long long l = link_load_at(atomic_load(&link_load[id]), stamp);

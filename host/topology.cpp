@@ -42,8 +42,7 @@ bool among_words(const std::string& word, const char* words) {
 bool parse_topology_kind(const std::string& name, TopologyKind& out) {
   for (int k = 0; k < kTopologyCount; ++k) {
     const auto kind = TopologyKind(k);
-    if (name == topology_name(kind) ||
-        with_topology_unit(kind, [&](auto u) { return among_words(name, decltype(u)::aliases); })) {
+    if (name == topology_name(kind) || with_topology_unit(kind, [&](auto u) { return among_words(name, decltype(u)::aliases); })) {
       out = kind;
       return true;
     }
@@ -71,7 +70,8 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       start = x + 1;
     }
     if (p > 0 && p != prod)
-      throw std::invalid_argument("--p " + std::to_string(p) + " does not match --dims " + dims + " (" + std::to_string(prod) + " processors)");
+      throw std::invalid_argument("--p " + std::to_string(p) + " does not match --dims " + dims + " (" + std::to_string(prod) +
+                                  " processors)");
     t.p = prod;
   } else {
     if (p < 1) throw std::invalid_argument("--p must be at least 1 (got " + std::to_string(p) + ")");
@@ -81,10 +81,14 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       int64_t r = 1;
       while ((r + 1) * (r + 1) <= p) ++r;
       if (r * r != p)
-        throw std::invalid_argument(std::string(topology_name(kind)) + " needs --dims RxC (or a square --p); " + std::to_string(p) + " is not a square");
-      t.ndims = 2; t.dims[0] = r; t.dims[1] = r;
+        throw std::invalid_argument(std::string(topology_name(kind)) + " needs --dims RxC (or a square --p); " + std::to_string(p) +
+                                    " is not a square");
+      t.ndims = 2;
+      t.dims[0] = r;
+      t.dims[1] = r;
     } else {
-      t.ndims = 1; t.dims[0] = p;
+      t.ndims = 1;
+      t.dims[0] = p;
     }
   }
   if (const char* why = with_topology_unit(kind, [&](auto u) { return decltype(u)::rejects(t.p); }))

@@ -16,7 +16,10 @@ namespace ppsim::rules {
 // The buffer an operation's result is checked in.
 PPSIM_HD inline int32_t checked_buffer(Operation op) {
   switch (op) {
-    case Operation::reduce_scatter: case Operation::alltoall: case Operation::kscatter: case Operation::shift: return kResult;
+    case Operation::reduce_scatter:
+    case Operation::alltoall:
+    case Operation::kscatter:
+    case Operation::shift: return kResult;
     default: return kData;
   }
 }

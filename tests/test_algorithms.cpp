@@ -34,8 +34,8 @@ enum class Runner { cpu, cuda, cuda_host };
 
 void PrintTo(const std::tuple<Runner, Case>& c, std::ostream* os);
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.algo << " on " << topology_name(c.kind) << " p=" << c.p << " " << c.dims << " " << operator_name(c.combine)
-      << " root " << c.root << (c.random_input ? " random input" : "");
+  *os << c.algo << " on " << topology_name(c.kind) << " p=" << c.p << " " << c.dims << " " << operator_name(c.combine) << " root " << c.root
+      << (c.random_input ? " random input" : "");
 }
 
 void PrintTo(const std::tuple<Runner, Case>& c, std::ostream* os) {
@@ -47,16 +47,18 @@ void PrintTo(const std::tuple<Runner, Case>& c, std::ostream* os) {
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   std::string d = c.dims;
-  for (auto& ch : d) if (ch == 'x') ch = '_';
-  return c.algo + "_" + topology_name(c.kind) + "_p" + std::to_string(c.p) + (d.empty() ? "" : "_d" + d) + "_" +
-         operator_name(c.combine) + "_root" + std::to_string(c.root) + (c.random_input ? "_rnd" : "");
+  for (auto& ch : d)
+    if (ch == 'x') ch = '_';
+  return c.algo + "_" + topology_name(c.kind) + "_p" + std::to_string(c.p) + (d.empty() ? "" : "_d" + d) + "_" + operator_name(c.combine) +
+         "_root" + std::to_string(c.root) + (c.random_input ? "_rnd" : "");
 }
 
 // Grid shapes for p processors: a near-square 2-D shape and, where p is a cube, a 3-D one.
 std::vector<std::string> grid_shapes(int64_t p) {
   std::vector<std::string> out;
   int64_t r = 1;
-  for (int64_t x = 1; x * x <= p; ++x) if (p % x == 0) r = x;
+  for (int64_t x = 1; x * x <= p; ++x)
+    if (p % x == 0) r = x;
   out.push_back(std::to_string(r) + "x" + std::to_string(p / r));
   for (int64_t c = 2; c * c * c <= p; ++c)
     if (c * c * c == p) out.push_back(std::to_string(c) + "x" + std::to_string(c) + "x" + std::to_string(c));
@@ -81,10 +83,13 @@ std::vector<Case> all_cases() {
         bool big_foreign = p0 == 1000 && !a.native_on(kind);
         if (p0 == 1000 && a.op == Operation::alltoall && !a.native_on(kind)) continue;
         if (p0 == 1000 && a.op == Operation::alltoall) big_foreign = true;
-        std::vector<std::string> shapes = (kind == TopologyKind::mesh || kind == TopologyKind::torus) ? grid_shapes(p)
-                                                                                                   : std::vector<std::string>{""};
+        std::vector<std::string> shapes =
+            (kind == TopologyKind::mesh || kind == TopologyKind::torus) ? grid_shapes(p) : std::vector<std::string>{""};
         std::vector<int64_t> roots = {0};
-        if (operation_rooted(a.op) && p > 1) { roots.push_back(p - 1); if (p == 13) roots.push_back(6); }
+        if (operation_rooted(a.op) && p > 1) {
+          roots.push_back(p - 1);
+          if (p == 13) roots.push_back(6);
+        }
         for (const auto& dims : shapes)
           for (OperatorKind op : ops) {
             if (big_foreign && op != OperatorKind::interval) continue;
@@ -131,8 +136,8 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   if (!why.empty()) {
     // Only the declared limitations may refuse a configuration.
     bool declared = c.algorithm->own_limit(c.params) != nullptr || (c.algorithm->needs_pow2() && !is_pow2(k.p)) ||
-                    (!operator_commutative(k.combine) && (c.algorithm->commutative_only() ||
-                                                          (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
+                    (!operator_commutative(k.combine) &&
+                     (c.algorithm->commutative_only() || (c.algorithm->root_zero_if_noncommutative() && k.root != 0)));
     EXPECT_TRUE(declared) << why;
     EXPECT_THROW(run(c), ConfigError);
     return;
@@ -144,7 +149,10 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
   EXPECT_EQ(r.steps, c.algorithm->rounds(c.params));
   EXPECT_EQ(int64_t(r.per_step.size()), r.steps);
   int64_t messages = 0, words = 0;
-  for (const auto& s : r.per_step) { messages += s.messages; words += s.words; }
+  for (const auto& s : r.per_step) {
+    messages += s.messages;
+    words += s.words;
+  }
   EXPECT_EQ(messages, r.messages);
   EXPECT_EQ(words, r.words);
   if (k.p == 1) {

@@ -17,7 +17,9 @@ using testing_support::make_config;
 
 namespace {
 
-struct Costs { double ts, tw; };
+struct Costs {
+  double ts, tw;
+};
 const Costs kCosts[] = {{1, 1}, {100, 1}, {10, 0.5}};
 
 double simulate(RunConfig c, Costs k) {
@@ -267,16 +269,23 @@ TEST(Chapter4, MulticastRankInvertsTheMembership) {
     for (int64_t stride : {1, 2, 3, 5, 12, 41, 96})
       for (int64_t root : {int64_t{0}, p / 2, p - 1}) {
         int64_t g = stride, q = p;
-        while (q != 0) { int64_t r = g % q; g = q; q = r; }
+        while (q != 0) {
+          int64_t r = g % q;
+          g = q;
+          q = r;
+        }
         for (int64_t size : {int64_t{1}, p / g / 2, p / g}) {
           if (size < 1) continue;
           AlgoParams a;
-          a.p = p; a.root = root; a.group_stride = stride; a.group_size = size;
+          a.p = p;
+          a.root = root;
+          a.group_stride = stride;
+          a.group_size = size;
           std::vector<int64_t> want(static_cast<size_t>(p), -1);
           for (int64_t j = 0; j < size; ++j) want[size_t(multicast_member(a, j))] = j;
           for (int64_t id = 0; id < p; ++id)
-            EXPECT_EQ(multicast_rank(a, id), want[size_t(id)]) << "p=" << p << " stride=" << stride << " root=" << root
-                                                               << " size=" << size << " id=" << id;
+            EXPECT_EQ(multicast_rank(a, id), want[size_t(id)])
+                << "p=" << p << " stride=" << stride << " root=" << root << " size=" << size << " id=" << id;
         }
       }
 }

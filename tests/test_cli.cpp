@@ -39,8 +39,8 @@ std::string slurp(const fs::path& p) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ppsim_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("ppsim_cli_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -59,15 +59,16 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, RunWritesTheJsonContract) {
   fs::path file = dir_ / "r.json";
-  Outcome o = ppsim("run --topology hypercube --p 8 --op allreduce --m 2 --ts 3 --tw 0.5 --combine interval --json '" + file.string() + "'");
+  Outcome o =
+      ppsim("run --topology hypercube --p 8 --op allreduce --m 2 --ts 3 --tw 0.5 --combine interval --json '" + file.string() + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("verified: yes"), std::string::npos);
   json d = json::parse(slurp(file));
-  for (const char* key : {"config", "steps", "time", "formula_time", "messages", "words", "link_hops", "max_link_load",
-                          "per_step", "verified", "mismatches", "wall_seconds", "final"})
+  for (const char* key : {"config", "steps", "time", "formula_time", "messages", "words", "link_hops", "max_link_load", "per_step",
+                          "verified", "mismatches", "wall_seconds", "final"})
     EXPECT_TRUE(d.contains(key)) << key;
-  for (const char* key : {"topology", "p", "dims", "op", "algo", "m", "root", "ports", "lambda", "ts", "tw", "th", "routing",
-                          "combine", "input", "backend", "threads", "trace"})
+  for (const char* key : {"topology", "p", "dims", "op", "algo", "m", "root", "ports", "lambda", "ts", "tw", "th", "routing", "combine",
+                          "input", "backend", "threads", "trace"})
     EXPECT_TRUE(d["config"].contains(key)) << key;
   EXPECT_EQ(d["config"]["algo"], "allreduce_hypercube");
   EXPECT_EQ(d["steps"], 3);
@@ -275,7 +276,8 @@ namespace {
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) if (!line.empty()) out.push_back(line);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
   return out;
 }
 
@@ -308,11 +310,14 @@ TEST_F(Cli, SweepKeepsRefusedPointsAsRowsInPointOrder) {
   const double ts = 1, tw = 1;
   // --algo varies slower than --ports: (ring, single) (ring, 2) (bidirectional, single) (bidirectional, 2).
   // allgather_ring_bidirectional sends both ways in every step: it needs two ports.
-  Outcome o = ppsim("sweep --op allgather --topology ring --p 8 --m 2 --ts 1 --tw 1 --algo allgather_ring,allgather_ring_bidirectional "
-                    "--ports single,2 --csv '" + csv.string() + "' --jsonl '" + jsonl.string() + "'");
+  Outcome o = ppsim(
+      "sweep --op allgather --topology ring --p 8 --m 2 --ts 1 --tw 1 --algo allgather_ring,allgather_ring_bidirectional "
+      "--ports single,2 --csv '" +
+      csv.string() + "' --jsonl '" + jsonl.string() + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.err.find("1 of 4 points refused"), std::string::npos) << o.err;
-  const std::vector<std::string> algo = {"allgather_ring", "allgather_ring", "allgather_ring_bidirectional", "allgather_ring_bidirectional"};
+  const std::vector<std::string> algo = {"allgather_ring", "allgather_ring", "allgather_ring_bidirectional",
+                                         "allgather_ring_bidirectional"};
   const std::vector<std::string> ports = {"single", "2", "single", "2"}, status = {"ok", "ok", "refused", "ok"};
   std::vector<json> rows;
   for (const auto& line : lines_of(slurp(jsonl))) rows.push_back(json::parse(line));
@@ -361,7 +366,8 @@ TEST_F(Cli, SweepKeepsRefusedPointsAsRowsInPointOrder) {
 // A p of the list that the topology cannot take: its row says why; the others run.
 TEST_F(Cli, SweepRefusesOnlyThePointsTheTopologyCannotTake) {
   const double ts = 1, tw = 1, m = 1;
-  Outcome o = ppsim("sweep --op allgather --topology hypercube --p 8,12,16 --algo allgather_hypercube --m 1 --ts 1 --tw 1 --quiet --jsonl -");
+  Outcome o =
+      ppsim("sweep --op allgather --topology hypercube --p 8,12,16 --algo allgather_hypercube --m 1 --ts 1 --tw 1 --quiet --jsonl -");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(o.err.empty()) << o.err;
   const std::vector<int64_t> ps = {8, 12, 16};
@@ -404,8 +410,8 @@ TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
   const std::string mesh_reason = "allgather_mesh does not run on a ring topology";
   Outcome o = ppsim(args);
   ASSERT_EQ(o.code, 0) << o.err;
-  const std::string refused = "refused (not ranked):\n  allgather_ring_bidirectional: " + two_sends_on_one_port(p) +
-                              "\n  allgather_mesh: " + mesh_reason + "\n";
+  const std::string refused =
+      "refused (not ranked):\n  allgather_ring_bidirectional: " + two_sends_on_one_port(p) + "\n  allgather_mesh: " + mesh_reason + "\n";
   ASSERT_NE(o.out.find(refused), std::string::npos) << o.out;
   EXPECT_LT(o.out.find("4096 "), o.out.find(refused)) << "the list follows the ranking";
   EXPECT_EQ(o.out.find("allgather_ring_bidirectional"), o.out.find(refused) + refused.find("allgather_ring_bidirectional"))

@@ -32,7 +32,8 @@ RunConfig config_for(const AlgorithmInfo& a, int64_t p, OperatorKind k) {
   if (!a.runs_on(TopologyKind::full)) {  // mesh algorithms
     kind = TopologyKind::torus;
     int64_t r = 1;
-    for (int64_t x = 1; x * x <= p; ++x) if (p % x == 0) r = x;
+    for (int64_t x = 1; x * x <= p; ++x)
+      if (p % x == 0) r = x;
     dims = std::to_string(r) + "x" + std::to_string(p / r);
   }
   RunConfig c = testing_support::make_config(a.name, kind, dims.empty() ? p : 0, dims, 3, k);
@@ -87,14 +88,19 @@ void every_algorithm(RunResult (*dev_run)(const RunConfig&), int64_t work, bool 
 std::vector<RunConfig> special_configs() {
   std::vector<RunConfig> configs;
   RunConfig a = testing_support::make_config("scan_postal_b", TopologyKind::full, 10, "", 1, OperatorKind::interval);
-  a.params.n = 80; a.params.kports = 2; a.params.lambda = 3; a.ports = {PortModel::kport, 2};
+  a.params.n = 80;
+  a.params.kports = 2;
+  a.params.lambda = 3;
+  a.ports = {PortModel::kport, 2};
   configs.push_back(a);
   configs.push_back(testing_support::make_config("allgather_hypercube", TopologyKind::ring, 64, "", 2));  // congestion
   RunConfig b = testing_support::make_config("allreduce_hypercube", TopologyKind::mesh, 0, "16x16", 4, OperatorKind::affine);
   b.params.lambda = 2;
   configs.push_back(b);
   RunConfig d = testing_support::make_config("broadcast_postal", TopologyKind::full, 200, "", 3, OperatorKind::interval);
-  d.params.lambda = 4; d.params.kports = 3; d.ports = {PortModel::kport, 3};
+  d.params.lambda = 4;
+  d.params.kports = 3;
+  d.ports = {PortModel::kport, 3};
   configs.push_back(d);
   RunConfig e = testing_support::make_config("alltoall_hypercube", TopologyKind::hypercube, 64, "", 2);
   e.mapped = true;
@@ -129,14 +135,23 @@ TEST(CudaBackend, ScheduleErrorsReadAsOnTheCpu) {
   REQUIRE_DEVICE();
   RunConfig c = testing_support::make_config("allgather_ring_bidirectional", TopologyKind::ring, 9);
   std::string cpu_error, gpu_error;
-  try { run_cpu(c); } catch (const ScheduleError& e) { cpu_error = e.what(); }
-  try { run_cuda(c); } catch (const ScheduleError& e) { gpu_error = e.what(); }
+  try {
+    run_cpu(c);
+  } catch (const ScheduleError& e) {
+    cpu_error = e.what();
+  }
+  try {
+    run_cuda(c);
+  } catch (const ScheduleError& e) {
+    gpu_error = e.what();
+  }
   EXPECT_FALSE(cpu_error.empty());
   EXPECT_EQ(gpu_error, cpu_error);
 }
 
 // The same rounds, every body run on the host: the device logic checked in CI.
-TEST(CudaRoundsOnHost, IdenticalToCpuForEveryAlgorithm) { every_algorithm([](const RunConfig& c) { return run_device_rounds_on_host(c); }, int64_t{1} << 22, true);
+TEST(CudaRoundsOnHost, IdenticalToCpuForEveryAlgorithm) {
+  every_algorithm([](const RunConfig& c) { return run_device_rounds_on_host(c); }, int64_t{1} << 22, true);
 }
 
 TEST(CudaRoundsOnHost, PostalRoutedAndMappedRunsMatchTheCpu) {
@@ -150,7 +165,9 @@ TEST(CudaRoundsOnHost, PostalRoutedAndMappedRunsMatchTheCpu) {
 
 TEST(CudaRoundsOnHost, TraceMatchesTheCpu) {
   RunConfig c = testing_support::make_config("scan_postal_a", TopologyKind::full, 10, "", 1, OperatorKind::interval);
-  c.params.kports = 2; c.params.lambda = 3; c.ports = {PortModel::kport, 2};
+  c.params.kports = 2;
+  c.params.lambda = 3;
+  c.ports = {PortModel::kport, 2};
   c.trace = true;
   RunResult cpu = run_cpu(c), dev = run_device_rounds_on_host(c);
   ASSERT_EQ(dev.trace.size(), cpu.trace.size());
@@ -185,10 +202,16 @@ void send_out_of_range(const AlgoParams&, int64_t proc, int, StepOps& out) {
   if (proc == 2) out.add_send(9, 0, 0, 1);
 }
 void exchange(const AlgoParams&, int64_t proc, int, StepOps& out) {  // 0 <-> 1: breaks half-duplex only
-  if (proc < 2) { out.add_send(1 - proc, 0, 0, 1); out.add_recv(1 - proc, 0, 0, 1, RecvMode::copy); }
+  if (proc < 2) {
+    out.add_send(1 - proc, 0, 0, 1);
+    out.add_recv(1 - proc, 0, 0, 1, RecvMode::copy);
+  }
 }
 void send_to_one_receive_from_another(const AlgoParams&, int64_t proc, int, StepOps& out) {  // breaks telephone
-  if (proc == 0) { out.add_send(1, 0, 0, 1); out.add_recv(2, 0, 0, 1, RecvMode::copy); }
+  if (proc == 0) {
+    out.add_send(1, 0, 0, 1);
+    out.add_recv(2, 0, 0, 1, RecvMode::copy);
+  }
   if (proc == 1) out.add_recv(0, 0, 0, 1, RecvMode::copy);
   if (proc == 2) out.add_send(0, 0, 0, 1);
 }
@@ -224,12 +247,24 @@ TEST(CudaRoundsOnHost, ScheduleErrorsReadAsOnTheCpu) {
     c.test_ops_override = k.ops;
     c.ports.model = k.model;
     std::string cpu_error, dev_error;
-    try { run_cpu(c); } catch (const ScheduleError& e) { cpu_error = e.what(); }
-    try { run_device_rounds_on_host(c); } catch (const ScheduleError& e) { dev_error = e.what(); }
+    try {
+      run_cpu(c);
+    } catch (const ScheduleError& e) {
+      cpu_error = e.what();
+    }
+    try {
+      run_device_rounds_on_host(c);
+    } catch (const ScheduleError& e) {
+      dev_error = e.what();
+    }
     EXPECT_FALSE(cpu_error.empty());
     EXPECT_EQ(dev_error, cpu_error);
     std::string team_error;  // the whole run in one team (one thread block on the device)
-    try { run_as_team(c); } catch (const ScheduleError& e) { team_error = e.what(); }
+    try {
+      run_as_team(c);
+    } catch (const ScheduleError& e) {
+      team_error = e.what();
+    }
     EXPECT_EQ(team_error, cpu_error);
   }
   // The exchange is legal under the telephone rule, on both.
@@ -283,15 +318,27 @@ TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
     TopologyKind kind;
     int64_t p;
   };
-  const Setup setups[] = {{"broadcast_binomial", TopologyKind::full, 13},   {"reduce_binomial", TopologyKind::full, 13},
-                          {"allreduce_hypercube", TopologyKind::hypercube, 16}, {"allgather_ring", TopologyKind::ring, 7},
-                          {"gather_binomial", TopologyKind::full, 13},     {"scatter_binomial", TopologyKind::full, 13},
-                          {"scan_ring", TopologyKind::ring, 9},            {"scan_postal_b", TopologyKind::full, 6},
-                          {"reduce_scatter_ring", TopologyKind::ring, 7},  {"alltoall_ring", TopologyKind::ring, 5},
-                          {"multicast_binomial", TopologyKind::full, 12},  {"kbroadcast_hypercube", TopologyKind::hypercube, 8},
-                          {"kscatter_hypercube", TopologyKind::hypercube, 8}, {"shift_ring", TopologyKind::ring, 9}};
+  const Setup setups[] = {{"broadcast_binomial", TopologyKind::full, 13},
+                          {"reduce_binomial", TopologyKind::full, 13},
+                          {"allreduce_hypercube", TopologyKind::hypercube, 16},
+                          {"allgather_ring", TopologyKind::ring, 7},
+                          {"gather_binomial", TopologyKind::full, 13},
+                          {"scatter_binomial", TopologyKind::full, 13},
+                          {"scan_ring", TopologyKind::ring, 9},
+                          {"scan_postal_b", TopologyKind::full, 6},
+                          {"reduce_scatter_ring", TopologyKind::ring, 7},
+                          {"alltoall_ring", TopologyKind::ring, 5},
+                          {"multicast_binomial", TopologyKind::full, 12},
+                          {"kbroadcast_hypercube", TopologyKind::hypercube, 8},
+                          {"kscatter_hypercube", TopologyKind::hypercube, 8},
+                          {"shift_ring", TopologyKind::ring, 9}};
   uint64_t rng = 0x9e3779b97f4a7c15ull;
-  auto next = [&rng]() { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; };
+  auto next = [&rng]() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
   int checked = 0;
   for (const Setup& s : setups)
     for (OperatorKind k : {OperatorKind::sum, OperatorKind::interval, OperatorKind::affine})
@@ -300,9 +347,17 @@ TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
         const Operation op = c.algorithm->op;
         if (op == Operation::scan && variant == 1) {
           if (std::string(s.algo) == "scan_ring") c.params.exclusive = true;
-          else { c.params.n = 20; c.params.kports = 2; c.params.lambda = 2; c.ports = {PortModel::kport, 2}; }
+          else {
+            c.params.n = 20;
+            c.params.kports = 2;
+            c.params.lambda = 2;
+            c.ports = {PortModel::kport, 2};
+          }
         }
-        if (op == Operation::multicast) { c.params.group_stride = 5; c.params.group_size = 6; }
+        if (op == Operation::multicast) {
+          c.params.group_stride = 5;
+          c.params.group_size = 6;
+        }
         if (op == Operation::kbroadcast || op == Operation::kscatter) c.params.sources = 4;
         if (op == Operation::shift) c.params.shift = 4;
         if (variant == 1 && op != Operation::scan) c.input = InputSpec{true, 777};
@@ -411,11 +466,11 @@ TEST(CudaRoundsOnHost, MemoryCheckedIsMemoryTaken) {
     int lambda;
     int64_t n;
   };
-  for (const Case k : {Case{"allreduce_hypercube", TopologyKind::full, 64, 4, false, 1, 0},
-                       Case{"scan_postal_b", TopologyKind::full, 16, 2, false, 1, 40},
-                       Case{"allgather_ring", TopologyKind::ring, 12, 3, true, 1, 0},
-                       Case{"alltoall_xor_ecube", TopologyKind::hypercube, 32, 2, false, 1, 0},
-                       Case{"scan_postal_a", TopologyKind::full, 20, 1, false, 3, 0}}) {
+  for (const Case k :
+       {Case{"allreduce_hypercube", TopologyKind::full, 64, 4, false, 1, 0}, Case{"scan_postal_b", TopologyKind::full, 16, 2, false, 1, 40},
+        Case{"allgather_ring", TopologyKind::ring, 12, 3, true, 1, 0},
+        Case{"alltoall_xor_ecube", TopologyKind::hypercube, 32, 2, false, 1, 0},
+        Case{"scan_postal_a", TopologyKind::full, 20, 1, false, 3, 0}}) {
     SCOPED_TRACE(k.algo);
     RunConfig c = testing_support::make_config(k.algo, k.kind, k.p, "", k.m);
     c.keep_buffers = k.keep_buffers;

@@ -39,8 +39,7 @@ TEST(CudaCheck, OutOfMemoryIsAConfigError) {
 
 // A cudaMalloc that runs out names the size asked for, in units a user reads.
 TEST(CudaCheck, OutOfMemoryInAMallocNamesTheSize) {
-  const std::pair<uint64_t, std::string> cases[] = {
-      {512, "512 bytes"}, {uint64_t{3} << 19, "1.5 MiB"}, {uint64_t{3} << 29, "1.50 GiB"}};
+  const std::pair<uint64_t, std::string> cases[] = {{512, "512 bytes"}, {uint64_t{3} << 19, "1.5 MiB"}, {uint64_t{3} << 29, "1.50 GiB"}};
   for (const auto& [bytes, text] : cases) {
     try {
       ppsim::cuda_check_malloc(cudaErrorMemoryAllocation, bytes, __FILE__, __LINE__);

@@ -19,7 +19,9 @@ using testing_support::make_config;
 
 namespace {
 
-struct Costs { double ts, tw; };
+struct Costs {
+  double ts, tw;
+};
 const Costs kCosts[] = {{1, 1}, {100, 1}, {10, 0.5}, {0, 3}};
 const int64_t kMs[] = {1, 7, 64};
 
@@ -42,7 +44,8 @@ TEST(Formula, Eq4_1_BroadcastAndReduce) {
         double lg = std::log2(double(p));
         double expected = (k.ts + k.tw * m) * lg;
         for (const char* algo : {"broadcast_hypercube", "reduce_hypercube"})
-          EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::hypercube, p, "", m, OperatorKind::sum, p - 1), k), expected) << algo << p;
+          EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::hypercube, p, "", m, OperatorKind::sum, p - 1), k), expected)
+              << algo << p;
         for (const char* algo : {"broadcast_binomial", "reduce_binomial"})
           EXPECT_DOUBLE_EQ(simulate(make_config(algo, TopologyKind::ring, p, "", m), k), expected) << algo << p;
         EXPECT_DOUBLE_EQ(simulate(make_config("broadcast_hypercube", TopologyKind::tree, p, "", m), k), expected);
@@ -98,7 +101,10 @@ TEST(Formula, CutThroughAndStoreAndForwardPerHop) {
   RunConfig c = make_config("broadcast_binomial", TopologyKind::ring, 8, "", m);
   c.cost = CostParams{ts, tw, th, Routing::cut_through};
   double ct = 0, sf = 0;
-  for (int l : {4, 2, 1}) { ct += ts + l * th + tw * m; sf += ts + l * (th + tw * m); }
+  for (int l : {4, 2, 1}) {
+    ct += ts + l * th + tw * m;
+    sf += ts + l * (th + tw * m);
+  }
   EXPECT_DOUBLE_EQ(run_cpu(c).time, ct);
   c.cost.routing = Routing::store_and_forward;
   EXPECT_DOUBLE_EQ(run_cpu(c).time, sf);

@@ -7,8 +7,8 @@
 
 namespace ppsim::testing_support {
 
-inline RunConfig make_config(const std::string& algo, TopologyKind kind, int64_t p, const std::string& dims = "",
-                             int64_t m = 1, OperatorKind k = OperatorKind::sum, int64_t root = 0) {
+inline RunConfig make_config(const std::string& algo, TopologyKind kind, int64_t p, const std::string& dims = "", int64_t m = 1,
+                             OperatorKind k = OperatorKind::sum, int64_t root = 0) {
   RunConfig c;
   c.topology = make_topology(kind, p, dims);
   c.algorithm = find_algorithm(algo);

@@ -67,16 +67,16 @@ TEST(Mapping, TextbookEmbeddingsHaveDilationAndCongestionOne) {
 // §2.7.1 item 4: a 16-node hypercube on a 4x4 mesh, rows holding 2-cubes in Gray order, meets the
 // bisection bound sqrt p / 2 = 2 on congestion (bisection p/2 = 8 links over sqrt p = 4).
 TEST(Mapping, HypercubeOnAMeshMeetsTheBisectionBoundAtSixteen) {
-  MappingMetrics m = mapping_metrics(mapping(MapKind::gray, make_topology(TopologyKind::hypercube, 16, ""),
-                                             make_topology(TopologyKind::mesh, 0, "4x4")));
+  MappingMetrics m =
+      mapping_metrics(mapping(MapKind::gray, make_topology(TopologyKind::hypercube, 16, ""), make_topology(TopologyKind::mesh, 0, "4x4")));
   EXPECT_EQ(m.congestion, 2);
   EXPECT_GE(m.congestion, 16 / 2 / 4);  // the bound itself
 }
 
 TEST(Mapping, AlgorithmsRunThroughMappings) {
   // The ring all-gather stays congestion-free on a hypercube through the Gray code.
-  RunResult ring = run_cpu(mapped("allgather_ring", mapping(MapKind::gray, make_topology(TopologyKind::ring, 32, ""),
-                                                            make_topology(TopologyKind::hypercube, 32, ""))));
+  RunResult ring = run_cpu(mapped(
+      "allgather_ring", mapping(MapKind::gray, make_topology(TopologyKind::ring, 32, ""), make_topology(TopologyKind::hypercube, 32, ""))));
   EXPECT_TRUE(ring.verified);
   EXPECT_EQ(ring.max_link_load, 1);
   EXPECT_EQ(ring.link_hops, ring.messages);  // every message one hop
@@ -85,9 +85,11 @@ TEST(Mapping, AlgorithmsRunThroughMappings) {
   EXPECT_GT(run_cpu(plain).link_hops, ring.link_hops);
   // A hypercube algorithm on a torus through the inverse Gray code, and a mesh algorithm on a hypercube.
   EXPECT_TRUE(run_cpu(mapped("allreduce_hypercube", mapping(MapKind::gray, make_topology(TopologyKind::hypercube, 64, ""),
-                                                            make_topology(TopologyKind::torus, 0, "8x8")))).verified);
+                                                            make_topology(TopologyKind::torus, 0, "8x8"))))
+                  .verified);
   EXPECT_TRUE(run_cpu(mapped("allgather_mesh", mapping(MapKind::gray, make_topology(TopologyKind::torus, 0, "4x8"),
-                                                       make_topology(TopologyKind::hypercube, 32, "")))).verified);
+                                                       make_topology(TopologyKind::hypercube, 32, ""))))
+                  .verified);
 }
 
 TEST(Mapping, MapsArePermutationsAndBadOnesAreRefused) {
@@ -95,7 +97,12 @@ TEST(Mapping, MapsArePermutationsAndBadOnesAreRefused) {
   std::set<int64_t> seen;
   for (int64_t i = 0; i < 15; ++i) seen.insert(map_node(snake, i));
   EXPECT_EQ(seen.size(), 15u);
-  EXPECT_NE(mapping_rejects(mapping(MapKind::gray, make_topology(TopologyKind::ring, 12, ""), make_topology(TopologyKind::mesh, 0, "3x4"))), "");
-  EXPECT_NE(mapping_rejects(mapping(MapKind::identity, make_topology(TopologyKind::ring, 12, ""), make_topology(TopologyKind::ring, 16, ""))), "");
-  EXPECT_NE(mapping_rejects(mapping(MapKind::snake, make_topology(TopologyKind::ring, 16, ""), make_topology(TopologyKind::hypercube, 16, ""))), "");
+  EXPECT_NE(mapping_rejects(mapping(MapKind::gray, make_topology(TopologyKind::ring, 12, ""), make_topology(TopologyKind::mesh, 0, "3x4"))),
+            "");
+  EXPECT_NE(
+      mapping_rejects(mapping(MapKind::identity, make_topology(TopologyKind::ring, 12, ""), make_topology(TopologyKind::ring, 16, ""))),
+      "");
+  EXPECT_NE(
+      mapping_rejects(mapping(MapKind::snake, make_topology(TopologyKind::ring, 16, ""), make_topology(TopologyKind::hypercube, 16, ""))),
+      "");
 }

@@ -121,8 +121,8 @@ TEST(PostalTable, StepsAreTheSameWithAndWithoutIt) {
               StepOps x, y;
               algorithm_ops(id, plain, i, s, x);
               algorithm_ops(id, tab, i, s, y);
-              ASSERT_EQ(ops_text(y), ops_text(x)) << "algorithm " << int(id) << " p=" << p << " k=" << k << " lambda=" << lambda
-                                                  << " processor " << i << " step " << s;
+              ASSERT_EQ(ops_text(y), ops_text(x))
+                  << "algorithm " << int(id) << " p=" << p << " k=" << k << " lambda=" << lambda << " processor " << i << " step " << s;
               compared += x.nsend + x.nrecv;
             }
         }

@@ -90,8 +90,8 @@ TEST(Pram, ConcurrentWriteRulesDecideTheValue) {
     c.test_ops_override = all_write_cell0;
     return run_pram(c).cells[0];
   };
-  EXPECT_EQ(cell0(PramRule::crcw_priority), a(0));       // the lowest-numbered writer
-  EXPECT_EQ(cell0(PramRule::crcw_arbitrary), a(n - 1));  // ppsim's arbitrary choice: the last writer
+  EXPECT_EQ(cell0(PramRule::crcw_priority), a(0));                                // the lowest-numbered writer
+  EXPECT_EQ(cell0(PramRule::crcw_arbitrary), a(n - 1));                           // ppsim's arbitrary choice: the last writer
   EXPECT_EQ(cell0(PramRule::crcw_combining), interval_make(0, uint32_t(n - 1)));  // folded in order
   PramConfig same = pram("pram_broadcast", PramRule::crcw_common, n);
   same.test_ops_override = all_copy_cell0;  // equal values are fine under the common rule

@@ -43,7 +43,11 @@ bool have(const char* tool) { return std::system((std::string("command -v ") + t
 bool well_formed_xml(const std::string& text) {
   std::vector<std::string> open;
   for (size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at + 1)) {
-    if (text.compare(at, 4, "<!--") == 0) { at = text.find("-->", at); if (at == std::string::npos) return false; continue; }
+    if (text.compare(at, 4, "<!--") == 0) {
+      at = text.find("-->", at);
+      if (at == std::string::npos) return false;
+      continue;
+    }
     if (text.compare(at, 2, "<?") == 0 || text.compare(at, 2, "<!") == 0) continue;
     size_t end = text.find('>', at);
     if (end == std::string::npos) return false;
@@ -63,14 +67,15 @@ bool well_formed_xml(const std::string& text) {
 class Tools : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ppsim_tools_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("ppsim_tools_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   int ppsim(const std::string& args, std::string* out = nullptr) {
     fs::path o = dir_ / "stdout";
-    int status = std::system((std::string("'") + PPSIM_EXE + "' " + args + " >'" + o.string() + "' 2>'" + (dir_ / "stderr").string() + "'").c_str());
+    int status =
+        std::system((std::string("'") + PPSIM_EXE + "' " + args + " >'" + o.string() + "' 2>'" + (dir_ / "stderr").string() + "'").c_str());
     if (out) *out = slurp(o);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -82,7 +87,9 @@ class Tools : public ::testing::Test {
 TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
   fs::path csv = dir_ / "s.csv", jsonl = dir_ / "s.jsonl";
   ASSERT_EQ(ppsim("sweep --op allgather --topology ring,hypercube --p 2^3..2^6,13 --algo allgather_ring,allgather_hypercube --m 1,4 "
-                  "--ts 100 --quiet --csv '" + csv.string() + "' --jsonl '" + jsonl.string() + "'"), 0);
+                  "--ts 100 --quiet --csv '" +
+                  csv.string() + "' --jsonl '" + jsonl.string() + "'"),
+            0);
   auto rows = lines_of(slurp(csv));
   auto objs = lines_of(slurp(jsonl));
   // Every point is a row: 2 topologies x 5 p x 2 algos x 2 m. Refused (status "refused"): on the
@@ -116,7 +123,11 @@ TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
 
 TEST_F(Tools, Chapter5MetricsComeWithTcAndProblem) {
   std::string out;
-  ASSERT_EQ(ppsim("sweep --op reduce --topology hypercube --p 2^2..2^5 --algo reduce_hypercube --ts 1 --tw 0 --tc 1 --problem 1024 --jsonl - --quiet", &out), 0);
+  ASSERT_EQ(
+      ppsim(
+          "sweep --op reduce --topology hypercube --p 2^2..2^5 --algo reduce_hypercube --ts 1 --tw 0 --tc 1 --problem 1024 --jsonl - --quiet",
+          &out),
+      0);
   for (const auto& line : lines_of(out)) {
     json o = json::parse(line);
     double p = o["p"], lg = std::log2(p);
@@ -131,9 +142,11 @@ TEST_F(Tools, Chapter5MetricsComeWithTcAndProblem) {
 TEST_F(Tools, AKilledSweepLeavesValidFiles) {
   fs::path csv = dir_ / "k.csv", jsonl = dir_ / "k.jsonl";
   // Quick points first, then ones that take seconds: the kill lands in the middle.
-  int status = std::system((std::string("timeout -s KILL 3 '") + PPSIM_EXE +
-                            "' sweep --op allreduce --algo allreduce_hypercube --topology full --p 2^4..2^22 --m 1,64 --jobs 1 --quiet --csv '" + csv.string() +
-                            "' --jsonl '" + jsonl.string() + "' >/dev/null 2>&1").c_str());
+  int status =
+      std::system((std::string("timeout -s KILL 3 '") + PPSIM_EXE +
+                   "' sweep --op allreduce --algo allreduce_hypercube --topology full --p 2^4..2^22 --m 1,64 --jobs 1 --quiet --csv '" +
+                   csv.string() + "' --jsonl '" + jsonl.string() + "' >/dev/null 2>&1")
+                      .c_str());
   (void)status;
   auto rows = lines_of(slurp(csv));
   auto objs = lines_of(slurp(jsonl));
@@ -148,14 +161,17 @@ TEST_F(Tools, PlotsAreWholeFiles) {
   if (!have("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
   fs::path svg = dir_ / "plot.svg", png = dir_ / "plot.png";
   ASSERT_EQ(ppsim("sweep --op broadcast --topology ring --p 2^2..2^8 --algo broadcast_binomial,broadcast_binomial_low_first --quiet "
-                  "--csv /dev/null --plot '" + svg.string() + "'"), 0);
+                  "--csv /dev/null --plot '" +
+                  svg.string() + "'"),
+            0);
   std::string text = slurp(svg);
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_TRUE(well_formed_xml(text));
   EXPECT_NE(text.find("broadcast-binomial-low-first"), std::string::npos) << "one curve per algorithm, labelled";
   ASSERT_EQ(ppsim("sweep --op broadcast --topology ring --p 2^2..2^6 --quiet --csv /dev/null --plot '" + png.string() + "'"), 0);
   EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
-  EXPECT_NE(ppsim("sweep --op broadcast --topology ring --p 2^2..2^6 --quiet --csv /dev/null --plot '" + (dir_ / "x.pdf").string() + "'"), 0);
+  EXPECT_NE(ppsim("sweep --op broadcast --topology ring --p 2^2..2^6 --quiet --csv /dev/null --plot '" + (dir_ / "x.pdf").string() + "'"),
+            0);
 }
 
 TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
@@ -166,7 +182,8 @@ TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
   for (const char* args : runs) {
     fs::path dot = dir_ / "d.dot", svg = dir_ / "d.svg";
     ASSERT_EQ(ppsim(std::string("draw ") + args + " --out '" + dot.string() + "'"), 0) << args;
-    EXPECT_EQ(std::system(("neato -n2 -Tsvg '" + dot.string() + "' -o '" + (dir_ / "check.svg").string() + "' 2>/dev/null").c_str()), 0) << args;
+    EXPECT_EQ(std::system(("neato -n2 -Tsvg '" + dot.string() + "' -o '" + (dir_ / "check.svg").string() + "' 2>/dev/null").c_str()), 0)
+        << args;
     ASSERT_EQ(ppsim(std::string("draw ") + args + " --out '" + svg.string() + "'"), 0) << args;
     EXPECT_TRUE(well_formed_xml(slurp(svg))) << args;
   }
@@ -186,7 +203,9 @@ TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
 // hypercube algorithm (no congestion) never loses -- which is the exercise's point.
 TEST_F(Tools, BestAnswersExercise4_3) {
   std::string out;
-  ASSERT_EQ(ppsim("best --op allgather --topology ring --p 8 --m 1..64:1 --ts 100 --tw 1 --algo allgather_ring,allgather_hypercube --json", &out), 0);
+  ASSERT_EQ(
+      ppsim("best --op allgather --topology ring --p 8 --m 1..64:1 --ts 100 --tw 1 --algo allgather_ring,allgather_hypercube --json", &out),
+      0);
   json d = json::parse(out);
   ASSERT_EQ(d["changes"].size(), 1u);
   EXPECT_EQ(d["changes"][0]["m"], int64_t(std::ceil(400.0 / 14)));
@@ -207,7 +226,9 @@ TEST_F(Tools, BestAnswersExercise4_3) {
 TEST_F(Tools, BestAnswersExercise4_6) {
   std::string out;
   ASSERT_EQ(ppsim("best --op allreduce --topology ring --p 16 --m 1,4096 --ts 100 --tw 1 "
-                  "--algo allreduce_ring_allgather,allreduce_reduce_broadcast,allreduce_ring_combining --json", &out), 0);
+                  "--algo allreduce_ring_allgather,allreduce_reduce_broadcast,allreduce_ring_combining --json",
+                  &out),
+            0);
   json d = json::parse(out);
   for (const auto& row : d["rows"]) {
     EXPECT_EQ(row["best"], "allreduce_reduce_broadcast");

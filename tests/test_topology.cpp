@@ -45,7 +45,10 @@ std::vector<int64_t> bfs(const Graph& g, int64_t s) {
     int64_t u = q.front();
     q.pop();
     for (int64_t v : g.adj[size_t(u)])
-      if (dist[size_t(v)] < 0) { dist[size_t(v)] = dist[size_t(u)] + 1; q.push(v); }
+      if (dist[size_t(v)] < 0) {
+        dist[size_t(v)] = dist[size_t(u)] + 1;
+        q.push(v);
+      }
   }
   return dist;
 }
@@ -69,7 +72,10 @@ int64_t min_cut(const Graph& g, const std::vector<int>& side /* 1: source, 2: si
       int64_t u = q.front();
       q.pop();
       for (int64_t v = 0; v < n; ++v)
-        if (prev[size_t(v)] < 0 && cap[size_t(u)][size_t(v)] > 0) { prev[size_t(v)] = u; q.push(v); }
+        if (prev[size_t(v)] < 0 && cap[size_t(u)][size_t(v)] > 0) {
+          prev[size_t(v)] = u;
+          q.push(v);
+        }
     }
     if (prev[size_t(T)] < 0) return flow;
     for (int64_t v = T; v != S; v = prev[size_t(v)]) {
@@ -203,7 +209,11 @@ TEST(Topology, EcubeCorrectsLowestBitFirstAndXYRoutesRowFirst) {
   EXPECT_EQ(dims, (std::vector<int64_t>{0, 1, 2}));
   Topology m = make_topology(TopologyKind::mesh, 0, "4x4");
   std::vector<int64_t> nodes;
-  for_each_route_link(m, 0, 15, [&](int64_t id) { int64_t a, b; topology_link_endpoints(m, id, a, b); nodes.push_back(b); });
+  for_each_route_link(m, 0, 15, [&](int64_t id) {
+    int64_t a, b;
+    topology_link_endpoints(m, id, a, b);
+    nodes.push_back(b);
+  });
   EXPECT_EQ(nodes, (std::vector<int64_t>{1, 2, 3, 7, 11, 15}));  // along row 0 (X), then down column 3 (Y)
 }
 

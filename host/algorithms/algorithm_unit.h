@@ -43,9 +43,7 @@ struct AlgorithmDefaults {
 
 // The combine mode that keeps a fold in processor order when `from`'s data sits on the other side
 // of `me`'s (both hold contiguous, adjacent ranges of processors).
-PPSIM_HD inline RecvMode fold_mode(int64_t me, int64_t from) {
-  return from < me ? RecvMode::recv_op_slot : RecvMode::slot_op_recv;
-}
+PPSIM_HD inline RecvMode fold_mode(int64_t me, int64_t from) { return from < me ? RecvMode::recv_op_slot : RecvMode::slot_op_recv; }
 
 inline double no_formula() { return std::nan(""); }
 

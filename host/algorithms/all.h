@@ -15,17 +15,22 @@ enum class AlgorithmId : int16_t {
 // One processor's sends and receives in one round of an algorithm (host and device).
 PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t proc, int round, StepOps& out) {
   switch (id) {
-#define PPSIM_ALGORITHM(unit) case AlgorithmId::unit: unit::ops(a, proc, round, out); return;
+#define PPSIM_ALGORITHM(unit)       \
+  case AlgorithmId::unit:           \
+    unit::ops(a, proc, round, out); \
+    return;
 #include "algorithms/list.def"
     default: out.overflow = true; return;
   }
 }
 
 // Local work of one processor before the first / after the last step (algorithms with has_local).
-PPSIM_HD inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase,
-                                     ProcBuffers& b) {
+PPSIM_HD inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase, ProcBuffers& b) {
   switch (id) {
-#define PPSIM_ALGORITHM(unit) case AlgorithmId::unit: unit::local(a, k, proc, phase, b); return;
+#define PPSIM_ALGORITHM(unit)          \
+  case AlgorithmId::unit:              \
+    unit::local(a, k, proc, phase, b); \
+    return;
 #include "algorithms/list.def"
     default: return;
   }

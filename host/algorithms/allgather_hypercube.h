@@ -16,9 +16,7 @@ struct AllgatherHypercube : AlgorithmDefaults {
   static constexpr uint32_t flags = kNeedsPow2;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1);
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int64_t half = int64_t{1} << (round - 1);

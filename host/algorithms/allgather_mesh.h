@@ -23,21 +23,18 @@ struct AllgatherMesh : AlgorithmDefaults {
     for (int k = 0; k < a.ndims; ++k) r += int(a.dims[k] - 1);
     return r;
   }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1);
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int local = 0;
     int k = grid_phase(a, round, local, [&](int j) { return int(a.dims[j] - 1); });
     if (k < 0) return;
     int64_t n = a.dims[k], c = grid_coord(a, id, k);
-    int64_t unit = grid_stride(a, k) * a.m;  // words this processor holds per line member
+    int64_t unit = grid_stride(a, k) * a.m;      // words this processor holds per line member
     int64_t base = id - id % grid_stride(a, k);  // first id of my group
     auto group_offset = [&](int64_t coord) { return grid_with_coord(a, base, k, coord) * a.m; };
     out.add_send(grid_with_coord(a, id, k, c + 1 == n ? 0 : c + 1), kData, group_offset(pos_mod(c - local + 1, n)), unit);
-    out.add_recv(grid_with_coord(a, id, k, c == 0 ? n - 1 : c - 1), kData, group_offset(pos_mod(c - local, n)), unit,
-                 RecvMode::copy);
+    out.add_recv(grid_with_coord(a, id, k, c == 0 ? n - 1 : c - 1), kData, group_offset(pos_mod(c - local, n)), unit, RecvMode::copy);
   }
 };
 

@@ -13,8 +13,8 @@ struct AllgatherRing : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)  [eq. 4-2]";
   static constexpr Operation op = Operation::allgather;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) |
-                                     kProcessorTrees;
+  static constexpr uint32_t native =
+      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) | kProcessorTrees;
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }

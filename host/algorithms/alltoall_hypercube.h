@@ -20,9 +20,7 @@ struct AlltoallHypercube : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return (c.ts + c.tw * double(a.m) * double(a.p) / 2) * ceil_log2(a.p);
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * double(a.m) * double(a.p) / 2) * ceil_log2(a.p); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int64_t bit = int64_t{1} << (round - 1), partner = id ^ bit;

@@ -15,7 +15,8 @@ namespace ppsim {
 struct AlltoallMesh : AlgorithmDefaults {
   static constexpr const char* name = "alltoall_mesh";
   static constexpr const char* description = "ring all-to-all along rows, regroup, then along columns (eq. 4-8); 2-D";
-  static constexpr const char* formula_text = "sum_i (t_s + t_w m R (C-i)) + sum_i (t_s + t_w m C (R-i)) = (2 t_s + t_w m p)(sqrt p - 1)  [eq. 4-8]";
+  static constexpr const char* formula_text =
+      "sum_i (t_s + t_w m R (C-i)) + sum_i (t_s + t_w m C (R-i)) = (2 t_s + t_w m p)(sqrt p - 1)  [eq. 4-8]";
   static constexpr Operation op = Operation::alltoall;
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
@@ -62,15 +63,15 @@ struct AlltoallMesh : AlgorithmDefaults {
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t id, LocalPhase phase, ProcBuffers& b) {
     const int64_t R = a.dims[0], C = a.dims[1], r = id / C, c = id % C, m = a.m, second = a.p * m;
     uint64_t *send = b.buf[kData], *recv = b.buf[kResult], *units = b.buf[kUnits];
-    for (int64_t j = 0; j < R; ++j)        // relative row j
-      for (int64_t k = 0; k < C; ++k)      // relative column k
+    for (int64_t j = 0; j < R; ++j)    // relative row j
+      for (int64_t k = 0; k < C; ++k)  // relative column k
         for (int64_t w = 0; w < m; ++w) {
           const int64_t dest = pos_mod(r + j, R) * C + pos_mod(c + k, C);
           if (phase == LocalPhase::before_first_step) {
-            units[(k * R + j) * m + w] = send[dest * m + w];                         // phase-1 unit k, block j
-            if (k == 0) units[second + (j * C + c) * m + w] = send[dest * m + w];    // my own column needs no phase 1
+            units[(k * R + j) * m + w] = send[dest * m + w];                       // phase-1 unit k, block j
+            if (k == 0) units[second + (j * C + c) * m + w] = send[dest * m + w];  // my own column needs no phase 1
           } else if (j == 0) {
-            recv[(r * C + k) * m + w] = units[second + k * m + w];                   // from my own row
+            recv[(r * C + k) * m + w] = units[second + k * m + w];  // from my own row
           }
         }
   }

@@ -14,8 +14,7 @@ struct AlltoallRing : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m p/2)(p - 1)  [eq. 4-7]";
   static constexpr Operation op = Operation::alltoall;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) |
-                                     kProcessorTrees;
+  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | kProcessorTrees;
   static constexpr uint32_t flags = 0;
   static constexpr bool has_local = true;
   static constexpr int32_t kTransit = 2;  // scratch: slot k holds the block for (holder + k) mod p

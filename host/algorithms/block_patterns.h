@@ -79,8 +79,8 @@ PPSIM_HD inline void ring_allgather_step(int64_t p, int64_t id, int i, int32_t b
 // `unit` words per member at base + u*unit; in step i it passes its partial of unit (c+i) mod n to
 // the left and folds the right neighbour's partial of unit (c+i+1) mod n into its own. After
 // n - 1 steps unit c holds every member's contribution (in ring order: ⊕ must be commutative).
-PPSIM_HD inline void line_rs_step(int64_t n, int64_t c, int64_t left, int64_t right, int32_t buf, int64_t base, int64_t unit,
-                                  int i, StepOps& out) {
+PPSIM_HD inline void line_rs_step(int64_t n, int64_t c, int64_t left, int64_t right, int32_t buf, int64_t base, int64_t unit, int i,
+                                  StepOps& out) {
   out.add_send(left, buf, base + pos_mod(c + i, n) * unit, unit);
   out.add_recv(right, buf, base + pos_mod(c + i + 1, n) * unit, unit, RecvMode::recv_op_slot);
 }

@@ -13,8 +13,8 @@ struct BroadcastBinomial : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m) ceil(log2 p)  [eq. 4-1]";
   static constexpr Operation op = Operation::broadcast;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::full) |
-                                     kProcessorTrees;
+  static constexpr uint32_t native =
+      topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::full) | kProcessorTrees;
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }

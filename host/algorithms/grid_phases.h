@@ -10,9 +10,7 @@ PPSIM_HD inline int64_t grid_stride(const AlgoParams& a, int k) {
   for (int j = a.ndims - 1; j > k; --j) s *= a.dims[j];
   return s;
 }
-PPSIM_HD inline int64_t grid_coord(const AlgoParams& a, int64_t id, int k) {
-  return (id / grid_stride(a, k)) % a.dims[k];
-}
+PPSIM_HD inline int64_t grid_coord(const AlgoParams& a, int64_t id, int k) { return (id / grid_stride(a, k)) % a.dims[k]; }
 PPSIM_HD inline int64_t grid_with_coord(const AlgoParams& a, int64_t id, int k, int64_t c) {
   return id + (c - grid_coord(a, id, k)) * grid_stride(a, k);
 }
@@ -23,7 +21,10 @@ template <class RoundsOf>
 PPSIM_HD inline int grid_phase(const AlgoParams& a, int round, int& local_round, RoundsOf&& rounds_of) {
   for (int k = a.ndims - 1; k >= 0; --k) {
     int r = rounds_of(k);
-    if (round <= r) { local_round = round; return k; }
+    if (round <= r) {
+      local_round = round;
+      return k;
+    }
     round -= r;
   }
   return -1;

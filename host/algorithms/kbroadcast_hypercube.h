@@ -15,7 +15,9 @@ struct KbroadcastHypercube : AlgorithmDefaults {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
-  static const char* rejects(const AlgoParams& a) { return is_pow2(a.sources) ? nullptr : "kbroadcast_hypercube needs --sources a power of two"; }
+  static const char* rejects(const AlgoParams& a) {
+    return is_pow2(a.sources) ? nullptr : "kbroadcast_hypercube needs --sources a power of two";
+  }
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) {

@@ -18,7 +18,9 @@ struct KscatterHypercube : AlgorithmDefaults {
   static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
   static constexpr bool has_local = true;
-  static const char* rejects(const AlgoParams& a) { return is_pow2(a.sources) ? nullptr : "kscatter_hypercube needs --sources a power of two"; }
+  static const char* rejects(const AlgoParams& a) {
+    return is_pow2(a.sources) ? nullptr : "kscatter_hypercube needs --sources a power of two";
+  }
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p / a.sources) + int(a.sources - 1); }
   static double formula(const AlgoParams& a, const CostParams& c) {

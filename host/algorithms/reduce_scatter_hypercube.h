@@ -20,13 +20,9 @@ struct ReduceScatterHypercube : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1);
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1); }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    hypercube_rs_step(a.p, id, round, kData, a.m, out);
-  }
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) { hypercube_rs_step(a.p, id, round, kData, a.m, out); }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t id, LocalPhase phase, ProcBuffers& b) {
     if (phase == LocalPhase::after_last_step)
       for (int64_t w = 0; w < a.m; ++w) b.buf[kResult][w] = b.buf[kData][id * a.m + w];

@@ -25,9 +25,7 @@ struct ReduceScatterMesh : AlgorithmDefaults {
     for (int k = 0; k < a.ndims; ++k) r += int(a.dims[k] - 1);
     return r;
   }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1);
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int k = 0;  // the slowest dimension first
@@ -35,8 +33,8 @@ struct ReduceScatterMesh : AlgorithmDefaults {
     if (k >= a.ndims) return;
     const int64_t n = a.dims[k], c = grid_coord(a, id, k), unit_blocks = grid_stride(a, k);
     const int64_t base = id - id % (n * unit_blocks);  // first block of the range still being reduced
-    line_rs_step(n, c, grid_with_coord(a, id, k, pos_mod(c - 1, n)), grid_with_coord(a, id, k, pos_mod(c + 1, n)), kData,
-                 base * a.m, unit_blocks * a.m, round, out);
+    line_rs_step(n, c, grid_with_coord(a, id, k, pos_mod(c - 1, n)), grid_with_coord(a, id, k, pos_mod(c + 1, n)), kData, base * a.m,
+                 unit_blocks * a.m, round, out);
   }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t id, LocalPhase phase, ProcBuffers& b) {
     if (phase == LocalPhase::after_last_step)

@@ -15,8 +15,8 @@ struct ReduceScatterRing : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
   static constexpr Operation op = Operation::reduce_scatter;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) |
-                                     kProcessorTrees;
+  static constexpr uint32_t native =
+      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) | kProcessorTrees;
   static constexpr uint32_t flags = kCommutativeOnly;
   static constexpr bool has_local = true;
 

@@ -9,23 +9,29 @@ namespace ppsim {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
-#define PPSIM_ALGORITHM(unit) \
-  {AlgorithmId::unit, unit::name, unit::description, unit::formula_text, unit::op, unit::topologies, \
-   unit::native, unit::flags, unit::sends_per_step, unit::has_local, &unit::rounds, &unit::formula, &unit::scratch_words, &unit::rejects},
+#define PPSIM_ALGORITHM(unit)                                                                                                          \
+  {AlgorithmId::unit, unit::name,           unit::description, unit::formula_text, unit::op,       unit::topologies,     unit::native, \
+   unit::flags,       unit::sends_per_step, unit::has_local,   &unit::rounds,      &unit::formula, &unit::scratch_words, &unit::rejects},
 #include "algorithms/list.def"
   };
   return table;
 }
 
 const AlgorithmInfo* find_algorithm(const std::string& name) {
-  for (const auto& a : algorithms()) if (name == a.name) return &a;
+  for (const auto& a : algorithms())
+    if (name == a.name) return &a;
   return nullptr;
 }
 
 namespace {
 // Every operation once: the name --op takes and reports print, another name it takes (or nullptr),
 // and its MPI name (textbook Table 4-2; nullptr where MPI has none), which --op takes too.
-struct OperationNames { Operation op; const char* name; const char* alias; const char* mpi; };
+struct OperationNames {
+  Operation op;
+  const char* name;
+  const char* alias;
+  const char* mpi;
+};
 constexpr OperationNames kOperationNames[] = {
     {Operation::broadcast, "broadcast", nullptr, "MPI_Bcast"},
     {Operation::reduce, "reduce", nullptr, "MPI_Reduce"},
@@ -44,7 +50,8 @@ constexpr OperationNames kOperationNames[] = {
 static_assert(std::size(kOperationNames) == kOperationCount, "every operation needs its names");
 
 const OperationNames* names_of(Operation op) {
-  for (const auto& e : kOperationNames) if (e.op == op) return &e;
+  for (const auto& e : kOperationNames)
+    if (e.op == op) return &e;
   return nullptr;
 }
 bool same(const std::string& text, const char* name) { return name && text == name; }
@@ -60,13 +67,19 @@ const char* operation_mpi_name(Operation op) {
 }
 bool parse_operation(const std::string& name, Operation& out) {
   for (const auto& e : kOperationNames)
-    if (same(name, e.name) || same(name, e.alias) || same(name, e.mpi)) { out = e.op; return true; }
+    if (same(name, e.name) || same(name, e.alias) || same(name, e.mpi)) {
+      out = e.op;
+      return true;
+    }
   return false;
 }
 const char* operator_name(OperatorKind k) { return kOperatorNames[int(k)]; }
 bool parse_operator(const std::string& name, OperatorKind& out) {
   for (int i = 0; i < kOperatorCount; ++i)
-    if (name == kOperatorNames[i]) { out = OperatorKind(i); return true; }
+    if (name == kOperatorNames[i]) {
+      out = OperatorKind(i);
+      return true;
+    }
   return false;
 }
 std::string operator_names() {
@@ -103,7 +116,11 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
   if (algo.op == Operation::shift && a.shift < 0) return "--shift must not be negative (got " + std::to_string(a.shift) + ")";
   if (algo.op == Operation::multicast) {
     int64_t size = multicast_size(a), g = a.group_stride, q = a.p;
-    while (q != 0) { int64_t r = g % q; g = q; q = r; }  // gcd(stride, p): the group repeats after p / gcd members
+    while (q != 0) {
+      int64_t r = g % q;
+      g = q;
+      q = r;
+    }  // gcd(stride, p): the group repeats after p / gcd members
     if (a.group_stride < 1 || size < 1 || size > a.p / g)
       return "--group-size " + std::to_string(size) + " with --group-stride " + std::to_string(a.group_stride) +
              " does not give distinct members (at most p / gcd(stride, p) = " + std::to_string(a.p / (g > 0 ? g : 1)) + ")";
@@ -113,11 +130,9 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
   if (algo.op == Operation::scan && a.n > 0 && a.n < a.p)
     return "--n " + std::to_string(a.n) + " is smaller than p = " + std::to_string(a.p) + "; every processor needs an element";
   if (!operator_commutative(k)) {
-    if (algo.commutative_only())
-      return n + " folds in an order that needs a commutative operator; " + operator_name(k) + " is not";
+    if (algo.commutative_only()) return n + " folds in an order that needs a commutative operator; " + operator_name(k) + " is not";
     if (algo.root_zero_if_noncommutative() && a.root != 0)
-      return n + " orders ranks relative to the root, so the non-commutative operator " +
-             operator_name(k) + " needs --root 0";
+      return n + " orders ranks relative to the root, so the non-commutative operator " + operator_name(k) + " needs --root 0";
   }
   return "";
 }
@@ -125,8 +140,7 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
 const AlgorithmInfo* default_algorithm(Operation op, const Topology& t, const AlgoParams& a, OperatorKind k) {
   for (int pass = 0; pass < 2; ++pass)
     for (const auto& algo : algorithms())
-      if (algo.op == op && (pass == 1 || algo.native_on(t.kind)) && algorithm_rejects(algo, t, a, k).empty())
-        return &algo;
+      if (algo.op == op && (pass == 1 || algo.native_on(t.kind)) && algorithm_rejects(algo, t, a, k).empty()) return &algo;
   return nullptr;
 }
 

@@ -32,8 +32,8 @@ struct ScanHypercube : AlgorithmDefaults {
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int64_t partner = id ^ (int64_t{1} << (round - 1));
     out.add_send(partner, kPartial, 0, a.m);
-    out.add_recv(partner, kPartial, 0, a.m, fold_mode(id, partner));      // msg := msg ⊕ number (ordered)
-    if (partner < id) out.add_action(kData, 0, RecvMode::recv_op_slot);   // result := number ⊕ result
+    out.add_recv(partner, kPartial, 0, a.m, fold_mode(id, partner));     // msg := msg ⊕ number (ordered)
+    if (partner < id) out.add_action(kData, 0, RecvMode::recv_op_slot);  // result := number ⊕ result
   }
 };
 

@@ -29,8 +29,8 @@ struct ScanHypercubeTs : AlgorithmDefaults {
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int64_t bit = int64_t{1} << (round - 1), partner = id ^ bit;
     out.add_send(partner, kPartial, 0, a.m);
-    out.add_recv(partner, kPartial, 0, a.m, RecvMode::slot_op_recv);       // t_i := t_i ⊕ b_i
-    if (id & bit) out.add_action(kData, 0, RecvMode::slot_op_recv);       // s_i := s_i ⊕ b_i
+    out.add_recv(partner, kPartial, 0, a.m, RecvMode::slot_op_recv);  // t_i := t_i ⊕ b_i
+    if (id & bit) out.add_action(kData, 0, RecvMode::slot_op_recv);   // s_i := s_i ⊕ b_i
   }
 };
 

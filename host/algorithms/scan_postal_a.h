@@ -27,8 +27,7 @@ struct ScanPostalA : AlgorithmDefaults {
   }
 
   // Sends of step s and the receives those messages meet in step s + lambda - 1.
-  PPSIM_HD static void postal_prefix_ops(const AlgoParams& a, int64_t i, int s, int32_t first_slot, bool also_prefix,
-                                         StepOps& out) {
+  PPSIM_HD static void postal_prefix_ops(const AlgoParams& a, int64_t i, int s, int32_t first_slot, bool also_prefix, StepOps& out) {
     const int m = run_postal_steps(a);
     if (s > m - a.lambda + 1) return;
     const int64_t far = run_postal_g(a, s + a.lambda - 2), step = run_postal_g(a, s - 1);
@@ -44,9 +43,7 @@ struct ScanPostalA : AlgorithmDefaults {
     }
   }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    postal_prefix_ops(a, id, round, kData, false, out);
-  }
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) { postal_prefix_ops(a, id, round, kData, false, out); }
 };
 
 }  // namespace ppsim

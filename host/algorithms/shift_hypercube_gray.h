@@ -32,7 +32,10 @@ struct ShiftHypercubeGrayT : AlgorithmDefaults {
     const int64_t q = pos_mod(a.shift, a.p);
     amount = q;
     dir = 1;
-    if (kForwardBackward && q != 0 && steps_for(a.p - q) < steps_for(q)) { amount = a.p - q; dir = -1; }
+    if (kForwardBackward && q != 0 && steps_for(a.p - q) < steps_for(q)) {
+      amount = a.p - q;
+      dir = -1;
+    }
   }
   static int64_t scratch_words(const AlgoParams& a) { return a.m; }
   static int rounds(const AlgoParams& a) {
@@ -56,7 +59,10 @@ struct ShiftHypercubeGrayT : AlgorithmDefaults {
       if (((amount >> j) & 1) == 0) continue;
       const int64_t dist = dir * (int64_t{1} << j);
       const int cost = j == 0 ? 1 : 2;
-      if (round > cost) { round -= cost; continue; }
+      if (round > cost) {
+        round -= cost;
+        continue;
+      }
       if (j == 0) {  // neighbours on the ring are neighbours in the cube
         out.add_send(dest(a, i, dist), kResult, 0, a.m);
         out.add_recv(dest(a, i, -dist), kResult, 0, a.m, RecvMode::copy);
@@ -65,13 +71,19 @@ struct ShiftHypercubeGrayT : AlgorithmDefaults {
         const int d = ceil_log2(a.p);
         for (int b = 0; b < d; ++b) {
           const int64_t cand = gray_inverse(gray_code(i) ^ (int64_t{1} << b));
-          if (via(a, cand, dist) == i) { out.add_recv(cand, kTransit, 0, a.m, RecvMode::copy); break; }
+          if (via(a, cand, dist) == i) {
+            out.add_recv(cand, kTransit, 0, a.m, RecvMode::copy);
+            break;
+          }
         }
       } else {  // from the intermediate node to the destination
         const int d = ceil_log2(a.p);
         for (int b = 0; b < d; ++b) {
           const int64_t cand = gray_inverse(gray_code(i) ^ (int64_t{1} << b));
-          if (via(a, cand, dist) == i) { out.add_send(dest(a, cand, dist), kTransit, 0, a.m); break; }
+          if (via(a, cand, dist) == i) {
+            out.add_send(dest(a, cand, dist), kTransit, 0, a.m);
+            break;
+          }
         }
         out.add_recv(via(a, dest(a, i, -dist), dist), kResult, 0, a.m, RecvMode::copy);
       }

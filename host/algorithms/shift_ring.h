@@ -17,8 +17,7 @@ struct ShiftRing : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m) min{q, p - q}";
   static constexpr Operation op = Operation::shift;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) |
-                                     kProcessorTrees;
+  static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | kProcessorTrees;
   static constexpr uint32_t flags = 0;
   static constexpr bool has_local = true;
   static constexpr int32_t kTransit = 2;  // scratch: the value passing through

@@ -55,8 +55,7 @@ PPSIM_HD inline int64_t tree_id(RankMap map, int64_t rank, int64_t root, int64_t
 }
 
 // Broadcast of buffer kData[0, m) from a.root over the binomial tree.
-PPSIM_HD inline void tree_broadcast_ops(const AlgoParams& a, int64_t id, int round, bool farthest_first,
-                                        RankMap map, StepOps& out) {
+PPSIM_HD inline void tree_broadcast_ops(const AlgoParams& a, int64_t id, int round, bool farthest_first, RankMap map, StepOps& out) {
   TreeStep s = tree_spread_step(tree_rank(map, id, a.root, a.p), a.p, round, farthest_first);
   if (s.role == TreeRole::idle) return;
   int64_t partner = tree_id(map, s.partner, a.root, a.p);
@@ -66,8 +65,7 @@ PPSIM_HD inline void tree_broadcast_ops(const AlgoParams& a, int64_t id, int rou
 
 // Reduction of kData[0, m) to a.root: the broadcast tree run backwards. When the partials are
 // contiguous blocks of ids, the fold keeps processor order (lower ids on the left).
-PPSIM_HD inline void tree_reduce_ops(const AlgoParams& a, int64_t id, int round, bool spread_farthest_first,
-                                     RankMap map, StepOps& out) {
+PPSIM_HD inline void tree_reduce_ops(const AlgoParams& a, int64_t id, int round, bool spread_farthest_first, RankMap map, StepOps& out) {
   TreeStep s = tree_collect_step(tree_rank(map, id, a.root, a.p), a.p, round, spread_farthest_first);
   if (s.role == TreeRole::idle) return;
   int64_t partner = tree_id(map, s.partner, a.root, a.p);

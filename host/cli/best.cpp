@@ -20,12 +20,16 @@ std::vector<std::string> candidate_names(const std::string& op_text, const std::
   const Operation op = parse_op_option(op_text);
   std::vector<std::string> names;
   if (algos.empty() || algos == "all") {
-    for (const auto& a : algorithms()) if (a.op == op) names.push_back(a.name);
+    for (const auto& a : algorithms())
+      if (a.op == op) names.push_back(a.name);
     return names;
   }
   std::string item;
   for (size_t at = 0; at <= algos.size(); ++at)
-    if (at == algos.size() || algos[at] == ',') { names.push_back(item); item.clear(); } else item += algos[at];
+    if (at == algos.size() || algos[at] == ',') {
+      names.push_back(item);
+      item.clear();
+    } else item += algos[at];
   for (const auto& n : names) {
     const AlgorithmInfo* a = find_algorithm(n);
     if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
@@ -80,8 +84,7 @@ void find_changes(BestResult& out) {
     const auto &a = out.rows[i - 1], &b = out.rows[i];
     if (a.entries[size_t(a.best_sim)].name != b.entries[size_t(b.best_sim)].name)
       out.sim_changes.push_back({b.m, a.entries[size_t(a.best_sim)].name, b.entries[size_t(b.best_sim)].name});
-    if (a.best_formula >= 0 && b.best_formula >= 0 &&
-        a.entries[size_t(a.best_formula)].name != b.entries[size_t(b.best_formula)].name)
+    if (a.best_formula >= 0 && b.best_formula >= 0 && a.entries[size_t(a.best_formula)].name != b.entries[size_t(b.best_formula)].name)
       out.formula_changes.push_back({b.m, a.entries[size_t(a.best_formula)].name, b.entries[size_t(b.best_formula)].name});
   }
 }
@@ -130,11 +133,12 @@ void print_best_json(const BestResult& b) {
   nlohmann::json doc;
   for (const auto& row : b.rows) {
     nlohmann::json entries = nlohmann::json::array();
-    for (const auto& e : row.entries)
-      entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", number_or_null(e.formula)}});
-    doc["rows"].push_back({{"m", row.m}, {"best", row.entries[size_t(row.best_sim)].name},
-                           {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
-                           {"entries", entries}});
+    for (const auto& e : row.entries) entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", number_or_null(e.formula)}});
+    doc["rows"].push_back(
+        {{"m", row.m},
+         {"best", row.entries[size_t(row.best_sim)].name},
+         {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
+         {"entries", entries}});
   }
   for (const auto& c : b.sim_changes) doc["changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
   for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
@@ -157,7 +161,8 @@ void print_best_text(const BestResult& b) {
   }
   for (const auto& c : b.sim_changes) std::cout << "simulation: from m = " << c.m << " " << c.to << " beats " << c.from << "\n";
   for (const auto& c : b.formula_changes) std::cout << "closed forms: from m = " << c.m << " " << c.to << " beats " << c.from << "\n";
-  if (b.sim_changes.empty()) std::cout << "simulation: " << b.rows.front().entries[size_t(b.rows.front().best_sim)].name << " wins throughout\n";
+  if (b.sim_changes.empty())
+    std::cout << "simulation: " << b.rows.front().entries[size_t(b.rows.front().best_sim)].name << " wins throughout\n";
   if (b.formula_changes.empty() && b.rows.front().best_formula >= 0)
     std::cout << "closed forms: " << b.rows.front().entries[size_t(b.rows.front().best_formula)].name << " wins throughout\n";
   if (!b.refused.empty()) std::cout << "refused (not ranked):\n";
@@ -186,8 +191,12 @@ Subcommand add_best_command(CLI::App& app) {
   best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
   best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
-                  {{"--ts", "startup time"}, {"--tw", "per-word time"}, {"--th", "per-hop time"}, {"--ports", "port model"},
-                   {"--routing", "cut-through | store-and-forward"}, {"--root", "root"}});
+                  {{"--ts", "startup time"},
+                   {"--tw", "per-word time"},
+                   {"--th", "per-hop time"},
+                   {"--ports", "port model"},
+                   {"--routing", "cut-through | store-and-forward"},
+                   {"--root", "root"}});
   best->add_flag("--json", b->json, "print JSON");
   return {best, [b] { return run_best(b->run, b->m, b->algos, b->json); }};
 }

@@ -38,7 +38,8 @@ int print_bounds(const BoundsOptions& o) {
             << ": G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda)\n";
   for (int j = 0; j <= steps; ++j) {
     const int64_t v = table.values()[size_t(j)];
-    std::cout << "  G(" << j << ") " << (v == kPostalGCap ? ">= " : "= ") << v << (v == kPostalGCap ? " (2^62: not tracked further)" : "") << "\n";
+    std::cout << "  G(" << j << ") " << (v == kPostalGCap ? ">= " : "= ") << v << (v == kPostalGCap ? " (2^62: not tracked further)" : "")
+              << "\n";
   }
   std::cout << "prefix (and broadcast, reduction) over n = " << o.n << " processors needs at least min{ i | G(i) >= n } = " << steps
             << " steps\n";

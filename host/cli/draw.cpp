@@ -25,7 +25,9 @@ namespace {
 const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 const char* step_colour(int64_t step) { return kPalette[size_t(step - 1) % 8]; }
 
-struct Point { double x, y; };
+struct Point {
+  double x, y;
+};
 
 // Where physical node v is drawn (points; y grows upwards).
 Point position(const Topology& t, int64_t v) {
@@ -33,9 +35,7 @@ Point position(const Topology& t, int64_t v) {
   return {at.x, at.y};
 }
 
-std::string node_name(const Topology& t, int64_t v) {
-  return v < t.p ? "n" + std::to_string(v) : "s" + std::to_string(v);
-}
+std::string node_name(const Topology& t, int64_t v) { return v < t.p ? "n" + std::to_string(v) : "s" + std::to_string(v); }
 
 std::string pos(Point p) {
   char text[64];
@@ -45,11 +45,10 @@ std::string pos(Point p) {
 
 void emit_machine(std::ostringstream& dot, const Topology& t, bool bold_links) {
   for (int64_t v = 0; v < topology_nodes(t); ++v) {
-    if (v < t.p)
-      dot << "  " << node_name(t, v) << " [label=\"" << v << "\", pos=" << pos(position(t, v)) << "];\n";
+    if (v < t.p) dot << "  " << node_name(t, v) << " [label=\"" << v << "\", pos=" << pos(position(t, v)) << "];\n";
     else
-      dot << "  " << node_name(t, v) << " [label=\"\", shape=square, width=0.18, style=filled, fillcolor=\"#bbbbbb\", pos="
-          << pos(position(t, v)) << "];\n";
+      dot << "  " << node_name(t, v)
+          << " [label=\"\", shape=square, width=0.18, style=filled, fillcolor=\"#bbbbbb\", pos=" << pos(position(t, v)) << "];\n";
   }
   if (!bold_links) {
     std::set<std::pair<int64_t, int64_t>> drawn;
@@ -165,17 +164,27 @@ int run_draw(const RunOptions& o, const std::string& kind, std::string format, c
   c.threads = 1;
   RunResult r = run_cpu(c);
   std::string dot = kind == "messages" ? draw_messages(c, r) : kind == "spacetime" ? draw_spacetime(c, r) : draw_heatmap(c, r);
-  if (format == "dot" && out == "-") { std::fputs(dot.c_str(), stdout); return 0; }
+  if (format == "dot" && out == "-") {
+    std::fputs(dot.c_str(), stdout);
+    return 0;
+  }
   const fs::path target = fs::absolute(out), tmp = target.string() + ".tmp";
   if (format == "dot") {
-    { std::ofstream f(tmp); f << dot; if (!f.good()) throw UsageError("cannot write " + out); }
+    {
+      std::ofstream f(tmp);
+      f << dot;
+      if (!f.good()) throw UsageError("cannot write " + out);
+    }
     fs::rename(tmp, target);
     return 0;
   }
   if (std::system("command -v neato >/dev/null 2>&1") != 0)
     throw UsageError("--format " + format + " needs Graphviz (Debian package graphviz; scripts/setup.sh installs it)");
   const fs::path dot_file = target.string() + ".dot.tmp";
-  { std::ofstream f(dot_file); f << dot; }
+  {
+    std::ofstream f(dot_file);
+    f << dot;
+  }
   int rc = std::system(("neato -n2 -T" + format + " '" + dot_file.string() + "' -o '" + tmp.string() + "' 2>/dev/null").c_str());
   fs::remove(dot_file);
   if (rc != 0 || !fs::exists(tmp)) {

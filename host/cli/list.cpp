@@ -84,7 +84,8 @@ int list_all() {
     if (const char* mpi = operation_mpi_name(Operation(o))) std::cout << (listed++ == 0 ? " " : listed == 5 ? ",\n   " : ", ") << mpi;
   std::cout << ")\n";
   list_algorithms();
-  std::cout << "shared-memory machines (--machine):\n  pram-erew pram-crew pram-crcw-common pram-crcw-arbitrary pram-crcw-priority pram-crcw-combining\n";
+  std::cout
+      << "shared-memory machines (--machine):\n  pram-erew pram-crew pram-crcw-common pram-crcw-arbitrary pram-crcw-priority pram-crcw-combining\n";
   std::cout << "shared-memory algorithms:\n";
   for (const auto& a : pram_algorithms())
     std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; needs " << pram_rule_name(a.weakest_rule) << "]\n      "

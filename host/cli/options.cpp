@@ -75,8 +75,8 @@ namespace {
 // Each option bound to a field of RunOptions, once: its name, its field, whether --help shows its
 // default, and how `run` describes it. Other subcommands take a few of them with descriptions of
 // their own (`sweep` reads lists); bool fields are flags.
-using RunField = std::variant<std::string RunOptions::*, int64_t RunOptions::*, int RunOptions::*, double RunOptions::*,
-                              bool RunOptions::*>;
+using RunField =
+    std::variant<std::string RunOptions::*, int64_t RunOptions::*, int RunOptions::*, double RunOptions::*, bool RunOptions::*>;
 struct RunOptionSpec {
   const char* name;
   RunField field;
@@ -84,7 +84,8 @@ struct RunOptionSpec {
   std::string run_description;
 };
 const RunOptionSpec kRunOptions[] = {
-    {"--machine", &RunOptions::machine, true, "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}"},
+    {"--machine", &RunOptions::machine, true,
+     "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}"},
     {"--topology", &RunOptions::topology, true, "linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial"},
     {"--p", &RunOptions::p, false, "processors (e.g. 1024 or 2^10)"},
     {"--dims", &RunOptions::dims, false, "mesh/torus extents, RxC or RxCxD"},
@@ -224,7 +225,8 @@ void read_machine_models(const RunOptions& o, RunConfig& c, Backend& backend) {
   else if (o.backend == "auto") backend = Backend::automatic;
   else throw UsageError("--backend '" + o.backend + "' is not cpu, cuda or auto");
   if (o.threads < 0 || o.threads > kMaxThreads)  // libgomp crashes when asked for 100000 threads
-    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(o.threads) + ")");
+    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(o.threads) +
+                     ")");
 }
 
 // --n, --exclusive, --shift, --group-stride, --group-size and --sources: each only for its operations.
@@ -275,7 +277,10 @@ const AlgorithmInfo* choose_algorithm(const RunOptions& o, Operation op, const R
   if (const AlgorithmInfo* a = default_algorithm(op, c.topology, c.params, c.combine)) return a;
   std::string why;
   for (const auto& a : algorithms())
-    if (a.op == op) { why = algorithm_rejects(a, c.topology, c.params, c.combine); if (!why.empty()) break; }
+    if (a.op == op) {
+      why = algorithm_rejects(a, c.topology, c.params, c.combine);
+      if (!why.empty()) break;
+    }
   throw UsageError(std::string("no registered algorithm performs ") + operation_name(op) + " on " + topology_shape(c.topology) +
                    (why.empty() ? " (see `ppsim list`)" : ": " + why));
 }
@@ -305,7 +310,10 @@ int verification_exit_code(bool verified, int64_t mismatches) {
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
-  if (path == "-") { std::cout << doc.dump(1) << "\n"; return; }
+  if (path == "-") {
+    std::cout << doc.dump(1) << "\n";
+    return;
+  }
   const std::string tmp = path + ".tmp";
   std::error_code ec;
   {

@@ -22,9 +22,9 @@ int64_t parse_count(const std::string& text, const char* option);
 InputSpec parse_input(const std::string& text);
 
 // Single options read the same way by every subcommand: a name that is unknown is a UsageError.
-Operation parse_op_option(const std::string& text);                                // --op
-OperatorKind parse_combine_option(const std::string& text);                        // --combine
-PortSpec parse_ports_option(const std::string& text);                              // --ports
+Operation parse_op_option(const std::string& text);                               // --op
+OperatorKind parse_combine_option(const std::string& text);                       // --combine
+PortSpec parse_ports_option(const std::string& text);                             // --ports
 TopologyKind parse_topology_option(const std::string& text, const char* option);  // --topology, --logical
 // "--algo ALGO performs PERFORMS, not WANTED": the algorithm given is for another operation.
 std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted);
@@ -33,8 +33,8 @@ inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh and
 
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
-  std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single",
-              routing = "cut-through", combine = "sum", input = "iota", backend = "auto", json;
+  std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
+              input = "iota", backend = "auto", json;
   int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;

@@ -22,13 +22,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::map<std::string, std::string> kYLabels = {
-    {"time", "time (units of t_s, t_w, t_h)"}, {"steps", "steps"}, {"speedup", "speedup T_s / T_p"},
-    {"efficiency", "efficiency S / p"}, {"cost", "cost p T_p (time units)"}, {"parallel_time", "parallel time T_p (time units)"},
-    {"max_link_load", "busiest link (messages in one step)"}, {"link_hops", "link-hops"}};
+const std::map<std::string, std::string> kYLabels = {{"time", "time (units of t_s, t_w, t_h)"},
+                                                     {"steps", "steps"},
+                                                     {"speedup", "speedup T_s / T_p"},
+                                                     {"efficiency", "efficiency S / p"},
+                                                     {"cost", "cost p T_p (time units)"},
+                                                     {"parallel_time", "parallel time T_p (time units)"},
+                                                     {"max_link_load", "busiest link (messages in one step)"},
+                                                     {"link_hops", "link-hops"}};
 
 void check_plot_y(const std::vector<nlohmann::json>& rows, const std::string& y) {
-  if (!kYLabels.count(y)) throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
+  if (!kYLabels.count(y))
+    throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
   for (const auto& r : rows)
     if (r[y].is_null()) throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
 }
@@ -36,7 +41,10 @@ void check_plot_y(const std::vector<nlohmann::json>& rows, const std::string& y)
 // The x axis: p, or m when only m varies.
 std::string x_field(const std::vector<nlohmann::json>& rows) {
   std::set<int64_t> ps, ms;
-  for (const auto& r : rows) { ps.insert(r["p"].get<int64_t>()); ms.insert(r["m"].get<int64_t>()); }
+  for (const auto& r : rows) {
+    ps.insert(r["p"].get<int64_t>());
+    ms.insert(r["m"].get<int64_t>());
+  }
   return ps.size() > 1 || ms.size() <= 1 ? "p" : "m";
 }
 
@@ -80,17 +88,24 @@ PlotLines plot_lines(Series& series, const std::string& x, const std::string& y)
       double xv = (*r)[x].get<double>(), yv = (*r)[y].get<double>();
       const auto& f = (*r)["formula_time"];
       if (f.is_null()) has_formula = false;
-      out.data += std::to_string(xv) + " " + std::to_string(yv) + " " + (f.is_null() ? std::string("NaN") : std::to_string(f.get<double>())) + "\n";
-      out.lo_x = std::min(out.lo_x, xv); out.hi_x = std::max(out.hi_x, xv);
-      if (yv > 0) { out.lo_y = std::min(out.lo_y, yv); out.hi_y = std::max(out.hi_y, yv); }
+      out.data +=
+          std::to_string(xv) + " " + std::to_string(yv) + " " + (f.is_null() ? std::string("NaN") : std::to_string(f.get<double>())) + "\n";
+      out.lo_x = std::min(out.lo_x, xv);
+      out.hi_x = std::max(out.hi_x, xv);
+      if (yv > 0) {
+        out.lo_y = std::min(out.lo_y, yv);
+        out.hi_y = std::max(out.hi_y, yv);
+      }
     }
     out.data += "EOD\n";
     std::string quoted = label;
-    for (auto& ch : quoted) if (ch == '"' || ch == '_') ch = ch == '_' ? '-' : '\'';
+    for (auto& ch : quoted)
+      if (ch == '"' || ch == '_') ch = ch == '_' ? '-' : '\'';
     out.plot += std::string(i ? ", " : "") + "$s" + std::to_string(i) + " using 1:2 with linespoints lw 2 lc " + std::to_string(i + 1) +
                 " title \"" + quoted + "\"";
     if (has_formula)
-      out.plot += ", $s" + std::to_string(i) + " using 1:3 with lines dt 2 lw 1.5 lc " + std::to_string(i + 1) + " title \"" + quoted + " (formula)\"";
+      out.plot += ", $s" + std::to_string(i) + " using 1:3 with lines dt 2 lw 1.5 lc " + std::to_string(i + 1) + " title \"" + quoted +
+                  " (formula)\"";
     ++i;
   }
   return out;
@@ -121,7 +136,10 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
   const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + fs::path(path).extension().string();
   const std::string script = gnuplot_script(plot_lines(series, x, y), tmp, x, y, rows.front()["op"].get<std::string>());
   const fs::path script_file = out.string() + ".gp.tmp";
-  { std::ofstream f(script_file); f << script; }
+  {
+    std::ofstream f(script_file);
+    f << script;
+  }
   int rc = std::system(("gnuplot '" + script_file.string() + "' 2>/dev/null").c_str());
   fs::remove(script_file);
   if (rc != 0 || !fs::exists(tmp)) {

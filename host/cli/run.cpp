@@ -48,19 +48,20 @@ void print_formula_and_bounds(const RunConfig& c) {
     if (mm.computed) out << "\n  mapping: dilation " << mm.dilation << ", congestion " << mm.congestion << ", expansion " << mm.expansion;
   }
   int64_t bound = postal_lower_bound_steps(c);
-  if (bound >= 0) out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
+  if (bound >= 0)
+    out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
 }
 
 void print_run_text(const RunConfig& c, const RunResult& r) {
   std::ostream& out = std::cout;
   out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
       << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
-      << topology_shape(physical_topology(c)) << ", m = " << c.params.m
-      << " words, " << operator_name(c.combine) << ", " << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
+      << topology_shape(physical_topology(c)) << ", m = " << c.params.m << " words, " << operator_name(c.combine) << ", "
+      << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
   out << "  steps " << r.steps << ", time " << r.time;
   print_formula_and_bounds(c);
-  out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load "
-      << r.max_link_load << "\n";
+  out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
+      << "\n";
   if (c.trace) print_trace_text(c, r);
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
 }
@@ -83,7 +84,8 @@ int run_command(const RunOptions& o, const CLI::App& run) {
   if (o.machine == "network") return run_network(o);
   PramRule rule;
   if (!parse_pram_machine(o.machine, rule))
-    throw UsageError("--machine '" + o.machine + "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
+    throw UsageError("--machine '" + o.machine +
+                     "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
   return run_pram_machine(o, rule, run);
 }
 

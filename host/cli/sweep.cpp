@@ -50,7 +50,9 @@ class LineSink {
     fd_ = path == "-" ? 1 : ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd_ < 0) throw UsageError("cannot write " + path);
   }
-  ~LineSink() { if (fd_ > 2) ::close(fd_); }
+  ~LineSink() {
+    if (fd_ > 2) ::close(fd_);
+  }
   bool active() const { return fd_ >= 0; }
   void line(const std::string& text) {
     if (fd_ < 0) return;
@@ -70,11 +72,46 @@ class LineSink {
   int fd_ = -1;
 };
 
-const std::vector<std::string> kColumns = {
-    "point", "topology", "dims", "p", "logical", "map", "op", "algo", "m", "root", "ports", "lambda", "ts", "tw", "th",
-    "routing", "combine", "backend", "steps", "time", "formula_time", "formula_ratio", "lower_bound_steps",
-    "lower_bound_time", "messages", "words", "link_hops", "max_link_load", "verified", "mismatches", "wall_seconds",
-    "problem", "tc", "serial_time", "parallel_time", "speedup", "efficiency", "cost", "status", "reason"};
+const std::vector<std::string> kColumns = {"point",
+                                           "topology",
+                                           "dims",
+                                           "p",
+                                           "logical",
+                                           "map",
+                                           "op",
+                                           "algo",
+                                           "m",
+                                           "root",
+                                           "ports",
+                                           "lambda",
+                                           "ts",
+                                           "tw",
+                                           "th",
+                                           "routing",
+                                           "combine",
+                                           "backend",
+                                           "steps",
+                                           "time",
+                                           "formula_time",
+                                           "formula_ratio",
+                                           "lower_bound_steps",
+                                           "lower_bound_time",
+                                           "messages",
+                                           "words",
+                                           "link_hops",
+                                           "max_link_load",
+                                           "verified",
+                                           "mismatches",
+                                           "wall_seconds",
+                                           "problem",
+                                           "tc",
+                                           "serial_time",
+                                           "parallel_time",
+                                           "speedup",
+                                           "efficiency",
+                                           "cost",
+                                           "status",
+                                           "reason"};
 
 std::string csv_cell(const nlohmann::json& v) {
   if (v.is_null()) return "";
@@ -98,7 +135,10 @@ std::vector<int64_t> expand_counts(const std::string& text, const char* option) 
   };
   for (const std::string& item : split_list(text)) {
     size_t dots = item.find("..");
-    if (dots == std::string::npos) { add(parse_count(item, option)); continue; }
+    if (dots == std::string::npos) {
+      add(parse_count(item, option));
+      continue;
+    }
     std::string rest = item.substr(dots + 2);
     size_t colon = rest.find(':');
     int64_t a = parse_count(item.substr(0, dots), option);
@@ -160,7 +200,8 @@ std::vector<RunOptions> point_options(const SweepOptions& s) {
   check_names(s.run.topology, s.run.ports);
   const auto topologies = split_list(s.run.topology);
   std::vector<std::pair<std::string, std::string>> shapes;  // (--p, --dims) of each shape
-  if (!s.run.dims.empty()) for (const auto& d : split_list(s.run.dims)) shapes.push_back({"", d});
+  if (!s.run.dims.empty())
+    for (const auto& d : split_list(s.run.dims)) shapes.push_back({"", d});
   if (!s.run.p.empty()) {
     const auto ps = expand_counts(s.run.p, "--p");
     require_positive(ps, "--p");
@@ -175,10 +216,12 @@ std::vector<RunOptions> point_options(const SweepOptions& s) {
   const Operation op = parse_op_option(s.run.op);
   std::vector<std::string> algos;
   if (s.run.algo.empty() || s.run.algo == "all") {
-    for (const auto& a : algorithms()) if (a.op == op) algos.push_back(a.name);
+    for (const auto& a : algorithms())
+      if (a.op == op) algos.push_back(a.name);
   } else {
     algos = split_list(s.run.algo);
-    for (const auto& a : algos) if (!find_algorithm(a)) throw UsageError("--algo '" + a + "' is unknown (see `ppsim list`)");
+    for (const auto& a : algos)
+      if (!find_algorithm(a)) throw UsageError("--algo '" + a + "' is unknown (see `ppsim list`)");
   }
   std::vector<RunOptions> out;
   for (const auto& topo : topologies)
@@ -212,19 +255,28 @@ nlohmann::json option_columns(const RunOptions& o) {
   auto count = [](const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(parse_count(text, "")); };
   Operation op = Operation::allreduce;
   parse_operation(o.op, op);  // checked by point_options
-  return {{"topology", o.topology}, {"dims", o.dims}, {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
-          {"op", operation_name(op)}, {"algo", o.algo}, {"m", count(o.m)}, {"root", o.root}, {"ports", o.ports},
-          {"lambda", o.lambda}, {"ts", o.ts}, {"tw", o.tw}, {"th", o.th}, {"routing", o.routing}, {"combine", o.combine}};
+  return {{"topology", o.topology},   {"dims", o.dims}, {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
+          {"op", operation_name(op)}, {"algo", o.algo}, {"m", count(o.m)}, {"root", o.root},       {"ports", o.ports},
+          {"lambda", o.lambda},       {"ts", o.ts},     {"tw", o.tw},      {"th", o.th},           {"routing", o.routing},
+          {"combine", o.combine}};
 }
 
 nlohmann::json config_columns(const RunConfig& c) {
   const Topology& t = physical_topology(c);
-  return {{"topology", topology_name(t.kind)}, {"dims", topology_dims(t)}, {"p", t.p},
+  return {{"topology", topology_name(t.kind)},
+          {"dims", topology_dims(t)},
+          {"p", t.p},
           {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
           {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
-          {"op", operation_name(c.algorithm->op)}, {"algo", c.algorithm->name}, {"m", c.params.m},
-          {"root", c.params.root}, {"ports", port_spec_name(c.ports)}, {"lambda", c.params.lambda},
-          {"ts", c.cost.ts}, {"tw", c.cost.tw}, {"th", c.cost.th},
+          {"op", operation_name(c.algorithm->op)},
+          {"algo", c.algorithm->name},
+          {"m", c.params.m},
+          {"root", c.params.root},
+          {"ports", port_spec_name(c.ports)},
+          {"lambda", c.params.lambda},
+          {"ts", c.cost.ts},
+          {"tw", c.cost.tw},
+          {"th", c.cost.th},
           {"routing", routing_name(c.cost.routing)},
           {"combine", operator_name(c.combine)}};
 }
@@ -232,12 +284,19 @@ nlohmann::json config_columns(const RunConfig& c) {
 // The figures of a point that ran; with --tc and --problem, Chapter 5's too.
 nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const RunResult& r) {
   double f = formula_time(c);
-  nlohmann::json row = {{"steps", r.steps}, {"time", r.time}, {"formula_time", number_or_null(f)},
+  nlohmann::json row = {{"steps", r.steps},
+                        {"time", r.time},
+                        {"formula_time", number_or_null(f)},
                         {"formula_ratio", number_or_null(std::isnan(f) || f == 0 ? std::nan("") : r.time / f)},
                         {"lower_bound_steps", postal_lower_bound_json(c)},
-                        {"lower_bound_time", number_or_null(lower_bound_time(c))}, {"messages", r.messages},
-                        {"words", r.words}, {"link_hops", r.link_hops}, {"max_link_load", r.max_link_load},
-                        {"verified", r.verified}, {"mismatches", r.mismatches}, {"wall_seconds", r.wall_seconds}};
+                        {"lower_bound_time", number_or_null(lower_bound_time(c))},
+                        {"messages", r.messages},
+                        {"words", r.words},
+                        {"link_hops", r.link_hops},
+                        {"max_link_load", r.max_link_load},
+                        {"verified", r.verified},
+                        {"mismatches", r.mismatches},
+                        {"wall_seconds", r.wall_seconds}};
   // Chapter 5: an N-element problem with t_c per local combine. Serial: (N - 1) t_c. Parallel: the
   // local fold of N/p elements, one combine per communication step, and the simulated communication.
   if (s.tc >= 0 && s.problem > 0) {
@@ -265,9 +324,9 @@ SweepPoint plan_point(const RunOptions& o, bool device) {
   try {
     pt.config = build_config(o, pt.backend);
     built = true;
-    pt.config.keep_buffers = false;  // a row needs the figures only (on a GPU: verified there)
+    pt.config.keep_buffers = false;                           // a row needs the figures only (on a GPU: verified there)
     validate_config(pt.config, !runs_on_device(pt, device));  // the GPU checks its own memory
-  } catch (const std::exception& e) {  // e.g. an algorithm not for this topology or p
+  } catch (const std::exception& e) {                         // e.g. an algorithm not for this topology or p
     pt.refused = one_line(e.what());
   }
   pt.columns = built ? config_columns(pt.config) : option_columns(o);
@@ -373,7 +432,9 @@ class RowWriter {
     while (next_ < rows_.size() && rows_[next_]) write(*rows_[next_++]);
     if (bar_) progress();
   }
-  void finish() const { if (bar_) std::fprintf(stderr, "\n"); }
+  void finish() const {
+    if (bar_) std::fprintf(stderr, "\n");
+  }
 
   std::vector<nlohmann::json> ok_rows;
   int64_t refused = 0, fallbacks = 0, failed = 0, first_refused = -1, first_failed = -1;
@@ -450,13 +511,13 @@ int run_sweep(const SweepOptions& s) {
   RowWriter out(s, points.size());
   run_points(s, points, device, jobs, out);
   const auto total = (long long)points.size();
-  if (out.ok_rows.empty())
-    throw UsageError("no point of the sweep can run: " + out.first_reason);
+  if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);
   if (!s.quiet && out.refused > 0)
     std::fprintf(stderr, "ppsim: %lld of %lld points refused (first, point %lld: %s); see the status and reason columns\n",
                  (long long)out.refused, total, (long long)out.first_refused, out.first_reason.c_str());
   if (!s.quiet && out.fallbacks > 0)
-    std::fprintf(stderr, "ppsim: %lld of %lld points ran on the CPU (first: %s)\n", (long long)out.fallbacks, total, out.first_fallback.c_str());
+    std::fprintf(stderr, "ppsim: %lld of %lld points ran on the CPU (first: %s)\n", (long long)out.fallbacks, total,
+                 out.first_fallback.c_str());
   if (!s.plot.empty()) plot_sweep(out.ok_rows, s.plot, s.plot_y);
   if (out.failed > 0) {
     std::fprintf(stderr, "ppsim: error: %lld of %lld points failed verification (first: point %lld)\n", (long long)out.failed, total,

@@ -14,19 +14,19 @@ struct SweepOptions {
   RunOptions run;  // --p, --dims, --topology, --algo, --m and --ports may hold lists (see expand_counts)
   std::string lambdas = "1", ts = "1", tw = "1", th = "0";
   std::string csv, jsonl, plot, plot_y = "time";
-  double tc = -1;        // Chapter 5: time per local combine (-1: off)
-  int64_t problem = 0;   // Chapter 5: elements of the problem
-  int jobs = 0;          // points run at once (0: every core; with CUDA points, min(4, cores))
+  double tc = -1;       // Chapter 5: time per local combine (-1: off)
+  int64_t problem = 0;  // Chapter 5: elements of the problem
+  int jobs = 0;         // points run at once (0: every core; with CUDA points, min(4, cores))
   bool quiet = false;
 };
 
 // One point of the product. A point that cannot run (its algorithm not for this topology or p,
 // sizes, memory...) is refused, not dropped: it becomes a row with status "refused" and the reason.
 struct SweepPoint {
-  RunConfig config;          // built only when `refused` is empty
+  RunConfig config;  // built only when `refused` is empty
   Backend backend = Backend::automatic;
-  nlohmann::json columns;    // its configuration columns (from the options when no config was built)
-  std::string refused;       // why it cannot run, one line ("": it can, as far as planning shows)
+  nlohmann::json columns;  // its configuration columns (from the options when no config was built)
+  std::string refused;     // why it cannot run, one line ("": it can, as far as planning shows)
 };
 
 // What running a point gave: a result (status ok), or a refusal (result empty) with the reason.

@@ -19,12 +19,13 @@ enum class PramAlgorithmId : int16_t {
 #define PPSIM_PRAM_ENUM(unit) unit,
   PPSIM_PRAM_ALGORITHMS(PPSIM_PRAM_ENUM)
 #undef PPSIM_PRAM_ENUM
-  count
+      count
 };
 
 PPSIM_HD inline PramOps pram_algorithm_ops(PramAlgorithmId id, const PramParams& a, int64_t proc, int step) {
   switch (id) {
-#define PPSIM_PRAM_CASE(unit) case PramAlgorithmId::unit: return unit::ops(a, proc, step);
+#define PPSIM_PRAM_CASE(unit) \
+  case PramAlgorithmId::unit: return unit::ops(a, proc, step);
     PPSIM_PRAM_ALGORITHMS(PPSIM_PRAM_CASE)
 #undef PPSIM_PRAM_CASE
     default: return {};

@@ -14,7 +14,12 @@ namespace ppsim {
 
 namespace {
 // Every rule once: the --machine name, the short name, and the name messages use.
-struct RuleName { const char* machine; const char* rule; const char* upper; PramRule r; };
+struct RuleName {
+  const char* machine;
+  const char* rule;
+  const char* upper;
+  PramRule r;
+};
 constexpr RuleName kRules[] = {
     {"pram-erew", "erew", "EREW", PramRule::erew},
     {"pram-crew", "crew", "CREW", PramRule::crew},
@@ -25,18 +30,24 @@ constexpr RuleName kRules[] = {
 };
 
 std::string upper_rule(PramRule r) {
-  for (const auto& e : kRules) if (e.r == r) return e.upper;
+  for (const auto& e : kRules)
+    if (e.r == r) return e.upper;
   return "?";
 }
 }  // namespace
 
 const char* pram_rule_name(PramRule r) {
-  for (const auto& e : kRules) if (e.r == r) return e.rule;
+  for (const auto& e : kRules)
+    if (e.r == r) return e.rule;
   return "?";
 }
 
 bool parse_pram_machine(const std::string& machine, PramRule& out) {
-  for (const auto& e : kRules) if (machine == e.machine) { out = e.r; return true; }
+  for (const auto& e : kRules)
+    if (machine == e.machine) {
+      out = e.r;
+      return true;
+    }
   return false;
 }
 
@@ -50,12 +61,14 @@ const std::vector<PramAlgorithmInfo>& pram_algorithms() {
 }
 
 const PramAlgorithmInfo* find_pram_algorithm(const std::string& name) {
-  for (const auto& a : pram_algorithms()) if (name == a.name) return &a;
+  for (const auto& a : pram_algorithms())
+    if (name == a.name) return &a;
   return nullptr;
 }
 
 const PramAlgorithmInfo* default_pram_algorithm(Operation op) {
-  for (const auto& a : pram_algorithms()) if (a.op == op && a.weakest_rule == PramRule::erew) return &a;
+  for (const auto& a : pram_algorithms())
+    if (a.op == op && a.weakest_rule == PramRule::erew) return &a;
   return nullptr;
 }
 
@@ -67,8 +80,7 @@ void check_pram_config(const PramConfig& c) {
   if (!c.algorithm) throw ConfigError("no PRAM algorithm chosen");
   const int64_t n = c.params.n, m = c.params.m;
   if (n < 1 || n > (int64_t{1} << 28)) throw ConfigError("a PRAM has 1 .. 2^28 processors (got " + std::to_string(n) + ")");
-  if (m < 1 || double(n) * double(m) > double(int64_t{1} << 30))
-    throw ConfigError("--m must be at least 1 and N * m at most 2^30 words");
+  if (m < 1 || double(n) * double(m) > double(int64_t{1} << 30)) throw ConfigError("--m must be at least 1 and N * m at most 2^30 words");
   if (c.trace && n * m > 65536) throw ConfigError("--trace on a PRAM is limited to N * m <= 65536 words");
   // Weaker rules are run and their violations reported at the step; but between two CRCW write
   // rules (other than common, whose conflicts are detected) nothing can be detected: the result
@@ -84,8 +96,8 @@ void check_pram_config(const PramConfig& c) {
 class PramMachine {
  public:
   explicit PramMachine(const PramConfig& c)
-      : c_(c), n_(c.params.n), m_(c.params.m), k_(c.combine), ops_(size_t(n_)), first_reader_(size_t(n_)),
-        first_writer_(size_t(n_)), read_value_(size_t(n_ * m_)) {}
+      : c_(c), n_(c.params.n), m_(c.params.m), k_(c.combine), ops_(size_t(n_)), first_reader_(size_t(n_)), first_writer_(size_t(n_)),
+        read_value_(size_t(n_ * m_)) {}
 
   PramResult run() {
     load_inputs();
@@ -125,8 +137,8 @@ class PramMachine {
   // Every processor's operations of the step, checked against the array's bounds.
   void collect_ops(int step, const std::string& at) {
     for (int64_t i = 0; i < n_; ++i) {
-      ops_[size_t(i)] = c_.test_ops_override ? c_.test_ops_override(c_.params, i, step)
-                                             : pram_algorithm_ops(c_.algorithm->id, c_.params, i, step);
+      ops_[size_t(i)] =
+          c_.test_ops_override ? c_.test_ops_override(c_.params, i, step) : pram_algorithm_ops(c_.algorithm->id, c_.params, i, step);
       const PramOps& o = ops_[size_t(i)];
       if (o.read >= n_ || o.write >= n_ || o.read < -1 || o.write < -1)
         throw ScheduleError(at + "processor " + std::to_string(i) + " addresses a cell outside 0.." + std::to_string(n_ - 1));
@@ -183,7 +195,8 @@ class PramMachine {
       }
       std::string who = "processors " + std::to_string(first) + " and " + std::to_string(i);
       switch (c_.rule) {
-        case PramRule::erew: case PramRule::crew:
+        case PramRule::erew:
+        case PramRule::crew:
           throw ScheduleError(at + who + " both write cell " + std::to_string(cell) + ", which the " + upper_rule(c_.rule) +
                               " rule forbids");
         case PramRule::crcw_common:

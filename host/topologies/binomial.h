@@ -26,9 +26,7 @@ struct Binomial : PowerOfTwoP {
   static constexpr const char* hint = "p a power of two; binomial tree rooted at 0";
 
   // Bits of s and d below the highest bit where they differ, cleared: their lowest common ancestor.
-  PPSIM_HD static int64_t low_mask(int64_t s, int64_t d) {
-    return s == d ? 0 : (int64_t{1} << (floor_log2(s ^ d) + 1)) - 1;
-  }
+  PPSIM_HD static int64_t low_mask(int64_t s, int64_t d) { return s == d ? 0 : (int64_t{1} << (floor_log2(s ^ d) + 1)) - 1; }
 
   PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) {
     const int64_t low = low_mask(s, d);

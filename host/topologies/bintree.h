@@ -42,7 +42,7 @@ struct Bintree : TopologyDefaults {
   template <class Visit>
   PPSIM_HD static void route(const Topology&, int64_t s, int64_t d, Visit&& visit) {
     const int64_t a = s + 1, b = d + 1, top = lca1(a, b);
-    for (int64_t x = a; x != top; x >>= 1) visit(2 * (x - 1));  // up
+    for (int64_t x = a; x != top; x >>= 1) visit(2 * (x - 1));                                                     // up
     for (int level = floor_log2(b) - floor_log2(top) - 1; level >= 0; --level) visit(2 * ((b >> level) - 1) + 1);  // down
   }
 

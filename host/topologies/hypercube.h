@@ -17,7 +17,14 @@ struct Hypercube : PowerOfTwoP {
   static constexpr const char* name = "hypercube";
   static constexpr const char* hint = "p a power of two";
 
-  PPSIM_HD static int popcount64(uint64_t x) { int c = 0; while (x) { x &= x - 1; ++c; } return c; }
+  PPSIM_HD static int popcount64(uint64_t x) {
+    int c = 0;
+    while (x) {
+      x &= x - 1;
+      ++c;
+    }
+    return c;
+  }
   PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return popcount64(uint64_t(s ^ d)); }
   PPSIM_HD static int64_t link_space(const Topology& t) { return t.p * t.log2p; }
 
@@ -25,7 +32,10 @@ struct Hypercube : PowerOfTwoP {
   PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
     int64_t x = s;
     for (int k = 0; k < t.log2p; ++k) {
-      if (((x ^ d) >> k) & 1) { visit(x * t.log2p + k); x ^= int64_t{1} << k; }
+      if (((x ^ d) >> k) & 1) {
+        visit(x * t.log2p + k);
+        x ^= int64_t{1} << k;
+      }
     }
   }
 
@@ -36,9 +46,7 @@ struct Hypercube : PowerOfTwoP {
     return true;
   }
 
-  static TopologyMetrics metrics(const Topology& t) {
-    return {t.log2p, t.p / 2, t.log2p, t.p * t.log2p / 2};
-  }
+  static TopologyMetrics metrics(const Topology& t) { return {t.log2p, t.p / 2, t.log2p, t.p * t.log2p / 2}; }
 
   static int64_t degree(const Topology& t) { return std::max(1, t.log2p); }
   // Even bits across, odd bits down, higher bits spread wider.

@@ -98,7 +98,8 @@ struct Grid : TopologyDefaults {
     if (longest < 0) return 0;  // a single processor
     int64_t rest[8];
     int nr = 0;
-    for (int k = 0; k < nd; ++k) if (k != longest) rest[nr++] = dims[k];
+    for (int k = 0; k < nd; ++k)
+      if (k != longest) rest[nr++] = dims[k];
     int64_t layer = p / dims[longest];
     return (Wrap ? 2 : 1) * layer + bisection(rest, nr, layer);
   }

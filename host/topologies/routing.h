@@ -28,7 +28,10 @@ PPSIM_HD inline void for_each_route_link(const Topology& t, int64_t s, int64_t d
 PPSIM_HD inline bool route_end_links(const Topology& t, int64_t s, int64_t d, int64_t& first, int64_t& last) {
   if (s == d) return false;
   first = -1;
-  for_each_route_link(t, s, d, [&](int64_t id) { if (first < 0) first = id; last = id; });
+  for_each_route_link(t, s, d, [&](int64_t id) {
+    if (first < 0) first = id;
+    last = id;
+  });
   return true;
 }
 

@@ -25,7 +25,11 @@ struct Tree : PowerOfTwoP {
 
   PPSIM_HD static int64_t hops(const Topology& t, int64_t s, int64_t d) {
     int64_t a = t.p + s, b = t.p + d, h = 0;
-    while (a != b) { a >>= 1; b >>= 1; h += 2; }
+    while (a != b) {
+      a >>= 1;
+      b >>= 1;
+      h += 2;
+    }
     return h;
   }
   PPSIM_HD static int64_t link_space(const Topology& t) { return 4 * t.p; }
@@ -34,7 +38,10 @@ struct Tree : PowerOfTwoP {
   PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
     int64_t a = t.p + s, b = t.p + d;
     int up = 0;
-    while ((a >> up) != (b >> up)) { visit(2 * (a >> up)); ++up; }
+    while ((a >> up) != (b >> up)) {
+      visit(2 * (a >> up));
+      ++up;
+    }
     for (int level = up - 1; level >= 0; --level) visit(2 * (b >> level) + 1);
   }
 
@@ -59,7 +66,10 @@ struct Tree : PowerOfTwoP {
   static LayoutPoint layout(const Topology& t, int64_t v) {
     if (v < t.p) return {double(v) * 70, 0};
     int64_t heap = v - t.p + 1, depth = 0, first = heap;
-    while (first < t.p) { first *= 2; ++depth; }
+    while (first < t.p) {
+      first *= 2;
+      ++depth;
+    }
     double span = double(int64_t{1} << depth);
     return {(double(first - t.p) + (span - 1) / 2) * 70, double(depth) * 70};
   }

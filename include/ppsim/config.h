@@ -19,19 +19,19 @@ enum class Backend : int8_t { cpu, cuda, automatic };
 inline constexpr int kMaxThreads = 1024;  // CPU threads of one run, and points of a sweep at once
 
 struct RunConfig {
-  Topology topology;           // the topology the algorithm is written for (logical)
+  Topology topology;  // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
   // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.
   bool mapped = false;
   Mapping mapping;
   const AlgorithmInfo* algorithm = nullptr;
-  AlgoParams params;           // p, m, root, mesh extents, lambda, kports
+  AlgoParams params;  // p, m, root, mesh extents, lambda, kports
   OperatorKind combine = OperatorKind::sum;
   InputSpec input;
   PortSpec ports;
   CostParams cost;
-  int threads = 0;             // 0: all the machine has
-  bool trace = false;          // keep buffers and messages after every step (small runs only)
+  int threads = 0;     // 0: all the machine has
+  bool trace = false;  // keep buffers and messages after every step (small runs only)
   bool verify = true;
   // false: RunResult::buffers comes back empty unless verification fails (sweeps and benchmarks
   // need only the figures); the CUDA backend then verifies on the device instead of copying back.

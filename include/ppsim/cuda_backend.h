@@ -12,10 +12,10 @@
 namespace ppsim {
 
 struct CudaStatus {
-  bool built = false;    // this binary has the CUDA backend
-  bool usable = false;   // a device answered
-  std::string why;       // when not usable: the reason, one line
-  std::string device;    // name of device 0
+  bool built = false;   // this binary has the CUDA backend
+  bool usable = false;  // a device answered
+  std::string why;      // when not usable: the reason, one line
+  std::string device;   // name of device 0
   uint64_t free_bytes = 0, total_bytes = 0;
 };
 

@@ -34,6 +34,9 @@ PPSIM_HD inline int popcount64(int64_t x) {
 #endif
 }
 PPSIM_HD inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) { int64_t r = a % n; return r < 0 ? r + n : r; }
+PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) {
+  int64_t r = a % n;
+  return r < 0 ? r + n : r;
+}
 
 }  // namespace ppsim

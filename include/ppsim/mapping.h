@@ -53,7 +53,7 @@ PPSIM_HD inline int64_t map_node(const Mapping& m, int64_t i) {
     return code;
   }
   if (is_line(P.kind)) return gray_inverse(i);  // hypercube -> line
-  int64_t node = 0;  // hypercube -> grid: each coordinate is G^-1 of its bits
+  int64_t node = 0;                             // hypercube -> grid: each coordinate is G^-1 of its bits
   int64_t rest = i;
   int64_t stride = 1;
   for (int k = P.ndims - 1; k >= 0; --k) {

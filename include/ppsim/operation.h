@@ -8,7 +8,16 @@
 namespace ppsim {
 
 enum class Operation : int8_t {
-  broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter, gather, alltoall, shift,
+  broadcast,
+  reduce,
+  allgather,
+  reduce_scatter,
+  allreduce,
+  scan,
+  scatter,
+  gather,
+  alltoall,
+  shift,
   multicast,   // the root's m words to the members of a group (seed 004): root + j*stride, j < size
   kbroadcast,  // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
   kscatter     // k sources j*(p/k) scatter p blocks each at once (textbook exercise 4.20)
@@ -27,8 +36,10 @@ PPSIM_HD inline int64_t multicast_rank(const AlgoParams& a, int64_t id) {
   int64_t r0 = pos_mod(a.group_stride, a.p), r1 = a.p, s0 = 1, s1 = 0;  // extended Euclid on (stride, p)
   while (r1 != 0) {
     const int64_t q = r0 / r1, r = r0 - q * r1, s = s0 - q * s1;
-    r0 = r1; r1 = r;
-    s0 = s1; s1 = s;
+    r0 = r1;
+    r1 = r;
+    s0 = s1;
+    s1 = s;
   }
   const int64_t g = r0, period = a.p / g;  // s0 * stride = g (mod p)
   if (d % g != 0) return -1;
@@ -51,14 +62,17 @@ inline constexpr int32_t kPartial = 1;  // scan: the running partial a processor
 inline constexpr int32_t kPrefix = 2;   // scan: the prefix up to this processor's first element (seed 000's d)
 
 PPSIM_HD inline bool operation_rooted(Operation op) {
-  return op == Operation::broadcast || op == Operation::reduce || op == Operation::scatter ||
-         op == Operation::gather || op == Operation::multicast;
+  return op == Operation::broadcast || op == Operation::reduce || op == Operation::scatter || op == Operation::gather ||
+         op == Operation::multicast;
 }
 
 PPSIM_HD inline int operation_buffer_count(Operation op) {
   switch (op) {
     case Operation::scan: return 3;
-    case Operation::reduce_scatter: case Operation::alltoall: case Operation::shift: case Operation::kscatter: return 2;
+    case Operation::reduce_scatter:
+    case Operation::alltoall:
+    case Operation::shift:
+    case Operation::kscatter: return 2;
     default: return 1;
   }
 }
@@ -79,42 +93,48 @@ PPSIM_HD inline int64_t scan_first(const AlgoParams& a, int64_t proc) {
 PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, const AlgoParams& a) {
   const int64_t p = a.p, m = a.m;
   switch (op) {
-    case Operation::broadcast: case Operation::reduce: case Operation::allreduce: case Operation::shift:
-    case Operation::multicast:
-      return m;
+    case Operation::broadcast:
+    case Operation::reduce:
+    case Operation::allreduce:
+    case Operation::shift:
+    case Operation::multicast: return m;
     case Operation::kbroadcast: return a.sources * m;
     case Operation::kscatter: return b == kData ? p * m : a.sources * m;
     case Operation::scan: {
       int64_t n = scan_elements(a);
       return b == kData ? ((n + p - 1) / p) * m : m;
     }
-    case Operation::allgather: case Operation::scatter: case Operation::gather: case Operation::alltoall:
-      return p * m;
+    case Operation::allgather:
+    case Operation::scatter:
+    case Operation::gather:
+    case Operation::alltoall: return p * m;
     case Operation::reduce_scatter: return b == kData ? p * m : m;
   }
   return 0;
 }
 
 // The value word w of buffer b on processor `proc` holds before step 1.
-PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, InputSpec in, const AlgoParams& a,
-                                                int32_t b, int64_t proc, int64_t w) {
+PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, InputSpec in, const AlgoParams& a, int32_t b, int64_t proc,
+                                                int64_t w) {
   const int64_t p = a.p, m = a.m;
   uint64_t unset = operator_unset(k);
   switch (op) {
-    case Operation::broadcast: case Operation::multicast: return proc == a.root ? input_word(k, in, proc, w, m) : unset;
+    case Operation::broadcast:
+    case Operation::multicast: return proc == a.root ? input_word(k, in, proc, w, m) : unset;
     case Operation::kbroadcast:  // source j holds its message in block j
       return proc % kbroadcast_spacing(a) == 0 && w / m == proc / kbroadcast_spacing(a) ? input_word(k, in, proc, w % m, m) : unset;
-    case Operation::reduce: case Operation::allreduce: return input_word(k, in, proc, w, m);
+    case Operation::reduce:
+    case Operation::allreduce: return input_word(k, in, proc, w, m);
     case Operation::scan:  // element e of the n holds input e (for n = p: processor i holds input i)
       if (b != kData || w / m >= scan_count(a, proc)) return unset;
       return input_word(k, in, scan_first(a, proc) + w / m, w % m, m);
     case Operation::shift: return b == kData ? input_word(k, in, proc, w, m) : unset;
-    case Operation::allgather: case Operation::gather:
-      return w / m == proc ? input_word(k, in, proc, w % m, m) : unset;
+    case Operation::allgather:
+    case Operation::gather: return w / m == proc ? input_word(k, in, proc, w % m, m) : unset;
     case Operation::scatter: return proc == a.root ? input_word(k, in, proc, w, p * m) : unset;
     case Operation::kscatter: return b == kData && proc % kbroadcast_spacing(a) == 0 ? input_word(k, in, proc, w, p * m) : unset;
-    case Operation::reduce_scatter: case Operation::alltoall:
-      return b == kData ? input_word(k, in, proc, w, p * m) : unset;
+    case Operation::reduce_scatter:
+    case Operation::alltoall: return b == kData ? input_word(k, in, proc, w, p * m) : unset;
   }
   return unset;
 }

@@ -79,20 +79,21 @@ PPSIM_HD inline uint64_t combine(uint64_t x, uint64_t y) {
 // x ⊕ y for an operator chosen at run time (references and small paths).
 PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
   switch (k) {
-#define PPSIM_OPERATOR_CASE(kind, name) case OperatorKind::kind: return combine<OperatorKind::kind>(x, y);
+#define PPSIM_OPERATOR_CASE(kind, name) \
+  case OperatorKind::kind: return combine<OperatorKind::kind>(x, y);
     PPSIM_OPERATORS(PPSIM_OPERATOR_CASE)
 #undef PPSIM_OPERATOR_CASE
   }
   return kPoison;
 }
 
-PPSIM_HD inline bool operator_commutative(OperatorKind k) {
-  return k != OperatorKind::affine && k != OperatorKind::interval;
-}
+PPSIM_HD inline bool operator_commutative(OperatorKind k) { return k != OperatorKind::affine && k != OperatorKind::interval; }
 
 PPSIM_HD inline uint64_t operator_identity(OperatorKind k) {
   switch (k) {
-    case OperatorKind::sum: case OperatorKind::bor: case OperatorKind::bxor: return 0;
+    case OperatorKind::sum:
+    case OperatorKind::bor:
+    case OperatorKind::bxor: return 0;
     case OperatorKind::prod: return 1;
     case OperatorKind::min: return uint64_t(INT64_MAX);
     case OperatorKind::max: return uint64_t(INT64_MIN);
@@ -103,9 +104,7 @@ PPSIM_HD inline uint64_t operator_identity(OperatorKind k) {
   return kPoison;
 }
 
-PPSIM_HD inline uint64_t operator_unset(OperatorKind k) {
-  return k == OperatorKind::interval ? kIntervalUnset : kPoison;
-}
+PPSIM_HD inline uint64_t operator_unset(OperatorKind k) { return k == OperatorKind::interval ? kIntervalUnset : kPoison; }
 
 // Input values: `iota` is readable (processor i, word w of W input words -> i*W + w + 1),
 // `random:SEED` is splitmix64 of the same index. interval words always name their processor (i:i).
@@ -121,8 +120,7 @@ PPSIM_HD inline uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-PPSIM_HD inline uint64_t input_word(OperatorKind k, InputSpec in, int64_t proc, int64_t word,
-                                    int64_t words_per_proc) {
+PPSIM_HD inline uint64_t input_word(OperatorKind k, InputSpec in, int64_t proc, int64_t word, int64_t words_per_proc) {
   if (k == OperatorKind::interval) return interval_make(uint32_t(proc), uint32_t(proc));
   uint64_t index = uint64_t(proc) * uint64_t(words_per_proc) + uint64_t(word);
   uint64_t v = in.random ? splitmix64(in.seed * 0x100000001B3ULL ^ splitmix64(index)) : index + 1;

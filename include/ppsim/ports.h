@@ -14,7 +14,7 @@ struct PortSpec {
   PortModel model = PortModel::single;
   int32_t k = 1;  // kport only
 };
-std::string port_spec_name(const PortSpec& s);      // "single", "half-duplex", "telephone", "all", "3"
+std::string port_spec_name(const PortSpec& s);  // "single", "half-duplex", "telephone", "all", "3"
 bool parse_port_spec(const std::string& text, PortSpec& out);
 std::string port_spec_names(const char* separator);  // the named specs: "single", ..., "all"
 

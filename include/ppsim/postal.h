@@ -41,7 +41,7 @@ PPSIM_HD inline int64_t postal_g(int j, int k, int lambda) {
 PPSIM_HD inline int postal_min_steps(int64_t n, int k, int lambda) {
   if (n > kPostalGCap) n = kPostalGCap;
   if (n <= 1 || lambda < 1 || lambda > 1024) return 0;  // lambda is checked by the callers (1..1024)
-  int64_t window[1024];  // window[x % lambda] = G(x), as in postal_g
+  int64_t window[1024];                                 // window[x % lambda] = G(x), as in postal_g
   for (int x = 0; x < lambda; ++x) window[x] = 1;
   for (int x = lambda;; ++x) {  // G(x) = 1 below lambda, so the answer is at least lambda
     const int64_t g = postal_next(window[(x - 1) % lambda], window[x % lambda], k);

@@ -22,19 +22,19 @@
 namespace ppsim {
 
 enum class PramRule : int8_t { erew, crew, crcw_common, crcw_arbitrary, crcw_priority, crcw_combining };
-const char* pram_rule_name(PramRule r);             // "erew", "crew", "crcw-common", ...
+const char* pram_rule_name(PramRule r);                              // "erew", "crew", "crcw-common", ...
 bool parse_pram_machine(const std::string& machine, PramRule& out);  // "pram-erew", ...
 
 enum class RegisterUpdate : int8_t {
-  keep,          // a unchanged
-  load,          // a := R
-  reg_op_read,   // a := a ⊕ R
-  read_op_reg,   // a := R ⊕ a
+  keep,         // a unchanged
+  load,         // a := R
+  reg_op_read,  // a := a ⊕ R
+  read_op_reg,  // a := R ⊕ a
 };
 
 // What one processor does in one step.
 struct PramOps {
-  int64_t read = -1;   // cell read in the read phase, or -1
+  int64_t read = -1;  // cell read in the read phase, or -1
   RegisterUpdate update = RegisterUpdate::keep;
   int64_t write = -1;  // cell written with the (updated) register in the write phase, or -1
 };
@@ -78,8 +78,10 @@ struct PramResult {
   int64_t steps = 0, reads = 0, writes = 0;
   std::vector<PramStepStats> per_step;
   std::vector<uint64_t> registers, cells;  // [proc * m + w], [cell * m + w]
-  struct Snapshot { std::vector<uint64_t> registers, cells; };
-  std::vector<Snapshot> trace;            // trace[j]: after step j (trace[0]: the initial state)
+  struct Snapshot {
+    std::vector<uint64_t> registers, cells;
+  };
+  std::vector<Snapshot> trace;  // trace[j]: after step j (trace[0]: the initial state)
   bool verified = false;
   int64_t mismatches = 0;
   double wall_seconds = 0;

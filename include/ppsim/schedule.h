@@ -33,7 +33,7 @@ struct Send {
 // writing them all - on the device, once per processor per kernel.
 struct RecvAction {
   int64_t dst_off;
-  int64_t run;      // 0: one contiguous slice of the message's length
+  int64_t run;  // 0: one contiguous slice of the message's length
   int64_t stride;
   int32_t buf;
   RecvMode mode;
@@ -60,32 +60,52 @@ struct StepOps {
   PPSIM_HD void add_send(int64_t to, int32_t buf, int64_t off, int64_t len) { add_send_strided(to, buf, off, len, len, 1); }
   // count runs of `run` words, `stride` words apart.
   PPSIM_HD void add_send_strided(int64_t to, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count) {
-    if (nsend == kMaxOps) { overflow = true; return; }
+    if (nsend == kMaxOps) {
+      overflow = true;
+      return;
+    }
     send[nsend++] = Send{to, off, run * count, run, stride, buf};
   }
   PPSIM_HD void add_recv(int64_t from, int32_t buf, int64_t off, int64_t len, RecvMode mode) {
     add_recv_strided(from, buf, off, len, len, 1, mode);
   }
   PPSIM_HD void add_recv_strided(int64_t from, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count, RecvMode mode) {
-    if (nrecv == kMaxOps) { overflow = true; return; }
+    if (nrecv == kMaxOps) {
+      overflow = true;
+      return;
+    }
     Recv& r = recv[nrecv++];
-    r.from = from; r.len = run * count; r.nact = 1;
+    r.from = from;
+    r.len = run * count;
+    r.nact = 1;
     r.act[0] = RecvAction{off, run, stride, buf, mode, 0, 0};
   }
   // A second slot updated by the most recent receive (e.g. prefix: result and outgoing partial).
   PPSIM_HD void add_action(int32_t buf, int64_t off, RecvMode mode) {
-    if (nrecv == 0) { overflow = true; return; }
+    if (nrecv == 0) {
+      overflow = true;
+      return;
+    }
     add_action_strided(buf, off, recv[nrecv - 1].len, recv[nrecv - 1].len, mode);
   }
   PPSIM_HD void add_action_strided(int32_t buf, int64_t off, int64_t run, int64_t stride, RecvMode mode) {
-    if (nrecv == 0) { overflow = true; return; }
+    if (nrecv == 0) {
+      overflow = true;
+      return;
+    }
     Recv& r = recv[nrecv - 1];
-    if (r.nact == kMaxActions) { overflow = true; return; }
+    if (r.nact == kMaxActions) {
+      overflow = true;
+      return;
+    }
     r.act[r.nact++] = RecvAction{off, run, stride, buf, mode, 0, 0};
   }
   // Restricts the most recent receive's last action to message words [msg_off, msg_off + words).
   PPSIM_HD void restrict_last_action(int64_t msg_off, int64_t words) {
-    if (nrecv == 0) { overflow = true; return; }
+    if (nrecv == 0) {
+      overflow = true;
+      return;
+    }
     Recv& r = recv[nrecv - 1];
     RecvAction& a = r.act[r.nact - 1];
     a.msg_off = msg_off;
@@ -96,16 +116,16 @@ struct StepOps {
 
 // Everything an algorithm may look at besides its processor id and round number.
 struct AlgoParams {
-  int64_t p = 1;        // processors
-  int64_t m = 1;        // words per message unit
-  int64_t root = 0;     // source / destination of rooted operations
-  int32_t ndims = 0;    // mesh/torus dimensions (row-major; dims[ndims-1] varies fastest)
+  int64_t p = 1;      // processors
+  int64_t m = 1;      // words per message unit
+  int64_t root = 0;   // source / destination of rooted operations
+  int32_t ndims = 0;  // mesh/torus dimensions (row-major; dims[ndims-1] varies fastest)
   int64_t dims[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int32_t lambda = 1;   // postal latency
-  int32_t kports = 1;   // ports per processor (k-port): postal algorithms send to up to k partners
-  int64_t n = 0;        // scan: elements in all (0: one per processor); spread as seed 000 §4 says
-  bool exclusive = false;  // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
-  int64_t shift = 1;    // circular shift distance q (0 < q < p)
+  int32_t lambda = 1;        // postal latency
+  int32_t kports = 1;        // ports per processor (k-port): postal algorithms send to up to k partners
+  int64_t n = 0;             // scan: elements in all (0: one per processor); spread as seed 000 §4 says
+  bool exclusive = false;    // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
+  int64_t shift = 1;         // circular shift distance q (0 < q < p)
   int64_t group_stride = 1;  // multicast: members root + j*stride (mod p), j < group_size
   int64_t group_size = 0;    // multicast: 0 means every processor
   int64_t sources = 1;       // k-to-all broadcast: sources j*(p/k), j < k
@@ -126,9 +146,7 @@ struct ProcBuffers {
 };
 
 // Words a strided slice touches: from its first word to the end of its last run.
-PPSIM_HD inline int64_t slice_extent(int64_t len, int64_t run, int64_t stride) {
-  return run <= 0 ? len : (len / run - 1) * stride + run;
-}
+PPSIM_HD inline int64_t slice_extent(int64_t len, int64_t run, int64_t stride) { return run <= 0 ? len : (len / run - 1) * stride + run; }
 enum class LocalPhase : int8_t { before_first_step, after_last_step };
 
 }  // namespace ppsim

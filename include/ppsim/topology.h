@@ -48,8 +48,8 @@ struct TopologyMetrics {
 
 const char* topology_name(TopologyKind k);
 bool parse_topology_kind(const std::string& name, TopologyKind& out);  // a name or an alias
-const char* topology_hint(TopologyKind k);  // what p it takes, for `ppsim list`; "" when any p
-bool topology_is_grid(TopologyKind k);      // shaped by --dims: mesh, torus
+const char* topology_hint(TopologyKind k);                             // what p it takes, for `ppsim list`; "" when any p
+bool topology_is_grid(TopologyKind k);                                 // shaped by --dims: mesh, torus
 // Builds a topology from --p or --dims ("RxC", "RxCxD", ...). Throws std::invalid_argument with a
 // one-line message naming the problem.
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
@@ -69,7 +69,9 @@ int64_t topology_link_ids(const Topology& t);
 int64_t topology_degree(const Topology& t);
 
 // Where a drawing puts node v (points; y grows upwards).
-struct LayoutPoint { double x, y; };
+struct LayoutPoint {
+  double x, y;
+};
 LayoutPoint topology_layout(const Topology& t, int64_t v);
 
 }  // namespace ppsim

@@ -50,38 +50,43 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
 }
 }  // namespace
 
-json config_json(const RunConfig& c, Backend requested) {
-  const Topology& t = physical_topology(c);
-  json dims = json::array();
-  for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
-  std::string input = c.input.random ? "random:" + std::to_string(c.input.seed) : "iota";
-  return json{{"topology", topology_name(t.kind)},
-              {"p", t.p},
-              {"dims", dims},
-              {"op", operation_name(c.algorithm->op)},
-              {"algo", c.algorithm->name},
-              {"m", c.params.m},
-              {"root", c.params.root},
-              {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},
-              {"exclusive", c.params.exclusive},
-              {"shift", c.algorithm->op == Operation::shift ? json(c.params.shift) : json(nullptr)},
-              {"group_stride", c.algorithm->op == Operation::multicast ? json(c.params.group_stride) : json(nullptr)},
-              {"group_size", c.algorithm->op == Operation::multicast ? json(multicast_size(c.params)) : json(nullptr)},
-              {"sources",
-               c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources) : json(nullptr)},
-              {"ports", port_spec_name(c.ports)},
+json model_json(const RunConfig& c) {
+  return json{{"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},
               {"tw", c.cost.tw},
               {"th", c.cost.th},
               {"routing", routing_name(c.cost.routing)},
-              {"combine", operator_name(c.combine)},
-              {"input", input},
-              {"backend", backend_name(requested)},
-              {"threads", c.threads},
-              {"trace", c.trace},
-              {"logical", c.mapped ? json(topology_shape(c.topology)) : json(nullptr)},
-              {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)}};
+              {"combine", operator_name(c.combine)}};
+}
+
+json config_json(const RunConfig& c, Backend requested) {
+  const Topology& t = physical_topology(c);
+  json dims = json::array();
+  for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
+  std::string input = c.input.random ? "random:" + std::to_string(c.input.seed) : "iota";
+  json doc = model_json(c);
+  doc.update(json{{"topology", topology_name(t.kind)},
+                  {"p", t.p},
+                  {"dims", dims},
+                  {"op", operation_name(c.algorithm->op)},
+                  {"algo", c.algorithm->name},
+                  {"m", c.params.m},
+                  {"root", c.params.root},
+                  {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},
+                  {"exclusive", c.params.exclusive},
+                  {"shift", c.algorithm->op == Operation::shift ? json(c.params.shift) : json(nullptr)},
+                  {"group_stride", c.algorithm->op == Operation::multicast ? json(c.params.group_stride) : json(nullptr)},
+                  {"group_size", c.algorithm->op == Operation::multicast ? json(multicast_size(c.params)) : json(nullptr)},
+                  {"sources", c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources)
+                                                                                                                 : json(nullptr)},
+                  {"input", input},
+                  {"backend", backend_name(requested)},
+                  {"threads", c.threads},
+                  {"trace", c.trace},
+                  {"logical", c.mapped ? json(topology_shape(c.topology)) : json(nullptr)},
+                  {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)}});
+  return doc;
 }
 
 json run_json(const RunConfig& c, Backend requested, const RunResult& r) {

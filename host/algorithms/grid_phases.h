@@ -5,11 +5,7 @@
 
 namespace ppsim {
 
-PPSIM_HD inline int64_t grid_stride(const AlgoParams& a, int k) {
-  int64_t s = 1;
-  for (int j = a.ndims - 1; j > k; --j) s *= a.dims[j];
-  return s;
-}
+PPSIM_HD inline int64_t grid_stride(const AlgoParams& a, int k) { return row_major_stride(a.dims, a.ndims, k); }
 PPSIM_HD inline int64_t grid_coord(const AlgoParams& a, int64_t id, int k) { return (id / grid_stride(a, k)) % a.dims[k]; }
 PPSIM_HD inline int64_t grid_with_coord(const AlgoParams& a, int64_t id, int k, int64_t c) {
   return id + (c - grid_coord(a, id, k)) * grid_stride(a, k);

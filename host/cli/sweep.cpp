@@ -263,22 +263,17 @@ nlohmann::json option_columns(const RunOptions& o) {
 
 nlohmann::json config_columns(const RunConfig& c) {
   const Topology& t = physical_topology(c);
-  return {{"topology", topology_name(t.kind)},
-          {"dims", topology_dims(t)},
-          {"p", t.p},
-          {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
-          {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
-          {"op", operation_name(c.algorithm->op)},
-          {"algo", c.algorithm->name},
-          {"m", c.params.m},
-          {"root", c.params.root},
-          {"ports", port_spec_name(c.ports)},
-          {"lambda", c.params.lambda},
-          {"ts", c.cost.ts},
-          {"tw", c.cost.tw},
-          {"th", c.cost.th},
-          {"routing", routing_name(c.cost.routing)},
-          {"combine", operator_name(c.combine)}};
+  nlohmann::json row = model_json(c);
+  row.update(nlohmann::json{{"topology", topology_name(t.kind)},
+                            {"dims", topology_dims(t)},
+                            {"p", t.p},
+                            {"logical", c.mapped ? nlohmann::json(topology_shape(c.topology)) : nlohmann::json("")},
+                            {"map", map_kind_name(c.mapped ? c.mapping.kind : MapKind::identity)},
+                            {"op", operation_name(c.algorithm->op)},
+                            {"algo", c.algorithm->name},
+                            {"m", c.params.m},
+                            {"root", c.params.root}});
+  return row;
 }
 
 // The figures of a point that ran; with --tc and --problem, Chapter 5's too.

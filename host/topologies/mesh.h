@@ -26,11 +26,7 @@ struct Grid : TopologyDefaults {
   static constexpr bool grid = true;
 
   PPSIM_HD static bool wraps(const Topology& t, int k) { return Wrap && t.dims[k] >= 3; }
-  PPSIM_HD static int64_t stride(const Topology& t, int k) {
-    int64_t s = 1;
-    for (int j = t.ndims - 1; j > k; --j) s *= t.dims[j];
-    return s;
-  }
+  PPSIM_HD static int64_t stride(const Topology& t, int k) { return row_major_stride(t.dims, t.ndims, k); }
   PPSIM_HD static int64_t coord(const Topology& t, int64_t node, int k) { return (node / stride(t, k)) % t.dims[k]; }
 
   // Signed number of unit moves along dimension k from coordinate a to b.

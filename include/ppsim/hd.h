@@ -34,6 +34,13 @@ PPSIM_HD inline int popcount64(int64_t x) {
 #endif
 }
 PPSIM_HD inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+// Row-major extents dims[0..ndims) (the last varies fastest): the distance between neighbours
+// along dimension k.
+PPSIM_HD inline int64_t row_major_stride(const int64_t* dims, int ndims, int k) {
+  int64_t s = 1;
+  for (int j = ndims - 1; j > k; --j) s *= dims[j];
+  return s;
+}
 PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) {
   int64_t r = a % n;
   return r < 0 ? r + n : r;

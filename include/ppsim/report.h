@@ -26,6 +26,9 @@ nlohmann::json postal_lower_bound_json(const RunConfig& c);
 // Most words of final buffers a report lists (larger runs omit final.buffers).
 inline constexpr uint64_t kReportFinalWords = 1u << 16;
 
+// The machine model of a run (ports, lambda, t_s, t_w, t_h, routing, operator): part of every
+// report and of every sweep row.
+nlohmann::json model_json(const RunConfig& c);
 nlohmann::json config_json(const RunConfig& c, Backend requested);
 nlohmann::json run_json(const RunConfig& c, Backend requested, const RunResult& r);
 

@@ -1,15 +1,15 @@
 // `ppsim best`: rank the algorithms of an operation by simulated time over a range of message sizes,
 // beside the ranking by their closed forms, and report where the winner changes (textbook
 // exercises 4.3 and 4.6 answered both ways).
-#include "cli/best.h"
+#include "best.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.h"
-#include "cli/sweep.h"
+#include "commands.h"
+#include "sweep.h"
 #include "ppsim/report.h"
 
 namespace ppsim::cli {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "options.h"
 
 namespace ppsim::cli {
 

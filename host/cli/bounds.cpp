@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "cli/options.h"
+#include "commands.h"
+#include "options.h"
 #include "ppsim/postal.h"
 
 namespace ppsim::cli {

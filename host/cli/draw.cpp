@@ -4,7 +4,7 @@
 //   spacetime  processors down, steps across, each message an arrow from its sending step to its
 //              arrival step (postal delay shows as a longer arrow)
 //   heatmap    a mesh or torus with every link coloured and labelled by the messages it carried
-#include "cli/draw.h"
+#include "draw.h"
 
 #include <cmath>
 #include <cstdio>
@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/commands.h"
+#include "commands.h"
 
 namespace ppsim::cli {
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "cli/options.h"
+#include "options.h"
 
 namespace ppsim::cli {
 

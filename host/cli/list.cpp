@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "cli/commands.h"
-#include "cli/options.h"
+#include "commands.h"
+#include "options.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/pram.h"
 

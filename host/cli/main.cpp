@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.h"
-#include "cli/options.h"
+#include "commands.h"
+#include "options.h"
 #include "ppsim/engine.h"
 
 using namespace ppsim;

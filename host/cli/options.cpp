@@ -1,5 +1,5 @@
 // Shared option handling of the ppsim subcommands.
-#include "cli/options.h"
+#include "options.h"
 
 #include <algorithm>
 #include <charconv>

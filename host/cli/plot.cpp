@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "cli/sweep.h"
+#include "sweep.h"
 
 namespace ppsim::cli {
 

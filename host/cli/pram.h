@@ -2,7 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "cli/options.h"
+#include "options.h"
 #include "ppsim/pram.h"
 
 namespace ppsim::cli {

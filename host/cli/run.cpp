@@ -4,9 +4,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/pram.h"
+#include "commands.h"
+#include "options.h"
+#include "pram.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 

@@ -2,7 +2,7 @@
 // each point finishes (in point order), as CSV and/or JSON Lines; a point that cannot run is a row
 // with status "refused" and the reason; a progress bar on a terminal; optional Chapter 5 metrics;
 // optional gnuplot plot.
-#include "cli/sweep.h"
+#include "sweep.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"

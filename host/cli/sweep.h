@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/options.h"
+#include "options.h"
 
 namespace ppsim::cli {
 

@@ -2,17 +2,21 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: demo test build bench clean setup sanitize
+.PHONY: demo test build configure bench clean setup sanitize
 
 setup:
 	@bash scripts/setup.sh
 
-build: setup
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# CMAKE_ARGS: extra configure options (CI passes -DPPSIM_WERROR=ON: a warning fails the build).
+configure: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: a demonstration run of the simulator (see README.md).
-demo: build
+# The main job: a demonstration run of the simulator (see README.md); builds only the ppsim program.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target ppsim
 	@bash scripts/demo.sh $(BUILD)/ppsim
 
 test: build

@@ -37,6 +37,13 @@ struct PointOutcome {
 };
 
 // "8,13,64", "2^4..2^20" (doubling), "10..100:10" (step 10).
+// The columns of every row, in the CSV's order.
+extern const std::vector<std::string> kSweepColumns;
+// An error message on one line (a row's reason).
+std::string one_line(std::string text);
+// Whether a planned point runs on the GPU (device: a usable one is there).
+bool runs_on_device(const SweepPoint& pt, bool device);
+
 std::vector<int64_t> expand_counts(const std::string& text, const char* option);
 std::vector<double> expand_reals(const std::string& text, const char* option);
 

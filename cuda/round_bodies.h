@@ -48,6 +48,7 @@ struct DevSend {
   int32_t from, to, buf, hops;
   int64_t src_off, len, pool_off;
   int64_t run, stride;  // the slice: runs of `run` words every `stride` words (run == len: contiguous)
+  int64_t combined;     // words its receive combines (set when matched)
 };
 
 struct DevRecv {
@@ -240,7 +241,7 @@ struct PostBody {
     for (int n = 0; n < ops.nsend; ++n) {
       const Send& x = ops.send[n];
       const int64_t run = x.run == 0 ? x.len : x.run, stride = x.run == 0 ? x.len : x.stride;
-      sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at, run, stride};
+      sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at, run, stride, 0};
       at += x.len;
     }
     for (int n = 0; n < ops.nrecv; ++n) {
@@ -280,6 +281,7 @@ struct MatchBody {
     match->pool_off = x.pool_off;
     const rules::Machine& m = c.machine;
     sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
+    sends[s].combined = rules::combined_words(match->act, match->nact, match->len);
     const uint32_t stamp = uint32_t(step);
     if (!direct_links(m.topo))
       for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
@@ -300,7 +302,7 @@ struct CostOf {
     const long long congestion = direct_links(c.machine.topo)
                                      ? rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to)
                                      : rules::route_congestion(c.machine, x.from, x.to, link_load, uint32_t(step));
-    return RoundPeak{congestion, message_time(c.cost, x.len, x.hops, congestion)};
+    return RoundPeak{congestion, message_time(c.cost, x.len, x.hops, congestion, x.combined)};
   }
 };
 

@@ -37,12 +37,14 @@ namespace {
 struct StoredSend {
   int32_t from, to, buf, hops;
   int64_t src_off, len, pool_off;
+  int64_t combined;  // words its receive combines (set when matched)
 };
 
 struct StoredRecv {
   int32_t proc, from, pool_chunk, more;  // more >= 0: all actions are in Chunk::more_actions from there
   int64_t len, pool_off;                 // pool_off < 0: not matched yet
   int64_t dst_off;                       // the common case: one contiguous action
+  int64_t combined;                      // words its actions combine (rules::combined_words)
   int32_t buf;
   RecvMode mode;
 };
@@ -239,7 +241,7 @@ class CpuRun {
 
   void post_send(Chunk& ch, const Send& x, int64_t i) {
     const uint64_t* src = bufs_[x.buf].data() + i * words(x.buf) + x.src_off;
-    ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size())});
+    ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size()), 0});
     if (x.len <= 8 && x.run == x.len)
       for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
     else
@@ -255,7 +257,8 @@ class CpuRun {
       ch.more_actions.push_back(RecvAction{x.nact, 0, 0, 0, RecvMode::copy, 0, 0});  // run length in dst_off
       for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
     }
-    ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off, x.act[0].buf, x.act[0].mode});
+    ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off,
+                                 rules::combined_words(x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
   }
 
   // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port
@@ -315,6 +318,7 @@ class CpuRun {
       }
       match->pool_chunk = k;
       match->pool_off = x.pool_off;
+      x.combined = match->combined;
       const int64_t from_node = machine_.node(i), to_node = machine_.node(x.to);
       x.hops = int32_t(route_hops(topo(), from_node, to_node));
       ch.matched += 1;
@@ -322,20 +326,20 @@ class CpuRun {
       ch.stats.words += x.len;
       ch.stats.link_hops += x.hops;
       if (direct)
-        add_message_cost(ch, x.len, x.hops, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
+        add_message_cost(ch, x, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
       else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
   }
 
-  void add_message_cost(Chunk& ch, int64_t len, int64_t hops, int64_t congestion) {
+  void add_message_cost(Chunk& ch, const StoredSend& x, int64_t congestion) {
     ch.stats.max_link_load = std::max(ch.stats.max_link_load, congestion);
-    ch.stats.time = std::max(ch.stats.time, message_time(c_.cost, len, hops, congestion));
+    ch.stats.time = std::max(ch.stats.time, message_time(c_.cost, x.len, x.hops, congestion, x.combined));
   }
 
   // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
   void routed_cost(Chunk& ch, int64_t t) {
     for (const StoredSend& x : ch.sends)
-      add_message_cost(ch, x.len, x.hops, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
+      add_message_cost(ch, x, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
   }
 
   // Receives that no send matched (only searched for when the counts say one exists).

@@ -56,6 +56,7 @@ json model_json(const RunConfig& c) {
               {"ts", c.cost.ts},
               {"tw", c.cost.tw},
               {"th", c.cost.th},
+              {"gamma", c.cost.gamma},
               {"routing", routing_name(c.cost.routing)},
               {"combine", operator_name(c.combine)}};
 }

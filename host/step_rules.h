@@ -10,6 +10,7 @@
 //   congestion on direct links             direct_congestion
 //   the exchange rules of a step           exchange_rule (half-duplex, telephone)
 //   what an arriving word does to a slot   action_span + received_word
+//   what combining costs                   combined_words
 #pragma once
 #include <cstdint>
 
@@ -214,6 +215,15 @@ struct ActionSpan {
 PPSIM_HD inline ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
   const int64_t len = act.words ? act.words : msg_len - act.msg_off;
   return act.run == 0 || act.run == len ? ActionSpan{len, len, len} : ActionSpan{len, act.run, act.stride};
+}
+
+// Words a receive combines into its slots (its actions that are not copies): the gamma term of its
+// message's time (CostParams::gamma).
+PPSIM_HD inline int64_t combined_words(const RecvAction* act, int nact, int64_t msg_len) {
+  int64_t w = 0;
+  for (int q = 0; q < nact; ++q)
+    if (act[q].mode != RecvMode::copy) w += action_span(act[q], msg_len).len;
+  return w;
 }
 
 // The slot word after a word arrives: a copy, or the operator with the received word on the left

@@ -102,11 +102,15 @@ const RunOptionSpec kRunOptions[] = {
     {"--group-stride", &RunOptions::group_stride, true, "multicast: members are root + j*stride (mod p)"},
     {"--group-size", &RunOptions::group_size, true, "multicast: number of members (0: all)"},
     {"--sources", &RunOptions::sources, true, "kbroadcast, kscatter: k sources j*(p/k) work at once"},
+    {"--radix", &RunOptions::radix, true, "Bruck all-to-all, k-nomial trees: the radix r (2 or more)"},
+    {"--segments", &RunOptions::segments, true, "pipelined broadcast: segments the message travels in"},
     {"--ports", &RunOptions::ports, true, port_spec_names(" | ") + " | K"},
     {"--lambda", &RunOptions::lambda, true, "postal latency (steps until a message can be sent on)"},
     {"--ts", &RunOptions::ts, true, "startup time per message"},
     {"--tw", &RunOptions::tw, true, "time per word per link"},
     {"--th", &RunOptions::th, true, "time per hop"},
+    {"--gamma", &RunOptions::gamma, true, "time per combined word (a receive that combines c words adds gamma * c)"},
+    {"--tw-class", &RunOptions::tw_class, false, "per-word time of a link class: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
     {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
     {"--input", &RunOptions::input, true, "iota | random:SEED"},
@@ -247,6 +251,10 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
   a.group_stride = o.group_stride;
   a.group_size = o.group_size;
   a.sources = o.sources;
+  if (o.radix < 2 || o.radix > kMaxOps + 1) throw UsageError("--radix must be between 2 and " + std::to_string(kMaxOps + 1));
+  if (o.segments < 1) throw UsageError("--segments must be at least 1");
+  a.radix = int32_t(o.radix);
+  a.segments = o.segments;
 }
 
 // --m, --input, --root, --lambda, the operation's parameters and the cost model.
@@ -260,9 +268,11 @@ void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
   c.cost.th = o.th;
+  c.cost.gamma = o.gamma;
   c.threads = o.threads;
   c.trace = o.trace;
-  if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th)) throw UsageError("--ts, --tw and --th must be finite");
+  if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th) || !std::isfinite(o.gamma))
+    throw UsageError("--ts, --tw, --th and --gamma must be finite");
 }
 
 // --algo, or the default algorithm of the operation on this topology; when there is none, why the

@@ -16,12 +16,15 @@ struct CostParams {
   double tw = 1.0;  // per word per link
   double th = 0.0;  // per hop
   Routing routing = Routing::cut_through;
+  double gamma = 0.0;  // per combined word: a message whose receive combines c words adds gamma * c
 };
 
-PPSIM_HD inline double message_time(const CostParams& c, int64_t words, int64_t hops, int64_t congestion) {
+// A message of `words` words over `hops` links whose busiest link carries `congestion` messages in
+// its step, and whose receive combines `combined` words into the receiver's slots.
+PPSIM_HD inline double message_time(const CostParams& c, int64_t words, int64_t hops, int64_t congestion, int64_t combined = 0) {
   double wc = c.tw * double(words) * double(congestion);
-  if (c.routing == Routing::cut_through) return c.ts + double(hops) * c.th + wc;
-  return c.ts + double(hops) * (c.th + wc);
+  double t = c.routing == Routing::cut_through ? c.ts + double(hops) * c.th + wc : c.ts + double(hops) * (c.th + wc);
+  return combined ? t + c.gamma * double(combined) : t;
 }
 
 }  // namespace ppsim

@@ -129,6 +129,8 @@ struct AlgoParams {
   int64_t group_stride = 1;  // multicast: members root + j*stride (mod p), j < group_size
   int64_t group_size = 0;    // multicast: 0 means every processor
   int64_t sources = 1;       // k-to-all broadcast: sources j*(p/k), j < k
+  int32_t radix = 2;         // Bruck all-to-all, k-nomial trees: the base the ranks are written in
+  int64_t segments = 1;      // pipelined broadcast: the message travels as this many segments
   // Seed 000's G(0) .. G(postal_g_len - 1) for (kports, lambda), when the engine has tabulated it for
   // the run (postal.h: PostalTable), and postal_steps = min{ j | G(j) >= p }. The postal algorithms
   // read G here instead of running the recurrence again for every processor and step. Host memory

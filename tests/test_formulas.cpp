@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "ppsim/engine.h"
 #include "ppsim/report.h"
@@ -108,4 +110,46 @@ TEST(Formula, CutThroughAndStoreAndForwardPerHop) {
   EXPECT_DOUBLE_EQ(run_cpu(c).time, ct);
   c.cost.routing = Routing::store_and_forward;
   EXPECT_DOUBLE_EQ(run_cpu(c).time, sf);
+}
+
+// The gamma term (--gamma, time per combined word): wherever an algorithm's closed form gives its
+// simulated time with gamma = 0, it must still give it with gamma > 0 — so every formula of an
+// algorithm that combines carries its gamma term, and one that only copies is unchanged.
+TEST(Formula, EveryClosedFormCarriesItsGammaTerm) {
+  int checked = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    TopologyKind kind = TopologyKind::full;
+    if (!a.runs_on(kind))
+      for (int k = 0; k < kTopologyCount; ++k)
+        if (a.runs_on(TopologyKind(k))) {
+          kind = TopologyKind(k);
+          break;
+        }
+    const bool grid = kind == TopologyKind::mesh || kind == TopologyKind::torus;
+    const std::vector<int64_t> ps = grid                            ? std::vector<int64_t>{16, 9}
+                                    : kind == TopologyKind::bintree ? std::vector<int64_t>{7, 15}
+                                                                    : std::vector<int64_t>{8, 13};
+    for (int64_t p : ps) {
+      if (a.needs_pow2() && !is_pow2(p)) continue;
+      const int64_t m = a.needs_m_divisible_by_p() ? 2 * p : 6;
+      RunConfig c;
+      try {
+        c = make_config(a.name, kind, p, "", m);
+      } catch (const std::invalid_argument&) {
+        continue;  // the topology has no such size (a hypercube of 13)
+      }
+      if (a.sends_per_step > 1) c.ports = PortSpec{PortModel::kport, a.sends_per_step};
+      if (a.needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
+      if (!algorithm_rejects(a, c.topology, c.params, c.combine).empty()) continue;
+      c.cost = CostParams{3, 0.5, 0, Routing::cut_through};
+      const RunResult plain = run_cpu(c);
+      ASSERT_TRUE(plain.verified) << a.name;
+      if (!(formula_time(c) == plain.time)) continue;  // no closed form here (congestion, postal, ...)
+      c.cost.gamma = 0.25;
+      const RunResult with_gamma = run_cpu(c);
+      EXPECT_DOUBLE_EQ(formula_time(c), with_gamma.time) << a.name << " on " << topology_name(kind) << " p=" << p;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40);
 }

@@ -14,14 +14,16 @@ namespace ppsim {
 struct AllreduceHypercube : AlgorithmDefaults {
   static constexpr const char* name = "allreduce_hypercube";
   static constexpr const char* description = "recursive doubling with combining (eq. 4-5); pairs fold first when p is not 2^d";
-  static constexpr const char* formula_text = "(t_s + t_w m) log p  [eq. 4-5]; +2 steps if p is not a power of two";
+  static constexpr const char* formula_text = "(t_s + t_w m) log p + gamma m log p  [eq. 4-5]; +2 steps (one combining) if p is not 2^d";
   static constexpr Operation op = Operation::allreduce;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return floor_log2(a.p) + (is_pow2(a.p) ? 0 : 2); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return (c.ts + c.tw * a.m) * rounds(a) + c.gamma * double(a.m) * (floor_log2(a.p) + (is_pow2(a.p) ? 0 : 1));
+  }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int d = floor_log2(a.p);

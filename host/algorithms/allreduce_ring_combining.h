@@ -10,7 +10,7 @@ namespace ppsim {
 struct AllreduceRingCombining : AlgorithmDefaults {
   static constexpr const char* name = "allreduce_ring_combining";
   static constexpr const char* description = "pass vectors round the ring, folding as they pass (exercise 4.6 iii)";
-  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
+  static constexpr const char* formula_text = "(t_s + (t_w + gamma) m)(p - 1)";
   static constexpr Operation op = Operation::allreduce;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
@@ -20,7 +20,7 @@ struct AllreduceRingCombining : AlgorithmDefaults {
 
   static int64_t scratch_words(const AlgoParams& a) { return a.m; }
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + c.gamma) * a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int, StepOps& out) {
     int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;

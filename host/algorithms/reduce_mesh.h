@@ -11,14 +11,14 @@ namespace ppsim {
 struct ReduceMesh : AlgorithmDefaults {
   static constexpr const char* name = "reduce_mesh";
   static constexpr const char* description = "row, then column (then plane) binomial reduction on a mesh or torus";
-  static constexpr const char* formula_text = "(t_s + t_w m) sum_k ceil(log2 n_k)  [eq. 4-1]";
+  static constexpr const char* formula_text = "(t_s + (t_w + gamma) m) sum_k ceil(log2 n_k)  [eq. 4-1]";
   static constexpr Operation op = Operation::reduce;
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
   static constexpr uint32_t flags = kRootZeroIfNoncommutative;
 
   static int rounds(const AlgoParams& a) { return BroadcastMesh::rounds(a); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + c.gamma) * a.m) * rounds(a); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int local = 0;

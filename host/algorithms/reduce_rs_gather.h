@@ -10,10 +10,13 @@ namespace ppsim {
 struct ReduceRsGather : AlgorithmDefaults, MessageSplitting {
   static constexpr const char* name = "reduce_rs_gather";
   static constexpr const char* description = "reduce-scatter m/p-word blocks, then gather them to the root (§4.7.1)";
-  static constexpr const char* formula_text = "2 (t_s log p + t_w (m/p)(p - 1))";
+  static constexpr const char* formula_text = "2 (t_s log p + t_w (m/p)(p - 1)) + gamma (m/p)(p - 1)";
   static constexpr Operation op = Operation::reduce;
   using MessageSplitting::flags;
-  using MessageSplitting::formula;
+  // the reduce-scatter half combines (m/p)(p - 1) words on the slowest path
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return message_splitting_time(a, c) + c.gamma * double(a.m / a.p) * double(a.p - 1);
+  }
   using MessageSplitting::native;
   using MessageSplitting::rounds;
   using MessageSplitting::topologies;

@@ -13,7 +13,7 @@ namespace ppsim {
 struct ReduceScatterMesh : AlgorithmDefaults {
   static constexpr const char* name = "reduce_scatter_mesh";
   static constexpr const char* description = "ring reductions along columns, then rows (exercise 4.4)";
-  static constexpr const char* formula_text = "t_s sum_k (n_k - 1) + t_w m (p - 1)";
+  static constexpr const char* formula_text = "t_s sum_k (n_k - 1) + (t_w + gamma) m (p - 1)";
   static constexpr Operation op = Operation::reduce_scatter;
   static constexpr uint32_t topologies = kGridTopologies;
   static constexpr uint32_t native = kGridTopologies;
@@ -25,7 +25,9 @@ struct ReduceScatterMesh : AlgorithmDefaults {
     for (int k = 0; k < a.ndims; ++k) r += int(a.dims[k] - 1);
     return r;
   }
-  static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a) + c.tw * double(a.m) * double(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return c.ts * rounds(a) + (c.tw + c.gamma) * double(a.m) * double(a.p - 1);
+  }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     int k = 0;  // the slowest dimension first

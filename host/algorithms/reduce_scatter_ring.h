@@ -12,7 +12,7 @@ namespace ppsim {
 struct ReduceScatterRing : AlgorithmDefaults {
   static constexpr const char* name = "reduce_scatter_ring";
   static constexpr const char* description = "pass partial sums round a ring, p - 1 steps (Alg. 4-5)";
-  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
+  static constexpr const char* formula_text = "(t_s + (t_w + gamma) m)(p - 1)";
   static constexpr Operation op = Operation::reduce_scatter;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native =
@@ -21,7 +21,7 @@ struct ReduceScatterRing : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + c.gamma) * a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     line_rs_step(a.p, id, pos_mod(id - 1, a.p), pos_mod(id + 1, a.p), kData, 0, a.m, round, out);

@@ -11,7 +11,7 @@ namespace ppsim {
 struct ScanHypercubeTs : AlgorithmDefaults {
   static constexpr const char* name = "scan_hypercube_ts";
   static constexpr const char* description = "the slides' Cube_Prefix_Sum with t_i / s_i, received value on the right";
-  static constexpr const char* formula_text = "(t_s + t_w m) log p";
+  static constexpr const char* formula_text = "(t_s + (t_w + 2 gamma) m) log p  (two folds a step)";
   static constexpr Operation op = Operation::scan;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
@@ -19,7 +19,7 @@ struct ScanHypercubeTs : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + 2 * c.gamma) * a.m) * rounds(a); }
 
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t, LocalPhase phase, ProcBuffers& b) {
     if (phase == LocalPhase::before_first_step)  // t_i := a_i (s_i is the data buffer, already a_i)

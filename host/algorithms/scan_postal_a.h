@@ -23,7 +23,7 @@ struct ScanPostalA : AlgorithmDefaults {
 
   static int rounds(const AlgoParams& a) { return run_postal_steps(a); }
   static double formula(const AlgoParams& a, const CostParams& c) {
-    return a.lambda > 1 ? double(rounds(a)) : (c.ts + c.tw * a.m) * rounds(a);
+    return a.lambda > 1 ? double(rounds(a)) : (c.ts + (c.tw + c.gamma) * a.m) * rounds(a);
   }
 
   // Sends of step s and the receives those messages meet in step s + lambda - 1.

@@ -20,7 +20,10 @@ struct ScanPostalB : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return ScanPostalA::rounds(a); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return ScanPostalA::formula(a, c); }
+  // two folds a step (the partial passed on and the prefix kept)
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return a.lambda > 1 ? double(rounds(a)) : (c.ts + (c.tw + 2 * c.gamma) * a.m) * rounds(a);
+  }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     ScanPostalA::postal_prefix_ops(a, id, round, kPartial, true, out);

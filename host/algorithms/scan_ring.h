@@ -9,7 +9,7 @@ namespace ppsim {
 struct ScanRing : AlgorithmDefaults {
   static constexpr const char* name = "scan_ring";
   static constexpr const char* description = "prefix passed down a linear array, p - 1 steps; inclusive or exclusive";
-  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
+  static constexpr const char* formula_text = "(t_s + (t_w + 2 gamma) m)(p - 1)  (two folds a step)";
   static constexpr Operation op = Operation::scan;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear);
@@ -17,7 +17,7 @@ struct ScanRing : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + 2 * c.gamma) * a.m) * double(a.p - 1); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     if (id == round - 1) out.add_send(id + 1, kPartial, 0, a.m);

@@ -46,4 +46,32 @@ double lower_bound_time(const RunConfig& c) {
   }
 }
 
+Bandwidth bandwidth(const RunConfig& c, double time) {
+  const double p = double(c.params.p), m = double(c.params.m);
+  double n = m, factor = 1;
+  switch (c.algorithm->op) {
+    case Operation::allreduce: factor = 2 * (p - 1) / p; break;
+    case Operation::allgather:
+    case Operation::reduce_scatter:
+    case Operation::alltoall:
+    case Operation::scatter:
+    case Operation::gather:
+      n = p * m;
+      factor = (p - 1) / p;
+      break;
+    case Operation::kscatter:
+      n = double(c.params.sources) * p * m;
+      factor = (p - 1) / p;
+      break;
+    case Operation::kbroadcast: n = double(c.params.sources) * m; break;
+    case Operation::broadcast:
+    case Operation::reduce:
+    case Operation::scan:
+    case Operation::shift:
+    case Operation::multicast: break;
+  }
+  if (!(time > 0) || n == 0) return {n, std::nan(""), std::nan("")};
+  return {n, n / time, n / time * factor};
+}
+
 }  // namespace ppsim

@@ -116,6 +116,9 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["formula"] = c.algorithm->formula_text;
   doc["lower_bound_steps"] = postal_lower_bound_json(c);
   doc["lower_bound_time"] = number_or_null(lower_bound_time(c));
+  const Bandwidth bw = bandwidth(c, r.time);
+  doc["algbw"] = number_or_null(bw.algbw);
+  doc["busbw"] = number_or_null(bw.busbw);
   doc["messages"] = r.messages;
   doc["words"] = r.words;
   doc["link_hops"] = r.link_hops;

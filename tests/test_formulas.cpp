@@ -153,3 +153,28 @@ TEST(Formula, EveryClosedFormCarriesItsGammaTerm) {
   }
   EXPECT_GT(checked, 40);
 }
+
+// algbw and busbw as nccl-tests defines them: n / time, times 2(p - 1)/p for all-reduce, (p - 1)/p
+// for the operations on p blocks (n = p m), 1 for broadcast and reduce (n = m).
+TEST(Bandwidth, NcclTestsBusFactors) {
+  const int64_t p = 8, m = 16;
+  struct Expect {
+    const char* algo;
+    double n, factor;
+  };
+  for (Expect e :
+       {Expect{"allreduce_hypercube", double(m), 2.0 * (p - 1) / p}, Expect{"allgather_ring", double(p * m), double(p - 1) / p},
+        Expect{"reduce_scatter_ring", double(p * m), double(p - 1) / p}, Expect{"alltoall_ring", double(p * m), double(p - 1) / p},
+        Expect{"broadcast_binomial", double(m), 1.0}, Expect{"reduce_binomial", double(m), 1.0}}) {
+    RunConfig c = make_config(e.algo, TopologyKind::ring, p, "", m);
+    const RunResult r = run_cpu(c);
+    ASSERT_TRUE(r.verified) << e.algo;
+    const Bandwidth bw = bandwidth(c, r.time);
+    EXPECT_DOUBLE_EQ(bw.words, e.n) << e.algo;
+    EXPECT_DOUBLE_EQ(bw.algbw, e.n / r.time) << e.algo;
+    EXPECT_DOUBLE_EQ(bw.busbw, e.n / r.time * e.factor) << e.algo;
+  }
+  // One processor takes no time: no bandwidth to report.
+  const RunConfig one = make_config("allreduce_hypercube", TopologyKind::full, 1, "", m);
+  EXPECT_TRUE(std::isnan(bandwidth(one, run_cpu(one).time).busbw));
+}

@@ -196,7 +196,12 @@ Subcommand add_best_command(CLI::App& app) {
                    {"--th", "per-hop time"},
                    {"--ports", "port model"},
                    {"--routing", "cut-through | store-and-forward"},
-                   {"--root", "root"}});
+                   {"--root", "root"},
+                   {"--gamma", "time per combined word"},
+                   {"--tw-class", "per-word time of a link class: CLASS=X[,CLASS=X...]"},
+                   {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
+                   {"--segments", "pipelined broadcast: segments"},
+                   {"--combine", "operator"}});
   best->add_flag("--json", b->json, "print JSON");
   return {best, [b] { return run_best(b->run, b->m, b->algos, b->json); }};
 }

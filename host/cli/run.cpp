@@ -62,6 +62,8 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   print_formula_and_bounds(c);
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";
+  if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
+    out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << bw.words << " words, as nccl-tests)\n";
   if (c.trace) print_trace_text(c, r);
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
 }

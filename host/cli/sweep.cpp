@@ -248,7 +248,11 @@ Subcommand add_sweep_command(CLI::App& app) {
                    {"--map", "identity | gray | snake"},
                    {"--n", "scan: elements in all"},
                    {"--shift", "shift distance"},
-                   {"--sources", "kbroadcast/kscatter sources"}});
+                   {"--sources", "kbroadcast/kscatter sources"},
+                   {"--gamma", "time per combined word"},
+                   {"--tw-class", "per-word time of a link class: CLASS=X[,CLASS=X...]"},
+                   {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
+                   {"--segments", "pipelined broadcast: segments"}});
   sweep->add_option("--csv", s->csv, "write rows as CSV (- for stdout)");
   sweep->add_option("--jsonl", s->jsonl, "write rows as JSON Lines (- for stdout)");
   sweep->add_option("--plot", s->plot, "draw the rows with gnuplot into FILE.svg or FILE.png");

@@ -27,6 +27,7 @@ const std::vector<std::string> kSweepColumns = {"point",
                                                 "ts",
                                                 "tw",
                                                 "th",
+                                                "gamma",
                                                 "routing",
                                                 "combine",
                                                 "backend",
@@ -36,6 +37,8 @@ const std::vector<std::string> kSweepColumns = {"point",
                                                 "formula_ratio",
                                                 "lower_bound_steps",
                                                 "lower_bound_time",
+                                                "algbw",
+                                                "busbw",
                                                 "messages",
                                                 "words",
                                                 "link_hops",
@@ -201,10 +204,10 @@ nlohmann::json option_columns(const RunOptions& o) {
   auto count = [](const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(parse_count(text, "")); };
   Operation op = Operation::allreduce;
   parse_operation(o.op, op);  // checked by point_options
-  return {{"topology", o.topology},   {"dims", o.dims}, {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
-          {"op", operation_name(op)}, {"algo", o.algo}, {"m", count(o.m)}, {"root", o.root},       {"ports", o.ports},
-          {"lambda", o.lambda},       {"ts", o.ts},     {"tw", o.tw},      {"th", o.th},           {"routing", o.routing},
-          {"combine", o.combine}};
+  return {{"topology", o.topology},   {"dims", o.dims},      {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
+          {"op", operation_name(op)}, {"algo", o.algo},      {"m", count(o.m)}, {"root", o.root},       {"ports", o.ports},
+          {"lambda", o.lambda},       {"ts", o.ts},          {"tw", o.tw},      {"th", o.th},           {"gamma", o.gamma},
+          {"routing", o.routing},     {"combine", o.combine}};
 }
 
 nlohmann::json config_columns(const RunConfig& c) {
@@ -231,6 +234,8 @@ nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const R
                         {"formula_ratio", number_or_null(std::isnan(f) || f == 0 ? std::nan("") : r.time / f)},
                         {"lower_bound_steps", postal_lower_bound_json(c)},
                         {"lower_bound_time", number_or_null(lower_bound_time(c))},
+                        {"algbw", number_or_null(bandwidth(c, r.time).algbw)},
+                        {"busbw", number_or_null(bandwidth(c, r.time).busbw)},
                         {"messages", r.messages},
                         {"words", r.words},
                         {"link_hops", r.link_hops},

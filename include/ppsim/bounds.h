@@ -23,4 +23,16 @@ int64_t postal_lower_bound_steps(const RunConfig& c);
 // is stated.
 double lower_bound_time(const RunConfig& c);
 
+// Bandwidth as nccl-tests reports it, in words per time unit: algbw = n / time, with n the data the
+// operation is about (Thakur et al.'s n: the vector of all-reduce, reduce, broadcast, scan and
+// shift, m words; the p blocks of all-gather, reduce-scatter, all-to-all, scatter and gather, p m
+// words); busbw = algbw times the operation's bus factor: 2(p - 1)/p for all-reduce, (p - 1)/p for
+// all-gather, reduce-scatter, all-to-all, scatter and gather, 1 for the rest. NaN where the time
+// is 0 (one processor) or the operation moves no data.
+struct Bandwidth {
+  double words;  // n
+  double algbw, busbw;
+};
+Bandwidth bandwidth(const RunConfig& c, double time);
+
 }  // namespace ppsim

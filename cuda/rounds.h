@@ -329,6 +329,7 @@ class RoundsRun {
       add_step(result, st, pl_.lambda);
     }
     result.steps = pl_.total_steps;
+    add_local_folds(result, c_.cost.gamma, c_.algorithm->local_combined_words(c_.params), pl_.lambda);
   }
 
   // Verified where the buffers are, unless they come back anyway; a run with mismatches is

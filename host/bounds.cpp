@@ -2,6 +2,7 @@
 // formula, seed 000's step bound under the postal model, and the textbook's time bounds.
 #include "ppsim/bounds.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ppsim/postal.h"
@@ -26,24 +27,54 @@ double usable_ports(const RunConfig& c) {
   if (c.ports.model != PortModel::all) return 1;
   return double(topology_degree(physical_topology(c)));
 }
+
+// Steps in which knowledge can reach every processor when each step multiplies the processors
+// that know by at most k + 1: ceil(log_{k+1} p) (seed 000's Theorem 1 at lambda = 1).
+double knowledge_steps(double p, double k) {
+  double steps = 0;
+  for (double reached = 1; reached < p; reached *= k + 1) ++steps;
+  return steps;
+}
 }  // namespace
 
 double lower_bound_time(const RunConfig& c) {
-  const double p = double(c.params.p), m = double(c.params.m);
-  switch (c.algorithm->op) {
+  const Operation op = c.algorithm->op;
+  if (c.params.lambda > 1 || op == Operation::shift || op == Operation::multicast || op == Operation::kbroadcast ||
+      op == Operation::kscatter)
+    return std::nan("");
+  const double p = double(c.params.p), m = double(c.params.m), k = usable_ports(c);
+  if (p <= 1) return 0;
+  // Every step costs at least t_s; the busiest processor's words (received or sent) and combined
+  // words pass its k ports, so the steps cost at least t_w words / k + gamma combined / k more.
+  double words = 0, combined = 0;
+  switch (op) {
+    case Operation::broadcast:
+    case Operation::scan: words = m; break;
+    case Operation::reduce:  // the root receives m words; the (p - 1) m combines fall on p processors
+      words = m;
+      combined = m * (p - 1) / p;
+      break;
+    case Operation::allreduce:  // Chan, Heimlich, Purkayastha, van de Geijn (2007)
+      words = 2 * m * (p - 1) / p;
+      combined = m * (p - 1) / p;
+      break;
+    case Operation::reduce_scatter:  // each processor sends its p - 1 foreign blocks and folds p - 1 into its own
+      words = m * (p - 1);
+      combined = m * (p - 1);
+      break;
     case Operation::allgather:
-    case Operation::reduce_scatter:
     case Operation::scatter:
-    case Operation::gather:
-      // (p - 1) m words through one processor's ports.
-      return c.params.lambda > 1 ? std::nan("") : c.cost.tw * m * (p - 1) / usable_ports(c);
+    case Operation::gather: words = m * (p - 1); break;
     case Operation::alltoall: {
-      int64_t w = topology_metrics(c.topology).bisection_width;
-      if (c.params.lambda > 1 || w == 0) return std::nan("");
-      return c.cost.tw * m * std::floor(p / 2) * std::ceil(p / 2) / double(w);
+      words = m * (p - 1);
+      // p^2/4 messages of m words cross the bisection each way over its w links.
+      const int64_t w = topology_metrics(physical_topology(c)).bisection_width;
+      if (w > 0) words = std::max(words * 1.0, m * std::floor(p / 2) * std::ceil(p / 2) / double(w) * k);
+      break;
     }
-    default: return std::nan("");
+    default: break;
   }
+  return c.cost.ts * knowledge_steps(p, k) + (c.cost.tw * words + c.cost.gamma * combined) / k;
 }
 
 Bandwidth bandwidth(const RunConfig& c, double time) {

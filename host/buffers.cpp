@@ -15,6 +15,10 @@ void add_step(RunResult& r, StepStats st, int lambda) {
   r.time += st.time;
 }
 
+void add_local_folds(RunResult& r, double gamma, int64_t words, int lambda) {
+  if (lambda == 1 && words > 0) r.time += gamma * double(words);
+}
+
 int run_buffer_count(const RunConfig& c) {
   return operation_buffer_count(c.algorithm->op) + (c.algorithm->scratch_words(c.params) > 0 ? 1 : 0);
 }

@@ -159,6 +159,7 @@ class CpuRun {
       }
     }
     r.steps = total_steps;
+    add_local_folds(r, c_.cost.gamma, c_.algorithm->local_combined_words(c_.params), clock_.lambda);
     r.buffers = std::move(bufs_);
     return r;
   }
@@ -258,7 +259,7 @@ class CpuRun {
       for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
     }
     ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off,
-                                 rules::combined_words(x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
+                                  rules::combined_words(x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
   }
 
   // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port
@@ -325,8 +326,7 @@ class CpuRun {
       ch.stats.messages += 1;
       ch.stats.words += x.len;
       ch.stats.link_hops += x.hops;
-      if (direct)
-        add_message_cost(ch, x, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
+      if (direct) add_message_cost(ch, x, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
       else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
   }

@@ -68,7 +68,8 @@ void validate_config(const RunConfig& c, bool host_memory) {
   if (a.kports < 1) throw ConfigError("internal: params.kports must be at least 1 (got " + std::to_string(a.kports) + ")");
   if (a.root < 0 || a.root >= a.p)
     throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");
-  if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0 || c.cost.gamma < 0) throw ConfigError("--ts, --tw, --th and --gamma must not be negative");
+  if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0 || c.cost.gamma < 0)
+    throw ConfigError("--ts, --tw, --th and --gamma must not be negative");
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
   if (c.mapped) {

@@ -171,15 +171,27 @@ TEST(Chapter4, Table4_1Hypercube) {
     }
 }
 
+// bounds.h: t_s ceil(log_{k+1} p) for the steps knowledge needs, plus t_w over the ports for the words
+// the busiest processor must move (and gamma for what it must combine).
 TEST(Chapter4, LowerBoundsAreReported) {
+  const double lg16 = 4;  // ceil(log2 16): single-port, t_s = 1
   RunConfig ag = cfg("allgather_ring", TopologyKind::ring, 16, 3);
   ag.cost.tw = 2;
-  EXPECT_DOUBLE_EQ(lower_bound_time(ag), 2.0 * 3 * 15);
+  EXPECT_DOUBLE_EQ(lower_bound_time(ag), lg16 + 2.0 * 3 * 15);  // (p - 1) m words reach each processor
+  ag.ports = PortSpec{PortModel::kport, 3};
+  EXPECT_DOUBLE_EQ(lower_bound_time(ag), 2 + 2.0 * 3 * 15 / 3);  // ceil(log4 16) = 2 steps, 3 ports
+  // All-to-all: the larger of (p - 1) m words per processor and the bisection bound (p/2)^2 m / w.
   RunConfig a2a = cfg("alltoall_xor_ecube", TopologyKind::hypercube, 16, 3);
-  EXPECT_DOUBLE_EQ(lower_bound_time(a2a), 3.0 * 8 * 8 / 8);  // bisection width p/2 = 8
+  EXPECT_DOUBLE_EQ(lower_bound_time(a2a), lg16 + std::max(3.0 * 15, 3.0 * 8 * 8 / 8));  // bisection width p/2 = 8
   RunConfig ring = cfg("alltoall_ring", TopologyKind::ring, 16, 3);
-  EXPECT_DOUBLE_EQ(lower_bound_time(ring), 3.0 * 8 * 8 / 2);  // a ring's bisection is 2 links
-  EXPECT_TRUE(std::isnan(lower_bound_time(cfg("broadcast_binomial", TopologyKind::ring, 16, 3))));
+  EXPECT_DOUBLE_EQ(lower_bound_time(ring), lg16 + std::max(3.0 * 15, 3.0 * 8 * 8 / 2));  // a ring's bisection is 2 links
+  // Broadcast: ceil(log2 p) steps and m words into every processor.
+  EXPECT_DOUBLE_EQ(lower_bound_time(cfg("broadcast_binomial", TopologyKind::ring, 16, 3)), lg16 + 3);
+  // All-reduce (Chan et al. 2007): 2 m (p - 1)/p words and m (p - 1)/p combined words.
+  RunConfig ar = cfg("allreduce_hypercube", TopologyKind::hypercube, 16, 32);
+  ar.cost.gamma = 0.5;
+  EXPECT_DOUBLE_EQ(lower_bound_time(ar), lg16 + 2.0 * 32 * 15 / 16 + 0.5 * 32 * 15 / 16);
+  EXPECT_TRUE(std::isnan(lower_bound_time(cfg("shift_ring", TopologyKind::ring, 16, 3))));
 }
 
 TEST(Chapter4, ExclusiveScan) {

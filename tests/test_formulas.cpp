@@ -112,46 +112,71 @@ TEST(Formula, CutThroughAndStoreAndForwardPerHop) {
   EXPECT_DOUBLE_EQ(run_cpu(c).time, sf);
 }
 
+namespace {
+
+// A configuration of algorithm a at (about) p processors on a topology it runs on (full where it
+// may, else the first it runs on), with the ports it needs; false where there is none.
+bool natural_config(const AlgorithmInfo& a, int64_t p, RunConfig& c) {
+  TopologyKind kind = TopologyKind::full;
+  if (!a.runs_on(kind))
+    for (int k = 0; k < kTopologyCount; ++k)
+      if (a.runs_on(TopologyKind(k))) {
+        kind = TopologyKind(k);
+        break;
+      }
+  if (kind == TopologyKind::mesh || kind == TopologyKind::torus) p = p <= 9 ? 9 : 16;
+  if (kind == TopologyKind::bintree) p = p <= 7 ? 7 : 15;
+  if (a.needs_pow2() && !is_pow2(p)) return false;
+  try {
+    c = make_config(a.name, kind, p, "", a.needs_m_divisible_by_p() ? 2 * p : 6);
+  } catch (const std::invalid_argument&) {
+    return false;  // the topology has no such size (a hypercube of 13)
+  }
+  if (a.sends_per_step > 1) c.ports = PortSpec{PortModel::kport, a.sends_per_step};
+  if (a.needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
+  c.cost = CostParams{3, 0.5, 0, Routing::cut_through};
+  return algorithm_rejects(a, c.topology, c.params, c.combine).empty();
+}
+
+}  // namespace
+
 // The gamma term (--gamma, time per combined word): wherever an algorithm's closed form gives its
 // simulated time with gamma = 0, it must still give it with gamma > 0 — so every formula of an
 // algorithm that combines carries its gamma term, and one that only copies is unchanged.
 TEST(Formula, EveryClosedFormCarriesItsGammaTerm) {
   int checked = 0;
-  for (const AlgorithmInfo& a : algorithms()) {
-    TopologyKind kind = TopologyKind::full;
-    if (!a.runs_on(kind))
-      for (int k = 0; k < kTopologyCount; ++k)
-        if (a.runs_on(TopologyKind(k))) {
-          kind = TopologyKind(k);
-          break;
-        }
-    const bool grid = kind == TopologyKind::mesh || kind == TopologyKind::torus;
-    const std::vector<int64_t> ps = grid                            ? std::vector<int64_t>{16, 9}
-                                    : kind == TopologyKind::bintree ? std::vector<int64_t>{7, 15}
-                                                                    : std::vector<int64_t>{8, 13};
-    for (int64_t p : ps) {
-      if (a.needs_pow2() && !is_pow2(p)) continue;
-      const int64_t m = a.needs_m_divisible_by_p() ? 2 * p : 6;
+  for (const AlgorithmInfo& a : algorithms())
+    for (int64_t p : {8, 13}) {
       RunConfig c;
-      try {
-        c = make_config(a.name, kind, p, "", m);
-      } catch (const std::invalid_argument&) {
-        continue;  // the topology has no such size (a hypercube of 13)
-      }
-      if (a.sends_per_step > 1) c.ports = PortSpec{PortModel::kport, a.sends_per_step};
-      if (a.needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
-      if (!algorithm_rejects(a, c.topology, c.params, c.combine).empty()) continue;
-      c.cost = CostParams{3, 0.5, 0, Routing::cut_through};
+      if (!natural_config(a, p, c)) continue;
       const RunResult plain = run_cpu(c);
       ASSERT_TRUE(plain.verified) << a.name;
       if (!(formula_time(c) == plain.time)) continue;  // no closed form here (congestion, postal, ...)
       c.cost.gamma = 0.25;
       const RunResult with_gamma = run_cpu(c);
-      EXPECT_DOUBLE_EQ(formula_time(c), with_gamma.time) << a.name << " on " << topology_name(kind) << " p=" << p;
+      EXPECT_DOUBLE_EQ(formula_time(c), with_gamma.time) << a.name << " on " << topology_name(c.topology.kind) << " p=" << c.params.p;
       ++checked;
     }
-  }
   EXPECT_GT(checked, 40);
+}
+
+// No algorithm beats the lower bound of its operation (bounds.h), with or without gamma.
+TEST(LowerBound, NoAlgorithmBeatsIt) {
+  int checked = 0;
+  for (const AlgorithmInfo& a : algorithms())
+    for (int64_t p : {2, 3, 8, 13, 64})
+      for (double gamma : {0.0, 0.25}) {
+        RunConfig c;
+        if (!natural_config(a, p, c)) continue;
+        c.cost.gamma = gamma;
+        const double bound = lower_bound_time(c);
+        if (std::isnan(bound)) continue;
+        const RunResult r = run_cpu(c);
+        ASSERT_TRUE(r.verified) << a.name;
+        EXPECT_GE(r.time, bound) << a.name << " on " << topology_name(c.topology.kind) << " p=" << c.params.p << " gamma " << gamma;
+        ++checked;
+      }
+  EXPECT_GT(checked, 200);
 }
 
 // algbw and busbw as nccl-tests defines them: n / time, times 2(p - 1)/p for all-reduce, (p - 1)/p

@@ -38,6 +38,8 @@ struct AlgorithmDefaults {
   static constexpr bool has_local = false;
   static int64_t scratch_words(const AlgoParams&) { return 0; }
   static const char* rejects(const AlgoParams&) { return nullptr; }  // a limit of its own, or nullptr
+  // Words the busiest processor combines in local() (not on receipt): gamma is charged for them too.
+  static int64_t local_combined_words(const AlgoParams&) { return 0; }
   PPSIM_HD static void local(const AlgoParams&, OperatorKind, int64_t, LocalPhase, ProcBuffers&) {}
 };
 

@@ -10,7 +10,7 @@ namespace ppsim {
 struct AllreduceRingAllgather : AlgorithmDefaults {
   static constexpr const char* name = "allreduce_ring_allgather";
   static constexpr const char* description = "ring all-gather of all vectors, then a local fold (exercise 4.6 i)";
-  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)";
+  static constexpr const char* formula_text = "(t_s + t_w m)(p - 1) + gamma m (p - 1)  (the local fold)";
   static constexpr Operation op = Operation::allreduce;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
@@ -20,7 +20,10 @@ struct AllreduceRingAllgather : AlgorithmDefaults {
 
   static int64_t scratch_words(const AlgoParams& a) { return a.p * a.m; }
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
-  static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
+  static int64_t local_combined_words(const AlgoParams& a) { return a.m * (a.p - 1); }  // the final fold
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return (c.ts + c.tw * a.m) * double(a.p - 1) + c.gamma * double(local_combined_words(a));
+  }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     ring_allgather_step(a.p, id, round, kGathered, a.m, out);

@@ -11,7 +11,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
 #define PPSIM_ALGORITHM(unit)                                                                                                          \
   {AlgorithmId::unit, unit::name,           unit::description, unit::formula_text, unit::op,       unit::topologies,     unit::native, \
-   unit::flags,       unit::sends_per_step, unit::has_local,   &unit::rounds,      &unit::formula, &unit::scratch_words, &unit::rejects},
+   unit::flags,       unit::sends_per_step, unit::has_local,   &unit::rounds,      &unit::formula, &unit::scratch_words, &unit::rejects, &unit::local_combined_words},
 #include "algorithms/list.def"
   };
   return table;

@@ -20,9 +20,11 @@ struct ScanPostalB : AlgorithmDefaults {
   static constexpr bool has_local = true;
 
   static int rounds(const AlgoParams& a) { return ScanPostalA::rounds(a); }
-  // two folds a step (the partial passed on and the prefix kept)
+  // The local scans of the largest share (ceil(n/p) elements) before and after the steps.
+  static int64_t local_combined_words(const AlgoParams& a) { return 2 * (scan_count(a, 0) - 1) * a.m; }
+  // two folds a step (the partial passed on and the prefix kept), and the local scans
   static double formula(const AlgoParams& a, const CostParams& c) {
-    return a.lambda > 1 ? double(rounds(a)) : (c.ts + (c.tw + 2 * c.gamma) * a.m) * rounds(a);
+    return a.lambda > 1 ? double(rounds(a)) : (c.ts + (c.tw + 2 * c.gamma) * a.m) * rounds(a) + c.gamma * double(local_combined_words(a));
   }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {

@@ -37,8 +37,9 @@ struct AlgorithmInfo {
   bool has_local;      // runs local work before step 1 / after the last step
   int (*rounds)(const AlgoParams&);
   double (*formula)(const AlgoParams&, const CostParams&);
-  int64_t (*scratch_words)(const AlgoParams&);  // words per processor of its scratch buffer (0: none)
-  const char* (*own_limit)(const AlgoParams&);  // a limit particular to the algorithm, or nullptr
+  int64_t (*scratch_words)(const AlgoParams&);         // words per processor of its scratch buffer (0: none)
+  const char* (*own_limit)(const AlgoParams&);         // a limit particular to the algorithm, or nullptr
+  int64_t (*local_combined_words)(const AlgoParams&);  // words the busiest processor folds in local work
 
   bool runs_on(TopologyKind k) const { return (topologies >> int(k)) & 1u; }
   bool native_on(TopologyKind k) const { return (native >> int(k)) & 1u; }

@@ -16,11 +16,15 @@ double formula_time(const RunConfig& c);
 // processor's data must reach all others or all data one processor (all but shift). -1: none.
 int64_t postal_lower_bound_steps(const RunConfig& c);
 
-// A lower bound on the time of any algorithm for the run's operation (textbook §4.2-§4.5):
-// t_w m (p - 1) / ports for all-gather, reduce-scatter, scatter and gather (a processor must
-// receive, or send, (p - 1) m words through the ports it may use at once: 1, k, or its degree); for all-to-all personalized the bisection
-// bound t_w m (p/2)(p/2) / w with w the bisection width (p^2/4 messages of m words cross the cut each way over w links). NaN where no bound
-// is stated.
+// A lower bound on the time of any algorithm for the run's operation, under the linear model with
+// the run's ports (k: 1, K, or the degree under all-port): t_s ceil(log_{k+1} p) (knowledge must
+// reach every processor, seed 000 Theorem 1 at lambda = 1), plus (t_w W + gamma C) / k where W and C
+// are the words the busiest processor must move and combine: m for broadcast and scan; m and
+// m(p - 1)/p for reduce; 2m(p - 1)/p and m(p - 1)/p for all-reduce (Chan et al. 2007); (p - 1) m for
+// all-gather, scatter and gather (textbook §4.2-§4.5); (p - 1) m and (p - 1) m for reduce-scatter;
+// for all-to-all the larger of (p - 1) m and the bisection bound m (p/2)(p/2) k / w (p^2/4 messages
+// cross the cut each way over its w links). NaN under the postal model and for shift, multicast,
+// kbroadcast and kscatter.
 double lower_bound_time(const RunConfig& c);
 
 // Bandwidth as nccl-tests reports it, in words per time unit: algbw = n / time, with n the data the

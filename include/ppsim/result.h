@@ -49,5 +49,8 @@ struct RunResult {
 
 // Adds one step's figures to the run's totals (postal model: a step costs 1); both backends call it.
 void add_step(RunResult& r, StepStats st, int lambda);
+// Adds the cost of an algorithm's local folds (gamma per word the busiest processor combines
+// outside messages) to the run's time under the linear model; both backends call it once.
+void add_local_folds(RunResult& r, double gamma, int64_t words, int lambda);
 
 }  // namespace ppsim

@@ -49,9 +49,7 @@ struct BroadcastBintreePipelined : AlgorithmDefaults {
     return segments_fit(a) ? nullptr : "broadcast_bintree_pipelined needs 1 <= --segments <= --m (a segment carries at least one word)";
   }
 
-  static int rounds(const AlgoParams& a) {
-    return a.p <= 2 ? chain_steps(a) : int(2 * (a.segments - 1) + heap_max_lag(a.p));
-  }
+  static int rounds(const AlgoParams& a) { return a.p <= 2 ? chain_steps(a) : int(2 * (a.segments - 1) + heap_max_lag(a.p)); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     const int64_t small_segments = a.segments - a.m % a.segments;
     if (a.p <= 2) return pipelined_time(a, c, rounds(a), a.p < 2 ? 0 : small_segments);

@@ -67,9 +67,7 @@ struct BroadcastDoubleBinaryTree : AlgorithmDefaults {
     return segments_fit(a) ? nullptr : "broadcast_double_binary_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
   }
 
-  static int rounds(const AlgoParams& a) {
-    return a.p <= 2 ? chain_steps(a) : int((a.segments + 1) / 2 + floor_log2(a.p - 1));
-  }
+  static int rounds(const AlgoParams& a) { return a.p <= 2 ? chain_steps(a) : int((a.segments + 1) / 2 + floor_log2(a.p - 1)); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     const int64_t r = a.m % a.segments;
     if (a.p <= 2) return pipelined_time(a, c, rounds(a), a.p < 2 ? 0 : a.segments - r);

@@ -10,7 +10,8 @@ namespace ppsim {
 
 struct BroadcastKnomial : AlgorithmDefaults {
   static constexpr const char* name = "broadcast_knomial";
-  static constexpr const char* description = "k-nomial tree relative to the root (--radix k), k - 1 children per round, K = --ports per step";
+  static constexpr const char* description =
+      "k-nomial tree relative to the root (--radix k), k - 1 children per round, K = --ports per step";
   static constexpr const char* formula_text = "ceil(log_k p)(t_s + t_w m) under k-port, K >= k - 1; k - 1 sends K at a time otherwise";
   static constexpr Operation op = Operation::broadcast;
   static constexpr uint32_t topologies = kAllTopologies;

@@ -14,7 +14,8 @@ namespace ppsim {
 struct ReduceKnomial : AlgorithmDefaults {
   static constexpr const char* name = "reduce_knomial";
   static constexpr const char* description = "k-nomial tree relative to the root (--radix k), run backwards; K = --ports children per step";
-  static constexpr const char* formula_text = "ceil(log_k p)(t_s + t_w m + gamma m) under k-port, K >= k - 1; k - 1 receives K at a time otherwise";
+  static constexpr const char* formula_text =
+      "ceil(log_k p)(t_s + t_w m + gamma m) under k-port, K >= k - 1; k - 1 receives K at a time otherwise";
   static constexpr Operation op = Operation::reduce;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;

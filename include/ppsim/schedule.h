@@ -125,6 +125,7 @@ struct AlgoParams {
   int64_t dims[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int32_t lambda = 1;        // postal latency
   int32_t kports = 1;        // ports per processor (k-port): postal algorithms send to up to k partners
+  bool all_port = false;     // the run is under all-port: alltoall_linear posts up to kMaxOps sends a round
   int64_t n = 0;             // scan: elements in all (0: one per processor); spread as seed 000 §4 says
   bool exclusive = false;    // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
   int64_t shift = 1;         // circular shift distance q (0 < q < p)

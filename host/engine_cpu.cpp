@@ -246,8 +246,8 @@ class CpuRun {
     if (x.len <= 8 && x.run == x.len)
       for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
     else
-      for (int64_t at = 0; at < x.len; at += x.run)
-        ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + x.run);
+      for (int64_t at = 0; at < x.len; at += x.run)  // the last run may be short
+        ch.pool.insert(ch.pool.end(), src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + std::min(x.run, x.len - at));
   }
 
   void post_recv(Chunk& ch, const Recv& x, int64_t i) {
@@ -395,7 +395,8 @@ class CpuRun {
       apply_(dst, src, span.len, act.mode);
       return;
     }
-    for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k) apply_(dst + k * span.stride, src + at, span.run, act.mode);
+    for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
+      apply_(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
   }
 
   void record_trace(RunResult& r, StepStore& s, int64_t t) {

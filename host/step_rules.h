@@ -32,10 +32,11 @@ struct Shape {
   int64_t words[kMaxBuffers] = {0, 0, 0, 0};
 };
 
-// Runs of `run` words every `stride` words (run 0: one contiguous slice) inside buffer buf.
+// Runs of `run` words every `stride` words, the last possibly shorter (run 0: one contiguous
+// slice), inside buffer buf.
 PPSIM_HD inline bool slice_ok(const Shape& s, int32_t buf, int64_t off, int64_t len, int64_t run, int64_t stride) {
   if (run == 0) run = stride = len;
-  return buf >= 0 && buf < s.nbuf && off >= 0 && len >= 1 && run >= 1 && len % run == 0 && stride >= run &&
+  return buf >= 0 && buf < s.nbuf && off >= 0 && len >= 1 && run >= 1 && stride >= run &&
          off + slice_extent(len, run, stride) <= s.words[buf];
 }
 

@@ -265,6 +265,7 @@ void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   c.params.lambda = o.lambda;
   read_operation_params(o, op, c.params);
   c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
+  c.params.all_port = c.ports.model == PortModel::all;
   c.cost.ts = o.ts;
   c.cost.tw = o.tw;
   c.cost.th = o.th;

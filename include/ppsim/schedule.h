@@ -18,12 +18,14 @@ enum class RecvMode : int8_t {
 
 // A message is `len` words taken from the sender's buffer in runs of `run` words whose starts are
 // `stride` apart (run = stride = len: one contiguous slice), and written (or combined) into the
-// receiver's slots the same way with the receiver's own run and stride.
+// receiver's slots the same way with the receiver's own run and stride. The last run may be cut
+// short (len need not be a multiple of run): the blocks whose base-r digit at some position is z,
+// among p blocks, are such a slice for any p (alltoall_bruck).
 struct Send {
   int64_t to;
   int64_t src_off;  // first word in the sender's buffer
   int64_t len;      // words in all
-  int64_t run;      // words per contiguous run (divides len)
+  int64_t run;      // words per contiguous run (the last may be shorter)
   int64_t stride;   // distance between the starts of consecutive runs (>= run)
   int32_t buf;      // buffer index (see Operation buffers)
 };
@@ -123,6 +125,7 @@ struct AlgoParams {
   int64_t dims[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int32_t lambda = 1;        // postal latency
   int32_t kports = 1;        // ports per processor (k-port): postal algorithms send to up to k partners
+  bool all_port = false;     // the run is under all-port: alltoall_linear posts up to kMaxOps sends a round
   int64_t n = 0;             // scan: elements in all (0: one per processor); spread as seed 000 §4 says
   bool exclusive = false;    // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
   int64_t shift = 1;         // circular shift distance q (0 < q < p)
@@ -147,8 +150,10 @@ struct ProcBuffers {
   int64_t words[kMaxBuffers] = {0, 0, 0, 0};
 };
 
-// Words a strided slice touches: from its first word to the end of its last run.
-PPSIM_HD inline int64_t slice_extent(int64_t len, int64_t run, int64_t stride) { return run <= 0 ? len : (len / run - 1) * stride + run; }
+// Words a strided slice touches: from its first word to the end of its last (possibly short) run.
+PPSIM_HD inline int64_t slice_extent(int64_t len, int64_t run, int64_t stride) {
+  return run <= 0 ? len : ((len - 1) / run) * stride + (len - 1) % run + 1;
+}
 enum class LocalPhase : int8_t { before_first_step, after_last_step };
 
 }  // namespace ppsim

@@ -289,7 +289,8 @@ struct MatchBody {
 };
 
 // cost: one send's congestion (its most loaded link, or on direct links the messages it shares
-// its sender-receiver pair with) and time; the round's peak is a max reduction over these.
+// its sender-receiver pair with) and time (link classes included: rules::route_cost); the round's
+// peak is a max reduction over these.
 struct CostOf {
   Ctx c;
   int64_t step;
@@ -299,10 +300,12 @@ struct CostOf {
   PPSIM_HD RoundPeak operator()(int64_t s) const {
     if (failed(c)) return RoundPeak{0, 0.0};
     const DevSend x = sends[s];
-    const long long congestion = direct_links(c.machine.topo)
-                                     ? rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to)
-                                     : rules::route_congestion(c.machine, x.from, x.to, link_load, uint32_t(step));
-    return RoundPeak{congestion, message_time(c.cost, x.len, x.hops, congestion, x.combined)};
+    const rules::MessageCost cost =
+        direct_links(c.machine.topo)
+            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to), x.len, x.hops,
+                                 x.combined)
+            : rules::route_cost(c.machine, c.cost, x.from, x.to, x.len, x.hops, x.combined, link_load, uint32_t(step));
+    return RoundPeak{cost.congestion, cost.time};
   }
 };
 

@@ -326,20 +326,23 @@ class CpuRun {
       ch.stats.messages += 1;
       ch.stats.words += x.len;
       ch.stats.link_hops += x.hops;
-      if (direct) add_message_cost(ch, x, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to));
+      if (direct)
+        add_message_cost(
+            ch, rules::direct_cost(c_.cost, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to), x.len,
+                                   x.hops, x.combined));
       else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
   }
 
-  void add_message_cost(Chunk& ch, const StoredSend& x, int64_t congestion) {
-    ch.stats.max_link_load = std::max(ch.stats.max_link_load, congestion);
-    ch.stats.time = std::max(ch.stats.time, message_time(c_.cost, x.len, x.hops, congestion, x.combined));
+  void add_message_cost(Chunk& ch, const rules::MessageCost& cost) {
+    ch.stats.max_link_load = std::max(ch.stats.max_link_load, int64_t(cost.congestion));
+    ch.stats.time = std::max(ch.stats.time, cost.time);
   }
 
   // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
   void routed_cost(Chunk& ch, int64_t t) {
     for (const StoredSend& x : ch.sends)
-      add_message_cost(ch, x, rules::route_congestion(machine_, x.from, x.to, link_load_.data(), uint32_t(t)));
+      add_message_cost(ch, rules::route_cost(machine_, c_.cost, x.from, x.to, x.len, x.hops, x.combined, link_load_.data(), uint32_t(t)));
   }
 
   // Receives that no send matched (only searched for when the counts say one exists).

@@ -50,15 +50,21 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
 }
 }  // namespace
 
+namespace {
+// The per-word time of every link class of the machine: {"local": 1, "global": 4}.
+json tw_class_json(const RunConfig& c) {
+  const Topology& machine = physical_topology(c);
+  json out = json::object();
+  for (int k = 0; k < topology_link_class_count(machine); ++k) out[topology_link_class_name(machine, k)] = c.cost.tw_of_class(k);
+  return out;
+}
+}  // namespace
+
 json model_json(const RunConfig& c) {
-  return json{{"ports", port_spec_name(c.ports)},
-              {"lambda", c.params.lambda},
-              {"ts", c.cost.ts},
-              {"tw", c.cost.tw},
-              {"th", c.cost.th},
-              {"gamma", c.cost.gamma},
-              {"routing", routing_name(c.cost.routing)},
-              {"combine", operator_name(c.combine)}};
+  return json{
+      {"ports", port_spec_name(c.ports)},   {"lambda", c.params.lambda}, {"ts", c.cost.ts},       {"tw", c.cost.tw},
+      {"tw_class", tw_class_json(c)},       {"th", c.cost.th},           {"gamma", c.cost.gamma}, {"routing", routing_name(c.cost.routing)},
+      {"combine", operator_name(c.combine)}};
 }
 
 json config_json(const RunConfig& c, Backend requested) {

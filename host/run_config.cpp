@@ -1,5 +1,6 @@
 // Checking a configuration before it runs: applicability, port model, latency, sizes, memory.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -70,6 +71,14 @@ void validate_config(const RunConfig& c, bool host_memory) {
     throw ConfigError("--root " + std::to_string(a.root) + " is not a processor (0.." + std::to_string(a.p - 1) + ")");
   if (c.cost.ts < 0 || c.cost.tw < 0 || c.cost.th < 0 || c.cost.gamma < 0)
     throw ConfigError("--ts, --tw, --th and --gamma must not be negative");
+  const Topology& machine = physical_topology(c);
+  for (int k = 0; k < kMaxLinkClasses; ++k) {
+    if (!((c.cost.tw_class_set >> k) & 1u)) continue;
+    if (k >= topology_link_class_count(machine))
+      throw ConfigError("a per-word time is set for link class " + std::to_string(k) + ", which " + topology_shape(machine) + " lacks");
+    if (!(c.cost.tw_class[k] >= 0) || !std::isfinite(c.cost.tw_class[k]))
+      throw ConfigError("--tw-class " + topology_link_class_name(machine, k) + " must be finite and not negative");
+  }
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
   if (c.mapped) {

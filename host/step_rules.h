@@ -7,7 +7,8 @@
 //   which step a round's messages leave    Clock
 //   which receive a send meets             occurrence + matching_receive
 //   how loaded a link is                   count_link / link_load_at (stamped counters)
-//   congestion on direct links             direct_congestion
+//   what a message costs (congestion,      route_cost, direct_congestion + direct_cost
+//     link classes, time)
 //   the exchange rules of a step           exchange_rule (half-duplex, telephone)
 //   what an arriving word does to a slot   action_span + received_word
 //   what combining costs                   combined_words
@@ -173,15 +174,30 @@ PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
   } while (old != assumed);
 }
 
-// A message's congestion on a routed topology: the most loaded link of its route.
-PPSIM_HD inline long long route_congestion(const Machine& m, int64_t from, int64_t to, const unsigned long long* link_load,
-                                           uint32_t stamp) {
+// What a message costs in its step: its congestion (the load of the busiest link of its route) and
+// its time (cost.h). The per-word term is tw * words * congestion; where link classes have their own
+// per-word times it is the largest tw(class(l)) * words * load(l) over the links l of the route.
+struct MessageCost {
   long long congestion = 0;
+  double time = 0;
+};
+
+// On a routed topology, from the stamped link loads of the step.
+PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                       int64_t combined, const unsigned long long* link_load, uint32_t stamp) {
+  long long congestion = 0;
+  double word_time = 0;
+  const bool classes = c.tw_class_set != 0;
   for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
     const long long l = link_load_at(atomic_load(&link_load[id]), stamp);
     if (l > congestion) congestion = l;
+    if (classes) {
+      const double w = c.tw_of_class(link_class(m.topo, id)) * double(words) * double(l);
+      if (w > word_time) word_time = w;
+    }
   });
-  return congestion;
+  if (!classes) word_time = c.tw * double(words) * double(congestion);
+  return {congestion, message_time_of(c, word_time, hops, combined)};
 }
 
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's
@@ -191,6 +207,11 @@ PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end,
   long long congestion = 0;
   for (int64_t q = first; q < end; ++q) congestion += sends[q].to == to;
   return congestion;
+}
+
+// On a direct-link topology (one link, one class: class 0).
+PPSIM_HD inline MessageCost direct_cost(const CostParams& c, long long congestion, int64_t words, int64_t hops, int64_t combined) {
+  return {congestion, message_time_of(c, c.tw_of_class(0) * double(words) * double(congestion), hops, combined)};
 }
 
 // ---- the exchange rules (they combine a step's sends with its arrivals) ----

@@ -31,6 +31,10 @@ bool topology_is_grid(TopologyKind k) {
   return with_topology_unit(k, [](auto u) { return decltype(u)::grid; });
 }
 
+bool topology_takes_dims(TopologyKind k) {
+  return with_topology_unit(k, [](auto u) { return decltype(u)::takes_dims; });
+}
+
 namespace {
 // `word` is one of the space-separated words of `words`.
 bool among_words(const std::string& word, const char* words) {
@@ -50,29 +54,50 @@ bool parse_topology_kind(const std::string& name, TopologyKind& out) {
   return false;
 }
 
+namespace {
+// "mesh, torus, fattree and dragonfly": the topologies shaped by --dims.
+std::string dims_topologies() {
+  std::vector<std::string> names;
+  for (int k = 0; k < kTopologyCount; ++k)
+    if (topology_takes_dims(TopologyKind(k))) names.push_back(topology_name(TopologyKind(k)));
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return s;
+}
+
+// The extents of --dims into t.dims and t.ndims; for a grid, their product (the processors).
+int64_t parse_dims(const std::string& dims, bool grid, Topology& t) {
+  t.ndims = 0;
+  int64_t prod = 1;
+  size_t start = 0;
+  while (true) {
+    size_t x = dims.find('x', start);
+    std::string part = dims.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    if (t.ndims == 8) throw std::invalid_argument("--dims '" + dims + "' has more than 8 dimensions");
+    t.dims[t.ndims++] = parse_extent(part, dims);
+    prod *= t.dims[t.ndims - 1];
+    if (grid && prod > kMaxProcessors) throw std::invalid_argument("--dims '" + dims + "' gives more than 2^31 processors");
+    if (prod > kMaxProcessors) prod = kMaxProcessors + 1;  // not a grid: the unit counts its processors
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return prod;
+}
+}  // namespace
+
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
   Topology t;
   t.kind = kind;
-  const bool grid = topology_is_grid(kind);
+  const bool grid = topology_is_grid(kind), takes_dims = topology_takes_dims(kind);
   if (!dims.empty()) {
-    if (!grid) throw std::invalid_argument(std::string("--dims applies to mesh and torus, not ") + topology_name(kind));
-    t.ndims = 0;
-    int64_t prod = 1;
-    size_t start = 0;
-    while (true) {
-      size_t x = dims.find('x', start);
-      std::string part = dims.substr(start, x == std::string::npos ? std::string::npos : x - start);
-      if (t.ndims == 8) throw std::invalid_argument("--dims '" + dims + "' has more than 8 dimensions");
-      t.dims[t.ndims++] = parse_extent(part, dims);
-      prod *= t.dims[t.ndims - 1];
-      if (prod > kMaxProcessors) throw std::invalid_argument("--dims '" + dims + "' gives more than 2^31 processors");
-      if (x == std::string::npos) break;
-      start = x + 1;
+    if (!takes_dims) throw std::invalid_argument("--dims applies to " + dims_topologies() + ", not " + topology_name(kind));
+    const int64_t prod = parse_dims(dims, grid, t);
+    if (grid) {
+      if (p > 0 && p != prod)
+        throw std::invalid_argument("--p " + std::to_string(p) + " does not match --dims " + dims + " (" + std::to_string(prod) +
+                                    " processors)");
+      t.p = prod;
     }
-    if (p > 0 && p != prod)
-      throw std::invalid_argument("--p " + std::to_string(p) + " does not match --dims " + dims + " (" + std::to_string(prod) +
-                                  " processors)");
-    t.p = prod;
   } else {
     if (p < 1) throw std::invalid_argument("--p must be at least 1 (got " + std::to_string(p) + ")");
     if (p > kMaxProcessors) throw std::invalid_argument("--p " + std::to_string(p) + " exceeds the limit of 2^31 processors");
@@ -91,6 +116,10 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       t.dims[0] = p;
     }
   }
+  if (takes_dims && !grid) {  // fattree, dragonfly: the unit reads its shape
+    const std::string why = with_topology_unit(kind, [&](auto u) { return decltype(u)::shape(t, p, !dims.empty()); });
+    if (!why.empty()) throw std::invalid_argument(why);
+  }
   if (const char* why = with_topology_unit(kind, [&](auto u) { return decltype(u)::rejects(t.p); }))
     throw std::invalid_argument(std::string(topology_name(kind)) + " " + why + " (got " + std::to_string(t.p) + ")");
   t.log2p = floor_log2(t.p);
@@ -99,7 +128,7 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
 
 std::string topology_dims(const Topology& t) {
   std::string s;
-  if (!topology_is_grid(t.kind)) return s;
+  if (!topology_takes_dims(t.kind)) return s;
   for (int k = 0; k < t.ndims; ++k) {
     if (k) s += 'x';
     s += std::to_string(t.dims[k]);
@@ -109,9 +138,10 @@ std::string topology_dims(const Topology& t) {
 
 std::string topology_shape(const Topology& t) {
   std::string s = topology_name(t.kind);
-  if (topology_is_grid(t.kind)) {
+  if (topology_takes_dims(t.kind)) {
     s += ' ';
     s += topology_dims(t);
+    if (!topology_is_grid(t.kind)) s += " p=" + std::to_string(t.p);
   } else {
     s += " p=";
     s += std::to_string(t.p);
@@ -139,6 +169,26 @@ int64_t topology_degree(const Topology& t) {
 
 LayoutPoint topology_layout(const Topology& t, int64_t v) {
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::layout(t, v); });
+}
+
+const char* topology_link_classes_text(TopologyKind k) {
+  return with_topology_unit(k, [](auto u) { return decltype(u)::link_classes; });
+}
+
+int topology_link_class_count(const Topology& t) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_class_count(t); });
+}
+
+std::string topology_link_class_name(const Topology& t, int k) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_class_name(t, k); });
+}
+
+int topology_link_class(const Topology& t, int64_t link) { return link_class(t, link); }
+
+int topology_find_link_class(const Topology& t, const std::string& name) {
+  for (int k = 0; k < topology_link_class_count(t); ++k)
+    if (topology_link_class_name(t, k) == name) return k;
+  return -1;
 }
 
 std::vector<int64_t> topology_route(const Topology& t, int64_t s, int64_t d) {

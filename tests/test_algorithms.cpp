@@ -1,5 +1,6 @@
 // The registry-driven suite: every registered algorithm x every topology it runs on x
-// p in {1, 2, 3, 5, 8, 13, 64, 1000} (where the topology allows) x several operators and roots,
+// p in {1, 2, 3, 5, 8, 13, 64, 1000} (where the topology allows; the fat tree and the dragonfly
+// take shapes of their own, p from 2 to 72) x several operators and roots,
 // compared with the sequential reference. Configurations an algorithm declares it cannot run
 // (p not 2^d, non-commutative operator where the fold order needs commutativity) must be
 // refused with a ConfigError, never run silently.
@@ -65,6 +66,34 @@ std::vector<std::string> grid_shapes(int64_t p) {
   return out;
 }
 
+// The fat tree and the dragonfly take their shapes from --dims: the small ones run with every
+// operator and a random input, the larger ones with one operator, to keep the suite quick.
+struct ModernShape {
+  std::string dims;
+  int64_t p;
+  bool every_operator;
+};
+std::vector<ModernShape> modern_shapes(TopologyKind kind) {
+  if (kind == TopologyKind::fattree)  // k-ary n-trees: KxN, p = k^n
+    return {{"2x1", 2, false}, {"2x3", 8, true}, {"3x2", 9, true}, {"4x2", 16, false}, {"3x3", 27, false}};
+  if (kind == TopologyKind::dragonfly)  // AxHxC: p = c a (a h + 1)
+    return {{"1x1x1", 2, false}, {"1x2x1", 3, true}, {"2x1x1", 6, true}, {"2x2x1", 10, false}, {"4x2x2", 72, false}};
+  return {};
+}
+
+void add_modern_cases(const AlgorithmInfo& a, TopologyKind kind, const std::vector<OperatorKind>& ops, std::vector<Case>& cases) {
+  for (const ModernShape& s : modern_shapes(kind)) {
+    std::vector<int64_t> roots = {0};
+    if (operation_rooted(a.op)) roots.push_back(s.p - 1);
+    // One operator on the larger shapes: interval, which catches any fold out of order, or sum where
+    // the algorithm needs a commutative one.
+    const OperatorKind one = a.commutative_only() ? OperatorKind::sum : OperatorKind::interval;
+    for (OperatorKind op : s.every_operator ? ops : std::vector<OperatorKind>{one})
+      for (int64_t root : roots) cases.push_back({a.name, kind, s.p, s.dims, op, root, false});
+    if (s.every_operator) cases.push_back({a.name, kind, s.p, s.dims, OperatorKind::max, roots.back(), true});
+  }
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   const std::vector<int64_t> ps = {1, 2, 3, 5, 8, 13, 64, 1000};
@@ -73,6 +102,10 @@ std::vector<Case> all_cases() {
     for (int k = 0; k < kTopologyCount; ++k) {
       auto kind = TopologyKind(k);
       if (!a.runs_on(kind)) continue;
+      if (!modern_shapes(kind).empty()) {
+        add_modern_cases(a, kind, ops, cases);
+        continue;
+      }
       // A complete binary tree has 2^d - 1 processors: its own sizes, the largest standing in for 1000.
       const std::vector<int64_t> tree_ps = {1, 3, 7, 15, 63, 1000};
       for (int64_t p0 : kind == TopologyKind::bintree ? tree_ps : ps) {
@@ -199,6 +232,28 @@ TEST(Registry, DefaultsAndNamesAreConsistent) {
   EXPECT_STREQ(default_algorithm(Operation::allgather, ring13, a, OperatorKind::sum)->name, "allgather_ring");
   Topology hc = make_topology(TopologyKind::hypercube, 16, "");
   EXPECT_STREQ(default_algorithm(Operation::broadcast, hc, params_for(hc, 1, 3), OperatorKind::sum)->name, "broadcast_hypercube");
+  // The fat tree and the dragonfly have the fully connected machine's defaults: every operation has
+  // one where p = 2^d, and the one-step shift and (p = 2^d) pairwise exchange are among them.
+  for (const Topology& t : {make_topology(TopologyKind::fattree, 0, "4x2"), make_topology(TopologyKind::dragonfly, 0, "1x3x2")})
+    for (int o = 0; o < kOperationCount; ++o) {
+      bool any = false;
+      for (const auto& algo : algorithms()) any = any || algo.op == Operation(o);
+      if (any) {
+        EXPECT_NE(default_algorithm(Operation(o), t, params_for(t, 1, 0), OperatorKind::sum), nullptr)
+            << operation_name(Operation(o)) << " on " << topology_shape(t);
+      }
+    }
+  auto default_name = [](Operation op, const Topology& t) {
+    const AlgorithmInfo* d = default_algorithm(op, t, params_for(t, 1, 0), OperatorKind::sum);
+    return std::string(d ? d->name : "none");
+  };
+  const Topology fat = make_topology(TopologyKind::fattree, 0, "4x2"), fly = make_topology(TopologyKind::dragonfly, 0, "4x2x2");
+  EXPECT_EQ(default_name(Operation::broadcast, fat), "broadcast_binomial");
+  EXPECT_EQ(default_name(Operation::allgather, fat), "allgather_ring");
+  EXPECT_EQ(default_name(Operation::alltoall, fat), "alltoall_xor_ecube");
+  EXPECT_EQ(default_name(Operation::shift, fat), "shift_ecube");
+  EXPECT_EQ(default_name(Operation::shift, fly), "shift_ecube");
+  EXPECT_EQ(default_name(Operation::alltoall, fly), "alltoall_ring");  // p = 72 is not 2^d
 }
 
 }  // namespace

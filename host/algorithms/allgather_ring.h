@@ -14,7 +14,7 @@ struct AllgatherRing : AlgorithmDefaults {
   static constexpr Operation op = Operation::allgather;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native =
-      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) | kProcessorTrees;
+      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | kSwitchedNetworks | kProcessorTrees;
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }

@@ -12,7 +12,7 @@ struct AlltoallXorEcube : AlgorithmDefaults {
   static constexpr const char* formula_text = "(t_s + t_w m)(p - 1)  [eq. 4-10]";
   static constexpr Operation op = Operation::alltoall;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
+  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | kSwitchedNetworks | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
   static constexpr bool has_local = true;
 

@@ -14,7 +14,7 @@ struct BroadcastBinomial : AlgorithmDefaults {
   static constexpr Operation op = Operation::broadcast;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native =
-      topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::full) | kProcessorTrees;
+      topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::ring) | kSwitchedNetworks | kProcessorTrees;
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }

@@ -13,7 +13,7 @@ struct KbroadcastHypercube : AlgorithmDefaults {
   static constexpr const char* formula_text = "t_s log p + t_w m (k log(p/k) + k - 1)  [exercise 4.16]";
   static constexpr Operation op = Operation::kbroadcast;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
+  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | kSwitchedNetworks | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
   static const char* rejects(const AlgoParams& a) {
     return is_pow2(a.sources) ? nullptr : "kbroadcast_hypercube needs --sources a power of two";

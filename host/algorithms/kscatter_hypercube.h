@@ -15,7 +15,7 @@ struct KscatterHypercube : AlgorithmDefaults {
   static constexpr const char* formula_text = "t_s (log(p/k) + k - 1) + t_w m (p - 1)  [exercise 4.20]";
   static constexpr Operation op = Operation::kscatter;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
+  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | kSwitchedNetworks | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = kNeedsPow2;
   static constexpr bool has_local = true;
   static const char* rejects(const AlgoParams& a) {

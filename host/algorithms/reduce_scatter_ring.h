@@ -16,7 +16,7 @@ struct ReduceScatterRing : AlgorithmDefaults {
   static constexpr Operation op = Operation::reduce_scatter;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native =
-      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | topo_bit(TopologyKind::full) | kProcessorTrees;
+      topo_bit(TopologyKind::ring) | topo_bit(TopologyKind::linear) | kSwitchedNetworks | kProcessorTrees;
   static constexpr uint32_t flags = kCommutativeOnly;
   static constexpr bool has_local = true;
 

@@ -18,7 +18,7 @@ struct ScanPostalA : AlgorithmDefaults {
   static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [seed 000, Theorem 1]";
   static constexpr Operation op = Operation::scan;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::full);
+  static constexpr uint32_t native = kSwitchedNetworks;
   static constexpr uint32_t flags = kPostalNative | kNeedsNEqualsP;
 
   static int rounds(const AlgoParams& a) { return run_postal_steps(a); }

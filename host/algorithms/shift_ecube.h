@@ -12,7 +12,7 @@ struct ShiftEcube : AlgorithmDefaults {
   static constexpr const char* formula_text = "t_s + t_w m  [eq. 4-12]";
   static constexpr Operation op = Operation::shift;
   static constexpr uint32_t topologies = kAllTopologies;
-  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | topo_bit(TopologyKind::full) | topo_bit(TopologyKind::tree);
+  static constexpr uint32_t native = topo_bit(TopologyKind::hypercube) | kSwitchedNetworks | topo_bit(TopologyKind::tree);
   static constexpr uint32_t flags = 0;
   static constexpr bool has_local = true;
 

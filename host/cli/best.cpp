@@ -187,12 +187,15 @@ Subcommand add_best_command(CLI::App& app) {
   auto b = std::make_shared<BestOptions>();
   RunOptions& o = b->run;
   auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
-  add_run_options(best, o, {{"--op", "operation"}, {"--topology", "topology"}, {"--p", "processors"}, {"--dims", "mesh/torus extents"}});
+  add_run_options(
+      best, o,
+      {{"--op", "operation"}, {"--topology", "topology"}, {"--p", "processors"}, {"--dims", "mesh/torus/fattree/dragonfly extents"}});
   best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
   best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
                   {{"--ts", "startup time"},
                    {"--tw", "per-word time"},
+                   {"--tw-class", "per-word times of link classes: CLASS=X[,CLASS=X...]"},
                    {"--th", "per-hop time"},
                    {"--ports", "port model"},
                    {"--routing", "cut-through | store-and-forward"},

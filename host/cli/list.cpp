@@ -56,7 +56,8 @@ void list_topologies() {
   for (int k = 0; k < kTopologyCount; ++k) {
     auto kind = TopologyKind(k);
     const std::string hint = topology_hint(kind);
-    std::cout << "  " << topology_name(kind) << (hint.empty() ? "" : "  (" + hint + ")") << "\n";
+    std::cout << "  " << topology_name(kind) << (hint.empty() ? "" : "  (" + hint + ")")
+              << "\n      link classes (--tw-class): " << topology_link_classes_text(kind) << "\n";
   }
 }
 

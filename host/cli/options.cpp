@@ -75,6 +75,13 @@ namespace {
 // Each option bound to a field of RunOptions, once: its name, its field, whether --help shows its
 // default, and how `run` describes it. Other subcommands take a few of them with descriptions of
 // their own (`sweep` reads lists); bool fields are flags.
+// "linear, ring, ..., dragonfly": every topology, in `ppsim list` order.
+std::string topology_names() {
+  std::string s;
+  for (int k = 0; k < kTopologyCount; ++k) s += std::string(k ? ", " : "") + topology_name(TopologyKind(k));
+  return s;
+}
+
 using RunField =
     std::variant<std::string RunOptions::*, int64_t RunOptions::*, int RunOptions::*, double RunOptions::*, bool RunOptions::*>;
 struct RunOptionSpec {
@@ -86,9 +93,9 @@ struct RunOptionSpec {
 const RunOptionSpec kRunOptions[] = {
     {"--machine", &RunOptions::machine, true,
      "network, or a shared-memory PRAM: pram-erew, pram-crew, pram-crcw-{common,arbitrary,priority,combining}"},
-    {"--topology", &RunOptions::topology, true, "linear, ring, mesh, torus, hypercube, full, star, tree, bintree, binomial"},
+    {"--topology", &RunOptions::topology, true, topology_names()},
     {"--p", &RunOptions::p, false, "processors (e.g. 1024 or 2^10)"},
-    {"--dims", &RunOptions::dims, false, "mesh/torus extents, RxC or RxCxD"},
+    {"--dims", &RunOptions::dims, false, "mesh/torus extents RxC or RxCxD; fattree KxN (k-ary n-tree); dragonfly AxHxC"},
     {"--logical", &RunOptions::logical, false, "the topology the algorithm is written for, mapped onto --topology (textbook 2.7)"},
     {"--logical-dims", &RunOptions::logical_dims, false, "extents of a logical mesh/torus"},
     {"--map", &RunOptions::map, true, "identity | gray | snake: where logical processor i runs"},
@@ -190,6 +197,34 @@ Topology machine_topology(const RunOptions& o) {
     return make_topology(kind, p, o.dims);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
+  }
+}
+
+// --tw-class CLASS=X[,CLASS=X...]: link classes of the machine (the physical topology) with per-word
+// times of their own.
+void read_tw_classes(const RunOptions& o, RunConfig& c) {
+  const Topology& machine = physical_topology(c);
+  std::string classes;
+  for (int k = 0; k < topology_link_class_count(machine); ++k) classes += (k ? " " : "") + topology_link_class_name(machine, k);
+  size_t start = 0;
+  uint32_t seen = 0;
+  while (start <= o.tw_class.size() && !o.tw_class.empty()) {
+    const size_t comma = std::min(o.tw_class.find(',', start), o.tw_class.size());
+    const std::string item = o.tw_class.substr(start, comma - start), name = item.substr(0, item.find('='));
+    start = comma + 1;
+    if (item.find('=') == std::string::npos || name.empty())
+      throw UsageError("--tw-class '" + item + "' is not CLASS=X (the classes of " + topology_shape(machine) + ": " + classes + ")");
+    const int k = topology_find_link_class(machine, name);
+    if (k < 0)
+      throw UsageError("--tw-class: " + topology_shape(machine) + " has no link class '" + name + "' (its classes: " + classes + ")");
+    const std::string text = item.substr(name.size() + 1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0)
+      throw UsageError("--tw-class " + name + "='" + text + "' is not a finite non-negative number");
+    if ((seen >> k) & 1u) throw UsageError("--tw-class gives class " + name + " twice");
+    seen |= 1u << k;
+    c.cost.set_class_tw(k, value);
   }
 }
 
@@ -305,6 +340,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   const Operation op = parse_op_option(o.op);
   read_machine_models(o, c, backend);
   read_params(o, op, c);
+  read_tw_classes(o, c);
   c.algorithm = choose_algorithm(o, op, c);
   return c;
 }

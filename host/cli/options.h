@@ -29,7 +29,7 @@ TopologyKind parse_topology_option(const std::string& text, const char* option);
 // "--algo ALGO performs PERFORMS, not WANTED": the algorithm given is for another operation.
 std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted);
 // Neither --p nor --dims was given.
-inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh and torus)";
+inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, torus, fattree and dragonfly)";
 
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";

@@ -10,8 +10,10 @@ namespace ppsim::cli {
 namespace {
 
 void refuse_network_options(const RunOptions& o, const CLI::App& run) {
-  for (const char* opt : {"--topology", "--dims", "--ports", "--lambda", "--ts", "--tw", "--th", "--routing", "--root", "--n", "--backend",
-                          "--shift", "--exclusive", "--logical", "--logical-dims", "--map", "--group-stride", "--group-size", "--sources"})
+  for (const char* opt :
+       {"--topology", "--dims",         "--ports",      "--lambda",  "--ts",    "--tw",        "--tw-class", "--th",
+        "--routing",  "--root",         "--n",          "--backend", "--shift", "--exclusive", "--logical",  "--logical-dims",
+        "--map",      "--group-stride", "--group-size", "--sources"})
     if (run.count(opt) > 0) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
 }
 

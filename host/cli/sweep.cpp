@@ -228,7 +228,7 @@ Subcommand add_sweep_command(CLI::App& app) {
   add_run_options(sweep, o,
                   {{"--topology", "topologies, comma-separated"},
                    {"--p", "processors: 8,13,64 or 2^4..2^20 (doubling) or 10..100:10"},
-                   {"--dims", "mesh/torus extents, comma-separated (4x4,8x8)"},
+                   {"--dims", "mesh/torus/fattree/dragonfly extents, comma-separated (4x4,8x8)"},
                    {"--op", "operation"},
                    {"--algo", "algorithms, comma-separated, or all (default: all that apply)"},
                    {"--m", "message sizes (list or range)"},
@@ -239,7 +239,8 @@ Subcommand add_sweep_command(CLI::App& app) {
   sweep->add_option("--tw", s->tw, "per-word times, comma-separated")->capture_default_str();
   sweep->add_option("--th", s->th, "per-hop times, comma-separated")->capture_default_str();
   add_run_options(sweep, o,
-                  {{"--routing", "cut-through | store-and-forward"},
+                  {{"--tw-class", "per-word times of link classes, CLASS=X[,CLASS=X...] (every point)"},
+                   {"--routing", "cut-through | store-and-forward"},
                    {"--combine", "operator"},
                    {"--input", "iota | random:SEED"},
                    {"--backend", "cpu | cuda | auto"},

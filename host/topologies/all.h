@@ -4,6 +4,8 @@
 #pragma once
 #include "topologies/binomial.h"
 #include "topologies/bintree.h"
+#include "topologies/dragonfly.h"
+#include "topologies/fattree.h"
 #include "topologies/full.h"
 #include "topologies/hypercube.h"
 #include "topologies/linear.h"

@@ -11,7 +11,8 @@
 // Route: dimension-ordered (XY): the fastest-varying coordinate (X, along a row) first, then
 // the next, ...; on a torus each dimension goes the shorter way (+ at a tie).
 // Links: (node * d + dim) * 2 + dir, dir 0 = +1, 1 = -1. A torus extent of 2 has no wrap link
-// (it would duplicate the one link between the two nodes).
+// (it would duplicate the one link between the two nodes). Link classes: dim0, dim1, ... (one per
+// extent of --dims, in its order).
 // Table 2-1: 2-D mesh diameter 2(sqrt p - 1), bisection sqrt p, arc connectivity 2, 2(p - sqrt p)
 // links; 2-D torus 2 floor(sqrt p / 2), 2 sqrt p, 4, 2p; k-ary d-cube d floor(k/2), 2k^(d-1), 2d, dp.
 #pragma once
@@ -24,6 +25,12 @@ template <bool Wrap>
 struct Grid : TopologyDefaults {
   static constexpr const char* hint = "--dims RxC[xD...] or a square --p";
   static constexpr bool grid = true;
+  static constexpr bool takes_dims = true;
+  // One class per dimension, dimK along the K-th extent of --dims (dim0 the first, the slowest).
+  static constexpr const char* link_classes = "dim0 dim1 ... (one per extent of --dims)";
+  static int link_class_count(const Topology& t) { return t.ndims; }
+  static std::string link_class_name(const Topology&, int k) { return "dim" + std::to_string(k); }
+  PPSIM_HD static int link_class(const Topology& t, int64_t id) { return int((id / 2) % t.ndims); }
 
   PPSIM_HD static bool wraps(const Topology& t, int k) { return Wrap && t.dims[k] >= 3; }
   PPSIM_HD static int64_t stride(const Topology& t, int k) { return row_major_stride(t.dims, t.ndims, k); }

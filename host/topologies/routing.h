@@ -1,4 +1,4 @@
-// Route, hop count and link-id space of a Topology (host and device), through its unit.
+// Route, hop count, link-id space and link classes of a Topology (host and device), through its unit.
 #pragma once
 #include "topologies/all.h"
 
@@ -16,6 +16,11 @@ PPSIM_HD inline int64_t route_hops(const Topology& t, int64_t s, int64_t d) {
 // Size of the dense directed-link id space (0 for direct-link topologies).
 PPSIM_HD inline int64_t link_space(const Topology& t) {
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_space(t); });
+}
+
+// The link class of a directed link id (its per-word time: CostParams::tw_of_class).
+PPSIM_HD inline int link_class(const Topology& t, int64_t id) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_class(t, id); });
 }
 
 // Calls visit(link_id) for every directed link on the route from s to d, in path order.

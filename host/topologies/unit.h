@@ -17,12 +17,24 @@
 //     static TopologyMetrics metrics(const Topology&);       // Table 2-1
 //     static int64_t degree(const Topology&);  // links at the best-connected processor (>= 1)
 //     static LayoutPoint layout(const Topology&, int64_t v);  // where `ppsim draw` puts node v
+//     // Link classes (--tw-class gives a class its own per-word time; ppsim/cost.h):
+//     static constexpr const char* link_classes;            // `ppsim list`: the class names
+//     static int link_class_count(const Topology&);         // 1 .. kMaxLinkClasses
+//     static std::string link_class_name(const Topology&, int k);
+//     PPSIM_HD static int link_class(const Topology&, int64_t id);  // the class of a directed link
+//     // Shaped by --dims other than as a grid (fattree KxN, dragonfly AxHxC):
+//     static constexpr bool takes_dims;
+//     static std::string shape(Topology& t, int64_t p, bool from_dims);  // "" or why not
 //   };
-//   (aliases, hint, grid, direct, rejects and nodes default through TopologyDefaults, or PowerOfTwoP
-//   where p must be 2^d)
+//   (aliases, hint, grid, direct, rejects, nodes, the link classes (one, `link`) and takes_dims
+//   default through TopologyDefaults, or PowerOfTwoP where p must be 2^d)
+//
+//   shape: with from_dims, t.dims[0..t.ndims) hold the extents of --dims and p is --p (0: not
+//   given); without, t.p is --p. It sets t.p, t.ndims and t.dims, or says why it cannot.
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "ppsim/topology.h"
 
@@ -33,8 +45,14 @@ struct TopologyDefaults {
   static constexpr const char* hint = "";
   static constexpr bool grid = false;
   static constexpr bool direct = false;
+  static constexpr bool takes_dims = false;
   static const char* rejects(int64_t) { return nullptr; }
   static int64_t nodes(const Topology& t) { return t.p; }
+  static constexpr const char* link_classes = "link";
+  static int link_class_count(const Topology&) { return 1; }
+  static std::string link_class_name(const Topology&, int) { return "link"; }
+  PPSIM_HD static int link_class(const Topology&, int64_t) { return 0; }
+  static std::string shape(Topology&, int64_t, bool) { return ""; }
 };
 
 // The defaults of the units that need p = 2^d (hypercube, tree, binomial).

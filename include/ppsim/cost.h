@@ -4,12 +4,22 @@
 //
 //   cut-through        : T = t_s + l*t_h + t_w*m*c
 //   store-and-forward  : T = t_s + l*(t_h + t_w*m*c)
+//
+// Link classes (--tw-class): a topology sorts its links into classes (host/topologies/unit.h), and a
+// class may have its own per-word time. The term t_w*m*c then becomes the largest
+// t_w(class(l)) * m * load(l) over the links l of the route, computed in that order; with no class
+// given it is t_w * m * c exactly as before.
 #pragma once
+#include <cstdint>
+
 #include "ppsim/hd.h"
 
 namespace ppsim {
 
 enum class Routing : int8_t { cut_through, store_and_forward };
+
+// The most link classes a topology has (a fat tree's levels: at most 31 under the 2^31 limit on p).
+inline constexpr int kMaxLinkClasses = 32;
 
 struct CostParams {
   double ts = 1.0;  // startup per message
@@ -17,14 +27,29 @@ struct CostParams {
   double th = 0.0;  // per hop
   Routing routing = Routing::cut_through;
   double gamma = 0.0;  // per combined word: a message whose receive combines c words adds gamma * c
+  // Per-word times of link classes: bit k of tw_class_set says class k has tw_class[k]; a class
+  // without one costs tw. No bit set: the per-word term is tw * m * c.
+  uint32_t tw_class_set = 0;
+  double tw_class[kMaxLinkClasses] = {};
+
+  PPSIM_HD double tw_of_class(int k) const { return (tw_class_set >> k) & 1u ? tw_class[k] : tw; }
+  void set_class_tw(int k, double value) {
+    tw_class[k] = value;
+    tw_class_set |= 1u << k;
+  }
 };
 
-// A message of `words` words over `hops` links whose busiest link carries `congestion` messages in
-// its step, and whose receive combines `combined` words into the receiver's slots.
-PPSIM_HD inline double message_time(const CostParams& c, int64_t words, int64_t hops, int64_t congestion, int64_t combined = 0) {
-  double wc = c.tw * double(words) * double(congestion);
-  double t = c.routing == Routing::cut_through ? c.ts + double(hops) * c.th + wc : c.ts + double(hops) * (c.th + wc);
+// A message over `hops` links whose per-word term (t_w*m*c, or its link-class form) is `word_time`,
+// and whose receive combines `combined` words into the receiver's slots.
+PPSIM_HD inline double message_time_of(const CostParams& c, double word_time, int64_t hops, int64_t combined = 0) {
+  double t = c.routing == Routing::cut_through ? c.ts + double(hops) * c.th + word_time : c.ts + double(hops) * (c.th + word_time);
   return combined ? t + c.gamma * double(combined) : t;
+}
+
+// A message of `words` words over `hops` links whose busiest link carries `congestion` messages in
+// its step, every link costing tw per word.
+PPSIM_HD inline double message_time(const CostParams& c, int64_t words, int64_t hops, int64_t congestion, int64_t combined = 0) {
+  return message_time_of(c, c.tw * double(words) * double(congestion), hops, combined);
 }
 
 }  // namespace ppsim

@@ -21,7 +21,9 @@ namespace ppsim {
   X(star, Star)             \
   X(tree, Tree)             \
   X(bintree, Bintree)       \
-  X(binomial, Binomial)
+  X(binomial, Binomial)     \
+  X(fattree, Fattree)       \
+  X(dragonfly, Dragonfly)
 
 #define PPSIM_TOPOLOGY_ENUMERATOR(kind, unit) kind,
 enum class TopologyKind : int8_t { PPSIM_TOPOLOGIES(PPSIM_TOPOLOGY_ENUMERATOR) };
@@ -34,7 +36,8 @@ struct Topology {
   TopologyKind kind = TopologyKind::full;
   int64_t p = 1;
   int32_t ndims = 1;                           // mesh/torus: number of dimensions
-  int64_t dims[8] = {1, 0, 0, 0, 0, 0, 0, 0};  // mesh/torus: row-major extents (last varies fastest)
+  int64_t dims[8] = {1, 0, 0, 0, 0, 0, 0, 0};  // mesh/torus: row-major extents (last varies fastest);
+                                               // fattree: k, n; dragonfly: a, h, c (--dims order)
   int32_t log2p = 0;                           // floor(log2 p)
 };
 
@@ -49,12 +52,13 @@ struct TopologyMetrics {
 const char* topology_name(TopologyKind k);
 bool parse_topology_kind(const std::string& name, TopologyKind& out);  // a name or an alias
 const char* topology_hint(TopologyKind k);                             // what p it takes, for `ppsim list`; "" when any p
-bool topology_is_grid(TopologyKind k);                                 // shaped by --dims: mesh, torus
+bool topology_is_grid(TopologyKind k);                                 // a grid of --dims extents: mesh, torus
+bool topology_takes_dims(TopologyKind k);                              // shaped by --dims: mesh, torus, fattree, dragonfly
 // Builds a topology from --p or --dims ("RxC", "RxCxD", ...). Throws std::invalid_argument with a
 // one-line message naming the problem.
 Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
-std::string topology_shape(const Topology& t);  // "ring p=8", "torus 4x4", ...
-std::string topology_dims(const Topology& t);   // "4x4" for a mesh or torus, "" for the others
+std::string topology_shape(const Topology& t);  // "ring p=8", "torus 4x4", "fattree 4x3 p=64", ...
+std::string topology_dims(const Topology& t);   // "4x4" for a topology shaped by --dims, "" for the others
 TopologyMetrics topology_metrics(const Topology& t);
 
 // Nodes of the link graph: processors 0..p-1 and, for the tree, switches p..nodes-1.
@@ -67,6 +71,14 @@ std::vector<int64_t> topology_route(const Topology& t, int64_t s, int64_t d);
 int64_t topology_link_ids(const Topology& t);
 // Links at the best-connected processor: what it can use at once under the all-port model (>= 1).
 int64_t topology_degree(const Topology& t);
+
+// Link classes (each may have its own per-word time: CostParams::set_class_tw, --tw-class).
+const char* topology_link_classes_text(TopologyKind k);  // `ppsim list`: "link", "terminal local global", ...
+int topology_link_class_count(const Topology& t);
+std::string topology_link_class_name(const Topology& t, int k);
+int topology_link_class(const Topology& t, int64_t link);  // the class of a directed link id
+// The class of t named `name`, or -1.
+int topology_find_link_class(const Topology& t, const std::string& name);
 
 // Where a drawing puts node v (points; y grows upwards).
 struct LayoutPoint {

@@ -201,7 +201,6 @@ Subcommand add_best_command(CLI::App& app) {
                    {"--routing", "cut-through | store-and-forward"},
                    {"--root", "root"},
                    {"--gamma", "time per combined word"},
-                   {"--tw-class", "per-word time of a link class: CLASS=X[,CLASS=X...]"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--combine", "operator"}});

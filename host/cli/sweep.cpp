@@ -251,7 +251,6 @@ Subcommand add_sweep_command(CLI::App& app) {
                    {"--shift", "shift distance"},
                    {"--sources", "kbroadcast/kscatter sources"},
                    {"--gamma", "time per combined word"},
-                   {"--tw-class", "per-word time of a link class: CLASS=X[,CLASS=X...]"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"}});
   sweep->add_option("--csv", s->csv, "write rows as CSV (- for stdout)");

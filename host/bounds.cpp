@@ -42,6 +42,12 @@ double lower_bound_time(const RunConfig& c) {
       if (c.params.lambda > 1 || w == 0) return std::nan("");
       return c.cost.tw * m * std::floor(p / 2) * std::ceil(p / 2) / double(w);
     }
+    case Operation::barrier:
+      // Every processor must hear from every other: what one knows grows at most (ports + 1)-fold
+      // per step (what it knew and what its partners knew), so ceil(log_{ports+1} p) steps carry
+      // messages, each costing at least t_s + t_h (a barrier's messages are charged no words).
+      if (c.params.lambda > 1) return std::nan("");
+      return double(postal_min_steps(c.params.p, int(usable_ports(c)), 1)) * (c.cost.ts + c.cost.th);
     default: return std::nan("");
   }
 }

@@ -56,7 +56,11 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   std::ostream& out = std::cout;
   out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
       << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
-      << topology_shape(physical_topology(c)) << ", m = " << c.params.m << " words, " << operator_name(c.combine) << ", "
+      << topology_shape(physical_topology(c)) << ", "
+      << (c.algorithm->op == Operation::barrier  // no data: m and the operator do not apply
+              ? std::string("no data")
+              : "m = " + std::to_string(c.params.m) + " words, " + operator_name(c.combine))
+      << ", "
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
   out << "  steps " << r.steps << ", time " << r.time;
   print_formula_and_bounds(c);

@@ -20,7 +20,8 @@ int64_t postal_lower_bound_steps(const RunConfig& c);
 // t_w m (p - 1) / ports for all-gather, reduce-scatter, scatter and gather (a processor must
 // receive, or send, (p - 1) m words through the ports it may use at once: 1, k, or its degree); for all-to-all personalized the bisection
 // bound t_w m (p/2)(p/2) / w with w the bisection width (p^2/4 messages of m words cross the cut each way over w links). NaN where no bound
-// is stated.
+// is stated. For a barrier: ceil(log_{ports+1} p) (t_s + t_h), knowledge growing at most
+// (ports + 1)-fold per step.
 double lower_bound_time(const RunConfig& c);
 
 }  // namespace ppsim

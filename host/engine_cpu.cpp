@@ -258,7 +258,7 @@ class CpuRun {
       for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
     }
     ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off,
-                                 rules::charged_combined_words(tokens_, x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
+                                  rules::charged_combined_words(tokens_, x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
   }
 
   // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port

@@ -324,8 +324,10 @@ TEST(BarrierVerification, RandomlyBrokenSchedulesNeverVerify) {
         dis.ports = PortSpec{PortModel::kport, k};
         dis.params.kports = k;
         const RunConfig bin = make_config("barrier_binomial", TopologyKind::full, p);
-        for (const auto& [c, ops] : {std::pair<RunConfig, OpsFn>{dis, with_drops<BarrierDissemination>}, {bin, with_drops<BarrierBinomial>}}) {
-          SCOPED_TRACE(std::string(c.algorithm->name) + " p=" + std::to_string(p) + " k=" + std::to_string(k) + " seed " + std::to_string(seed));
+        for (const auto& [c, ops] :
+             {std::pair<RunConfig, OpsFn>{dis, with_drops<BarrierDissemination>}, {bin, with_drops<BarrierBinomial>}}) {
+          SCOPED_TRACE(std::string(c.algorithm->name) + " p=" + std::to_string(p) + " k=" + std::to_string(k) + " seed " +
+                       std::to_string(seed));
           const int64_t bad = mismatches_with(c, ops);
           if (is_a_barrier(c, ops)) ++intact;
           else {

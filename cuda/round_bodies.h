@@ -107,6 +107,7 @@ struct Ctx {
   rules::Machine machine;  // physical: routes and links
   rules::PortRules ports;  // the port model, and the buffers' shape
   OperatorKind op;
+  bool tokens;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
   CostParams cost;
   uint64_t* bufs[kMaxBuffers];
   RunStatus* status;
@@ -281,7 +282,7 @@ struct MatchBody {
     match->pool_off = x.pool_off;
     const rules::Machine& m = c.machine;
     sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
-    sends[s].combined = rules::combined_words(match->act, match->nact, match->len);
+    sends[s].combined = rules::charged_combined_words(c.tokens, match->act, match->nact, match->len);
     const uint32_t stamp = uint32_t(step);
     if (!direct_links(m.topo))
       for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
@@ -302,9 +303,9 @@ struct CostOf {
     const DevSend x = sends[s];
     const rules::MessageCost cost =
         direct_links(c.machine.topo)
-            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to), x.len, x.hops,
+            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
                                  x.combined)
-            : rules::route_cost(c.machine, c.cost, x.from, x.to, x.len, x.hops, x.combined, link_load, uint32_t(step));
+            : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, link_load, uint32_t(step));
     return RoundPeak{cost.congestion, cost.time};
   }
 };
@@ -357,7 +358,7 @@ struct DeliverBody {
         } else {
           for (int64_t w = lane; w < span.len; w += lanes) {
             uint64_t& word = dst[span.slot_index(w)];
-            word = rules::received_word(c.op, act.mode, in[w], word);
+            word = c.tokens ? rules::received_token(act.mode, in[w], word, c.a.p) : rules::received_word(c.op, act.mode, in[w], word);
           }
         }
         group_sync(lanes);  // a later action may touch words another lane just wrote

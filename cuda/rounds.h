@@ -43,6 +43,7 @@ inline Ctx make_ctx(const RunConfig& c) {
   ctx.machine = run_machine(c);
   ctx.ports = run_port_rules(c);
   ctx.op = c.combine;
+  ctx.tokens = rules::carries_tokens(c.algorithm->op);
   ctx.cost = c.cost;
   return ctx;
 }
@@ -321,7 +322,7 @@ class RoundsRun {
       if (const int r = pl_.round_sent_at(t); r > 0) {
         const RoundTotals& n = totals_[size_t(r - 1)];
         st.messages = int64_t(n.sends);
-        st.words = int64_t(n.words);
+        st.words = rules::charged_words(pl_.ctx.tokens, int64_t(n.words));  // a sum of payloads: charged alike
         st.link_hops = int64_t(n.hops);
         st.max_link_load = peaks[size_t(r - 1)].max_load;
         st.time = peaks[size_t(r - 1)].max_time;

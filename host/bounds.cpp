@@ -65,6 +65,7 @@ double lower_bound_time(const RunConfig& c) {
     case Operation::allgather:
     case Operation::scatter:
     case Operation::gather: words = m * (p - 1); break;
+    case Operation::barrier: break;  // messages charged no words: the steps alone
     case Operation::alltoall: {
       words = m * (p - 1);
       // p^2/4 messages of m words cross the bisection each way over its w links.
@@ -100,6 +101,7 @@ Bandwidth bandwidth(const RunConfig& c, double time) {
     case Operation::scan:
     case Operation::shift:
     case Operation::multicast: break;
+    case Operation::barrier: n = 0; break;
   }
   if (!(time > 0) || n == 0) return {n, std::nan(""), std::nan("")};
   return {n, n / time, n / time * factor};

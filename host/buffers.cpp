@@ -36,7 +36,7 @@ uint64_t run_total_words(const RunConfig& c) {
 
 const char* buffer_name(Operation op, int32_t b) {
   if (b >= operation_buffer_count(op)) return "scratch";
-  if (b == kData) return op == Operation::alltoall ? "send" : "data";
+  if (b == kData) return op == Operation::alltoall ? "send" : op == Operation::barrier ? "token" : "data";
   switch (op) {
     case Operation::scan: return b == kPartial ? "partial" : "prefix";
     case Operation::reduce_scatter: return "result";

@@ -84,7 +84,7 @@ class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
       : c_(c), machine_(run_machine(c)), ports_(run_port_rules(c)), clock_(run_clock(c)), postal_(c.params), a_(postal_.attached(c.params)),
-        p_(c.topology.p), op_(c.algorithm->op), apply_(apply_for(c.combine)) {
+        p_(c.topology.p), op_(c.algorithm->op), tokens_(rules::carries_tokens(op_)), apply_(apply_for(c.combine)) {
     bufs_.resize(size_t(ports_.shape.nbuf));
     int threads = c.threads;
 #if defined(PPSIM_HAVE_OPENMP)
@@ -259,7 +259,7 @@ class CpuRun {
       for (int q = 0; q < x.nact; ++q) ch.more_actions.push_back(x.act[q]);
     }
     ch.recvs.push_back(StoredRecv{int32_t(i), int32_t(x.from), -1, more, x.len, -1, x.act[0].dst_off,
-                                  rules::combined_words(x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
+                                  rules::charged_combined_words(tokens_, x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
   }
 
   // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port
@@ -324,12 +324,12 @@ class CpuRun {
       x.hops = int32_t(route_hops(topo(), from_node, to_node));
       ch.matched += 1;
       ch.stats.messages += 1;
-      ch.stats.words += x.len;
+      ch.stats.words += rules::charged_words(tokens_, x.len);
       ch.stats.link_hops += x.hops;
       if (direct)
         add_message_cost(
-            ch, rules::direct_cost(c_.cost, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to), x.len,
-                                   x.hops, x.combined));
+            ch, rules::direct_cost(c_.cost, rules::direct_congestion(ch.sends.data(), first, first + s.send_count[size_t(i)], x.to),
+                                   rules::charged_words(tokens_, x.len), x.hops, x.combined));
       else for_each_route_link(topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&link_load_[size_t(id)], stamp); });
     }
   }
@@ -342,7 +342,7 @@ class CpuRun {
   // Pass 3 (routed topologies): every message's congestion is the busiest link of its route.
   void routed_cost(Chunk& ch, int64_t t) {
     for (const StoredSend& x : ch.sends)
-      add_message_cost(ch, rules::route_cost(machine_, c_.cost, x.from, x.to, x.len, x.hops, x.combined, link_load_.data(), uint32_t(t)));
+      add_message_cost(ch, rules::route_cost(machine_, c_.cost, x.from, x.to, rules::charged_words(tokens_, x.len), x.hops, x.combined, link_load_.data(), uint32_t(t)));
   }
 
   // Receives that no send matched (only searched for when the counts say one exists).
@@ -390,6 +390,13 @@ class CpuRun {
     uint64_t* dst = bufs_[size_t(act.buf)].data() + proc * words(act.buf) + act.dst_off;
     const rules::ActionSpan span = rules::action_span(act, len);
     src += act.msg_off;
+    if (tokens_) {  // a barrier's knowledge tokens, whatever the run's operator
+      for (int64_t w = 0; w < span.len; ++w) {
+        uint64_t& slot = dst[span.slot_index(w)];
+        slot = rules::received_token(act.mode, src[w], slot, p_);
+      }
+      return;
+    }
     if (span.len == 1 && act.mode == RecvMode::copy) {
       *dst = *src;
       return;
@@ -425,6 +432,7 @@ class CpuRun {
   const AlgoParams a_;            // the run's parameters, with postal_ attached
   const int64_t p_;
   const Operation op_;
+  const bool tokens_;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
   ApplyFn apply_;
   std::vector<std::vector<uint64_t>> bufs_;
   int nchunks_ = 1;

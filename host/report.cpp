@@ -21,6 +21,19 @@ json word_json(OperatorKind k, uint64_t w) {
   return int64_t(w);
 }
 
+std::string run_word_text(const RunConfig& c, uint64_t w) {
+  if (c.algorithm->op != Operation::barrier) return word_text(c.combine, w);
+  const int64_t p = c.params.p;
+  if (!token_valid(w, p)) return "!";
+  if (w == token_full(p)) return "all";
+  const int64_t first = token_start(w), last = (first + token_len(w) - 1) % p;
+  return first == last ? std::to_string(first) : std::to_string(first) + ".." + std::to_string(last);
+}
+
+json run_word_json(const RunConfig& c, uint64_t w) {
+  return c.algorithm->op == Operation::barrier ? json(run_word_text(c, w)) : word_json(c.combine, w);
+}
+
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
 const char* routing_name(Routing r) { return r == Routing::cut_through ? "cut-through" : "store-and-forward"; }
@@ -41,7 +54,7 @@ json buffers_json(const RunConfig& c, const std::vector<std::vector<uint64_t>>& 
     json procs = json::array();
     for (int64_t i = 0; i < c.params.p; ++i) {
       json row = json::array();
-      for (int64_t w = 0; w < words; ++w) row.push_back(word_json(c.combine, bufs[size_t(b)][size_t(i * words + w)]));
+      for (int64_t w = 0; w < words; ++w) row.push_back(run_word_json(c, bufs[size_t(b)][size_t(i * words + w)]));
       procs.push_back(std::move(row));
     }
     out[buffer_name(op, b)] = std::move(procs);
@@ -145,8 +158,8 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
     examples.push_back({{"buffer", buffer_name(c.algorithm->op, m.buf)},
                         {"processor", m.proc},
                         {"word", m.word},
-                        {"expected", word_json(c.combine, m.expected)},
-                        {"got", word_json(c.combine, m.got)}});
+                        {"expected", run_word_json(c, m.expected)},
+                        {"got", run_word_json(c, m.got)}});
   doc["mismatch_examples"] = std::move(examples);
   doc["wall_seconds"] = r.wall_seconds;
   uint64_t words = 0;

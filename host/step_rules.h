@@ -12,12 +12,16 @@
 //   the exchange rules of a step           exchange_rule (half-duplex, telephone)
 //   what an arriving word does to a slot   action_span + received_word
 //   what combining costs                   combined_words
+//   what a barrier's messages carry        carries_tokens, charged_words, charged_combined_words,
+//                                          received_token
 #pragma once
 #include <cstdint>
 
 #include "hd_atomics.h"
 #include "ppsim/cost.h"
+#include "ppsim/barrier_token.h"
 #include "ppsim/mapping.h"
+#include "ppsim/operation.h"
 #include "ppsim/operators.h"
 #include "ppsim/ports.h"
 #include "ppsim/schedule.h"
@@ -264,6 +268,28 @@ PPSIM_HD inline uint64_t received_word(OperatorKind k, RecvMode mode, uint64_t i
     case RecvMode::slot_op_recv: break;
   }
   return received_word<RecvMode::slot_op_recv>(f, in, slot);
+}
+
+// ---- a barrier's messages ----
+
+// A barrier moves no data: each of its messages carries one word, its sender's knowledge token
+// (ppsim/barrier_token.h), which only the verification reads. The token is the simulator's, not
+// the algorithm's: its messages are charged no words, in their time and in the run's words alike,
+// and merging tokens is no combining of data (no gamma).
+PPSIM_HD inline bool carries_tokens(Operation op) { return op == Operation::barrier; }
+
+// The words a message of len words is charged (the t_w term and the words figures).
+PPSIM_HD inline int64_t charged_words(bool tokens, int64_t len) { return tokens ? 0 : len; }
+
+// The words a receive is charged for combining (the gamma term).
+PPSIM_HD inline int64_t charged_combined_words(bool tokens, const RecvAction* act, int nact, int64_t msg_len) {
+  return tokens ? 0 : combined_words(act, nact, msg_len);
+}
+
+// The token a slot holds after a token arrives: a copy, or (either combining mode, whatever the
+// run's operator) the union of the two; a processor never learns more than the sender knew.
+PPSIM_HD inline uint64_t received_token(RecvMode mode, uint64_t in, uint64_t slot, int64_t p) {
+  return mode == RecvMode::copy ? in : token_merge(slot, in, p);
 }
 
 }  // namespace ppsim::rules

@@ -78,6 +78,7 @@ PPSIM_HD inline bool expected_word(Operation op, OperatorKind k, const InputSpec
     case Operation::kbroadcast: want = input_word(k, in, (off / m) * kbroadcast_spacing(a), off % m, m); return true;
     case Operation::kscatter: want = input_word(k, in, (off / m) * kbroadcast_spacing(a), i * m + off % m, p * m); return true;
     case Operation::shift: want = input_word(k, in, pos_mod(i - a.shift, p), off, m); return true;
+    case Operation::barrier: want = token_full(p); return true;  // it has heard from every processor
   }
   return false;
 }

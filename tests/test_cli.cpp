@@ -173,6 +173,7 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --topology ring --p 2^16 --threads 100000",  // libgomp crashed (SIGSEGV) asked for this many
       "run --topology ring --p 8 --bogus",
       "run --topology ring --p 8 --op reduce --algo reduce_binomial_high_first --combine interval",
+      "run --topology ring --p 6 --op reduce --algo reduce_binomial --combine affine --root 3",
       "run --topology ring --p 4096 --op allgather --trace",
       "run --topology ring --p 8 --op allgather --algo allgather_ring_bidirectional --ports single",
       "run --topology ring --p 8 --op shift --algo shift_mesh",

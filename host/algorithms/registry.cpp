@@ -46,6 +46,7 @@ constexpr OperationNames kOperationNames[] = {
     {Operation::multicast, "multicast", nullptr, nullptr},
     {Operation::kbroadcast, "kbroadcast", "k-to-all-broadcast", nullptr},
     {Operation::kscatter, "kscatter", "k-to-all-personalized", nullptr},
+    {Operation::barrier, "barrier", nullptr, "MPI_Barrier"},
 };
 static_assert(std::size(kOperationNames) == kOperationCount, "every operation needs its names");
 

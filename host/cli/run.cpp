@@ -26,14 +26,15 @@ void print_trace_text(const RunConfig& c, const RunResult& r) {
       for (int64_t i = 0; i < c.params.p; ++i) {
         if (i) std::cout << ", ";
         if (words > 1) std::cout << "[";
-        for (int64_t w = 0; w < words; ++w)
-          std::cout << (w ? " " : "") << word_text(c.combine, ts.buffers[size_t(b)][size_t(i * words + w)]);
+        for (int64_t w = 0; w < words; ++w) std::cout << (w ? " " : "") << run_word_text(c, ts.buffers[size_t(b)][size_t(i * words + w)]);
         if (words > 1) std::cout << "]";
       }
       std::cout << ">\n";
     }
     for (const auto& m : ts.messages)
-      std::cout << "    message " << m.from << " -> " << m.to << " (" << m.words << " words of " << buffer_name(op, m.buf)
+      std::cout << "    message " << m.from << " -> " << m.to << " ("
+                << (op == Operation::barrier ? std::string("its token, no words charged")
+                                             : std::to_string(m.words) + " words of " + buffer_name(op, m.buf))
                 << ", arrives in step " << m.arrives << ")\n";
   }
 }
@@ -56,7 +57,11 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   std::ostream& out = std::cout;
   out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
       << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
-      << topology_shape(physical_topology(c)) << ", m = " << c.params.m << " words, " << operator_name(c.combine) << ", "
+      << topology_shape(physical_topology(c)) << ", "
+      << (c.algorithm->op == Operation::barrier  // no data: m and the operator do not apply
+              ? std::string("no data")
+              : "m = " + std::to_string(c.params.m) + " words, " + operator_name(c.combine))
+      << ", "
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
   out << "  steps " << r.steps << ", time " << r.time;
   print_formula_and_bounds(c);

@@ -22,6 +22,7 @@ int64_t postal_lower_bound_steps(const RunConfig& c);
 // are the words the busiest processor must move and combine: m for broadcast and scan; m and
 // m(p - 1)/p for reduce; 2m(p - 1)/p and m(p - 1)/p for all-reduce (Chan et al. 2007); (p - 1) m for
 // all-gather, scatter and gather (textbook §4.2-§4.5); (p - 1) m and (p - 1) m for reduce-scatter;
+// none for a barrier (its messages are charged no words: the steps alone);
 // for all-to-all the larger of (p - 1) m and the bisection bound m (p/2)(p/2) k / w (p^2/4 messages
 // cross the cut each way over its w links). NaN under the postal model and for shift, multicast,
 // kbroadcast and kscatter.

@@ -1,6 +1,7 @@
 // Collective operations: their buffers, their initial contents and what "correct" means.
 // Initial contents are PPSIM_HD so the device can fill buffers itself; the reference is host code.
 #pragma once
+#include "ppsim/barrier_token.h"
 #include "ppsim/hd.h"
 #include "ppsim/operators.h"
 #include "ppsim/schedule.h"
@@ -20,9 +21,10 @@ enum class Operation : int8_t {
   shift,
   multicast,   // the root's m words to the members of a group (seed 004): root + j*stride, j < size
   kbroadcast,  // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
-  kscatter     // k sources j*(p/k) scatter p blocks each at once (textbook exercise 4.20)
+  kscatter,    // k sources j*(p/k) scatter p blocks each at once (textbook exercise 4.20)
+  barrier      // no processor leaves before every processor has entered; one knowledge token each (barrier_token.h)
 };
-inline constexpr int kOperationCount = 13;
+inline constexpr int kOperationCount = 14;
 
 // Multicast group: member j (j < size) is processor (root + j*stride) mod p.
 PPSIM_HD inline int64_t multicast_size(const AlgoParams& a) { return a.group_size > 0 ? a.group_size : a.p; }
@@ -109,6 +111,7 @@ PPSIM_HD inline int64_t operation_buffer_words(Operation op, int32_t b, const Al
     case Operation::gather:
     case Operation::alltoall: return p * m;
     case Operation::reduce_scatter: return b == kData ? p * m : m;
+    case Operation::barrier: return 1;  // the token: the operation has no data, m does not apply
   }
   return 0;
 }
@@ -135,6 +138,7 @@ PPSIM_HD inline uint64_t operation_initial_word(Operation op, OperatorKind k, In
     case Operation::kscatter: return b == kData && proc % kbroadcast_spacing(a) == 0 ? input_word(k, in, proc, w, p * m) : unset;
     case Operation::reduce_scatter:
     case Operation::alltoall: return b == kData ? input_word(k, in, proc, w, p * m) : unset;
+    case Operation::barrier: return token_make(proc, 1);  // knows itself; no operator or input applies
   }
   return unset;
 }

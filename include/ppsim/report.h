@@ -14,6 +14,10 @@ namespace ppsim {
 // A word as the report prints it: interval words as "lo:hi" (or "i"), others as int64.
 nlohmann::json word_json(OperatorKind k, uint64_t w);
 std::string word_text(OperatorKind k, uint64_t w);
+// A word of a run's buffers: a barrier's knowledge token as the ranks it covers ("3..6", "all",
+// "!" for no token), any other as word_text / word_json print it for the run's operator.
+std::string run_word_text(const RunConfig& c, uint64_t w);
+nlohmann::json run_word_json(const RunConfig& c, uint64_t w);
 
 // A figure that may be missing (NaN) as a report writes it: the number, or null.
 nlohmann::json number_or_null(double v);

@@ -1,11 +1,14 @@
 // Verification where the buffers are (docs/DESIGN.md §6), for runs whose buffers stay on the
 // device: the words verify_rules.h expects (the same rules as the host's verify_buffers), with the
-// fold table folded as an ordered pairwise tree (reductions) or a Hillis-Steele scan (prefixes).
-// Only the count of mismatching words is computed here; a run with mismatches is verified again on
-// the host for the exact report.
+// fold table folded as an ordered pairwise tree (reductions) or a Hillis-Steele scan (prefixes),
+// or for rounded operators summed exactly, one column per thread (verify_rules.h's
+// exact_fold_column, as on the host). Only the counts (mismatching words, words where processors
+// that should agree differ) and the largest error in ulps are computed here; a run with mismatches
+// is verified again on the host for the exact report.
 #pragma once
 #include <utility>
 
+#include "ppsim/verify.h"
 #include "round_bodies.h"
 #include "verify_rules.h"
 
@@ -49,71 +52,111 @@ struct ScanLevelBody {
   }
 };
 
-// Compares every word of the checked buffer that verify_rules.h checks with its expected value;
-// counts the differences. `fold` is the folded table, null when not needed.
+// A rounded operator's column w of the fold table, summed exactly (verify_rules.h).
+struct ExactColumnBody {
+  Operation op;
+  OperatorKind k;
+  InputSpec in;
+  AlgoParams a;
+  rules::FloatRef* out;
+  PPSIM_HD void operator()(int64_t w) const { rules::exact_fold_column(op, k, in, a, w, out); }
+};
+
+// What the check of the words counts: kMismatches, kMaxUlps (a maximum), kDisagreements.
+enum Tally { kMismatches, kMaxUlps, kDisagreements, kTallies };
+
+// Checks every word of the checked buffer as verify_rules.h's check_word says and compares it with
+// the word the operation says it agrees with.
 struct CheckBody {
   Ctx c;
   Operation op;
   InputSpec in;
   int32_t b;  // the buffer checked
-  const uint64_t* fold;
-  unsigned long long* mismatches;
+  rules::FoldRef ref;
+  unsigned long long* tally;  // [kTallies]
   PPSIM_HD void operator()(int64_t x) const {
-    const int64_t words = c.words(b), i = x / words, off = x % words;
-    uint64_t want;
-    if (rules::expected_word(op, c.op, in, c.a, i, off, fold, want) && c.bufs[b][x] != want) atomic_add(mismatches, 1ull);
+    const int64_t words = c.words(b), i = x / words, off = x % words, peer = rules::agreeing_with(op, c.a, i);
+    const uint64_t got = c.bufs[b][x];
+    const rules::WordCheck v = rules::check_word(op, c.op, in, c.a, i, off, ref, got);
+    if (!v.ok) atomic_add(&tally[kMismatches], 1ull);
+    if (v.ulps > 0) atomic_max(&tally[kMaxUlps], v.ulps);
+    if (peer >= 0 && got != c.bufs[b][peer * words + off]) atomic_add(&tally[kDisagreements], 1ull);
   }
 };
 
-// The words of the fold table a verification needs (a scan needs two: it ping-pongs), 0 for
-// operations checked against the inputs alone.
+// The words of the fold table a verification needs (a scan needs two: it ping-pongs; a rounded
+// operator a FloatRef per entry kept), 0 for operations checked against the inputs alone.
 inline uint64_t verification_table_words(const RunConfig& c) {
   const Operation op = c.algorithm->op;
   if (!rules::needs_fold(op)) return 0;
   int64_t count, width;
   rules::fold_shape(op, c.params, count, width);
+  if (operator_rounded(c.combine))
+    return uint64_t(op == Operation::scan ? count * width : width) * (sizeof(rules::FloatRef) / sizeof(uint64_t));
   return uint64_t(count * width) * (op == Operation::scan ? 2 : 1);
 }
 
-// The number of words that differ from the reference, computed by the executor's bodies. The
-// fold table lives in `spare` (spare_words words no longer needed: the run's message pool) when it
-// fits there, else in memory of its own.
+// The reference a verification reads, computed in `table` (verification_table_words(c) words):
+// the exact sums of a rounded operator, or the folded table of the others (a scan ping-pongs
+// between the table's two halves).
 template <class Exec>
-long long count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
+rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
+  static_assert(sizeof(rules::FloatRef) % sizeof(uint64_t) == 0, "a FloatRef is a whole number of words");
+  const Operation op = c.algorithm->op;
+  int64_t count, width;
+  rules::fold_shape(op, c.params, count, width);
+  rules::FoldRef ref;
+  if (operator_rounded(c.combine)) {
+    rules::FloatRef* exact = reinterpret_cast<rules::FloatRef*>(table);
+    exec.each(width, ExactColumnBody{op, c.combine, c.input, c.params, exact});
+    ref.exact = exact;
+    return ref;
+  }
+  exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table, width});
+  if (op == Operation::scan) {
+    uint64_t *from = table, *to = table + count * width;
+    for (int64_t d = 1; d < count; d *= 2) {
+      exec.each(count * width, ScanLevelBody{c.combine, from, to, width, d});
+      std::swap(from, to);
+    }
+    ref.fold = from;
+  } else {
+    for (int64_t d = 1; d < count; d *= 2)
+      exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
+    ref.fold = table;
+  }
+  return ref;
+}
+
+// The verification's counts (no examples: Verification::first stays empty), computed by the
+// executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
+// run's message pool) when it fits there, else in memory of its own.
+template <class Exec>
+Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
   const Operation op = c.algorithm->op;
   typename Exec::template Array<uint64_t> own;
   typename Exec::template Array<unsigned long long> counter;
-  const uint64_t* fold = nullptr;
+  rules::FoldRef ref;
   if (rules::needs_fold(op)) {
-    int64_t count, width;
-    rules::fold_shape(op, c.params, count, width);
     const uint64_t need = verification_table_words(c);
     uint64_t* table = spare;
     if (!spare || need > spare_words) {
       own.ensure(size_t(need));
       table = own.get();
     }
-    exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table, width});
-    if (op == Operation::scan) {
-      uint64_t *from = table, *to = table + count * width;
-      for (int64_t d = 1; d < count; d *= 2) {
-        exec.each(count * width, ScanLevelBody{c.combine, from, to, width, d});
-        std::swap(from, to);
-      }
-      fold = from;
-    } else {
-      for (int64_t d = 1; d < count; d *= 2)
-        exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
-      fold = table;
-    }
+    ref = fold_reference(c, exec, table);
   }
-  counter.ensure(1);
-  exec.zero(counter.get(), sizeof(unsigned long long));
+  counter.ensure(kTallies);
+  exec.zero(counter.get(), kTallies * sizeof(unsigned long long));
   const int32_t b = rules::checked_buffer(op);
-  exec.each(c.params.p * ctx.words(b), CheckBody{ctx, op, c.input, b, fold, counter.get()});
-  unsigned long long n = 0;
-  exec.download(&n, counter.get(), sizeof n);
-  return (long long)n;
+  exec.each(c.params.p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get()});
+  unsigned long long n[kTallies] = {};
+  exec.download(n, counter.get(), sizeof n);
+  Verification v;
+  v.mismatches = int64_t(n[kMismatches]);
+  v.max_ulps = n[kMaxUlps];
+  v.disagreements = int64_t(n[kDisagreements]);
+  return v;
 }
 
 }  // namespace rounds

@@ -91,30 +91,67 @@ struct FoldRef {
   PPSIM_HD uint64_t want(int64_t entry) const { return exact ? exact[entry].want : fold[entry]; }
 };
 
-// Column w of a rounded operator's fold table summed exactly, row after row: out[w] for
-// reductions (all rows), out[e * width + w] for every prefix e of a scan.
-PPSIM_HD inline void exact_fold_column(Operation op, OperatorKind k, const InputSpec& in, const AlgoParams& a, int64_t w, FloatRef* out) {
-  int64_t count, width;
-  fold_shape(op, a, count, width);
-  const bool single = operator_single(k), keep_rows = op == Operation::scan;
-  ExactSum s;
-  s.clear();
-  double abs_sum = 0, abs_lost = 0;  // Neumaier's compensated sum of the |x|
-  for (int64_t row = 0; row < count; ++row) {
-    const double x = word_value(single, fold_input(op, k, in, a, width, row * width + w)), ax = x < 0 ? -x : x;
-    s.add(x);
+// Rows of one column of a rounded operator's fold table, summed: exactly (the long accumulator)
+// and Σ|x| (Neumaier's compensated sum of the |x|).
+struct ExactPart {
+  ExactSum sum;
+  double abs_sum, abs_lost;
+  PPSIM_HD void clear() {
+    sum.clear();
+    abs_sum = abs_lost = 0;
+  }
+  PPSIM_HD void add_abs(double ax) {
     const double t = abs_sum + ax;
     abs_lost += abs_sum >= ax ? (abs_sum - t) + ax : (ax - t) + abs_sum;
     abs_sum = t;
-    if (!keep_rows && row + 1 < count) continue;
-    FloatRef r;
-    r.want = s.rounded(operator_format(k));
-    s.add(word_value(single, r.want), -1);  // s - want, exactly; then s again
-    r.tail = bits_double(s.rounded(binary64()));
-    s.add(word_value(single, r.want));
-    r.abs_sum = abs_sum + abs_lost;
-    out[(keep_rows ? row * width : 0) + w] = r;
   }
+  // Adds the rows of another part (settled, as exact_rows leaves it).
+  PPSIM_HD void add(const ExactPart& o) {
+    sum.add(o.sum);
+    add_abs(o.abs_sum);
+    abs_lost += o.abs_lost;
+  }
+};
+
+// The reference of the rows a part holds; the part's sum is left as it was.
+PPSIM_HD inline FloatRef float_ref(OperatorKind k, ExactPart& part) {
+  const bool single = operator_single(k);
+  FloatRef r;
+  r.want = part.sum.rounded(operator_format(k));
+  part.sum.add(word_value(single, r.want), -1);  // s - want, exactly; then s again
+  r.tail = bits_double(part.sum.rounded(binary64()));
+  part.sum.add(word_value(single, r.want));
+  r.abs_sum = part.abs_sum + part.abs_lost;
+  return r;
+}
+
+// Adds rows [begin, end) of column w to `part`, leaving it settled; for scans (out not null) writes
+// the reference of every prefix it reaches to out[row * width + w].
+PPSIM_HD inline void exact_rows(Operation op, OperatorKind k, const InputSpec& in, const AlgoParams& a, int64_t w, int64_t begin,
+                                int64_t end, ExactPart& part, FloatRef* out) {
+  int64_t count, width;
+  fold_shape(op, a, count, width);
+  const bool single = operator_single(k);
+  for (int64_t row = begin; row < end; ++row) {
+    const double x = word_value(single, fold_input(op, k, in, a, width, row * width + w));
+    part.sum.add(x);
+    part.add_abs(x < 0 ? -x : x);
+    if (out) out[row * width + w] = float_ref(k, part);
+  }
+  part.sum.settle();
+}
+
+// Column w of a rounded operator's fold table summed in one pass: out[w] for reductions (all
+// rows), out[e * width + w] for every prefix e of a scan. (The device splits long columns into
+// blocks of rows: cuda/verify_bodies.h.)
+PPSIM_HD inline void exact_fold_column(Operation op, OperatorKind k, const InputSpec& in, const AlgoParams& a, int64_t w, FloatRef* out) {
+  int64_t count, width;
+  fold_shape(op, a, count, width);
+  const bool scan = op == Operation::scan;
+  ExactPart part;
+  part.clear();
+  exact_rows(op, k, in, a, w, 0, count, part, scan ? out : nullptr);
+  if (!scan) out[w] = float_ref(k, part);
 }
 
 // Whether a rounded operator's word is within the error bound of summation: |got - s| <= (n - 1) u

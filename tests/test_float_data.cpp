@@ -298,6 +298,42 @@ TEST(FloatData, EveryAlgorithmVerifies) {
   }
 }
 
+// Long columns: the device sums blocks of rows and joins them (cuda/verify_bodies.h), the host
+// sums each column in one pass; both find the same largest error, and the exclusive scan's first
+// element is the identity. Reduce-scatter, reduce and scans at p = 1000 (four blocks per column).
+TEST(FloatData, LongColumnsVerifyInBlocksAsInOnePass) {
+  struct Run {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p;
+    bool exclusive;
+  };
+  for (const Run& at :
+       {Run{"scan_ring", TopologyKind::ring, 1000, false}, Run{"scan_ring", TopologyKind::ring, 1000, true},
+        Run{"scan_hypercube", TopologyKind::hypercube, 1024, false}, Run{"reduce_binomial", TopologyKind::full, 1000, false},
+        Run{"reduce_scatter_ring", TopologyKind::ring, 600, false}})
+    for (OperatorKind k : {OperatorKind::fsum, OperatorKind::fsum32}) {
+      SCOPED_TRACE(std::string(at.algo) + " " + operator_name(k) + (at.exclusive ? " exclusive" : ""));
+      RunConfig c = testing_support::make_config(at.algo, at.kind, at.p, "", 3, k, 7);
+      c.input = InputSpec{true, 11};
+      c.params.exclusive = at.exclusive;
+      const RunResult r = run_cpu(c);
+      EXPECT_TRUE(r.verified);
+      EXPECT_GT(r.max_error_ulps, 0);  // a thousand terms of [-1, 1) do not all add exactly
+      c.keep_buffers = false;
+      const RunResult d = run_device_rounds_on_host(c);
+      EXPECT_TRUE(d.verified);
+      EXPECT_EQ(d.max_error_ulps, r.max_error_ulps);
+      RunResult bad = r;  // and the device finds a word beyond the bound
+      const int32_t b = at.algo == std::string("reduce_scatter_ring") ? 1 : 0;
+      uint64_t& w = bad.buffers[size_t(b)][size_t(7 * 3 + 1)];
+      w = k == OperatorKind::fsum ? std::bit_cast<uint64_t>(value(k, w) + 0.5)
+                                  : uint64_t(std::bit_cast<uint32_t>(float(value(k, w) + 0.5)));
+      EXPECT_EQ(verify_buffers(c, bad.buffers).mismatches, 1);
+      EXPECT_EQ(device_mismatches_on_host(c, bad.buffers), 1);
+    }
+}
+
 // The long accumulator rounds once, correctly, in either format.
 uint64_t exact_sum(std::initializer_list<double> xs, const FloatFormat& f) {
   ExactSum s;

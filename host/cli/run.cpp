@@ -57,8 +57,8 @@ void print_formula_and_bounds(const RunConfig& c) {
 std::string rounding_text(const RunConfig& c, const RunResult& r) {
   std::string text = std::string(operator_name(c.combine)) + ", input " + input_text(c.input) + ": ";
   if (r.max_error_ulps < 0) return text + "not verified";
-  text +=
-      "largest error " + std::to_string(r.max_error_ulps) + " ulps from the exactly rounded results (verified: within (n - 1) u sum|x|)";
+  text += "largest error " + std::to_string(r.max_error_ulps) +
+          " ulps from the exactly rounded results (verified against the bound (n - 1) u sum|x|)";
   if (r.results_agree != Agreement::not_applicable)
     text += std::string("; processors ") + (r.results_agree == Agreement::agree ? "agree bit for bit" : "DIFFER in bits");
   return text;

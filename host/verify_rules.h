@@ -7,7 +7,7 @@
 // ppsim's associative operators both give the same words.
 //
 // Rounded operators (fsum, fsum32) are not associative: no fold order is "the" reference. Their
-// table is summed exactly instead (exact_fold_column, the same on both sides), and a folded word
+// table is summed exactly instead (exact_rows, the same on both sides), and a folded word
 // is right when its distance from the exact sum s of its n terms is within the error bound of
 // floating-point summation in any order, (n - 1) u Σ|x| (Rump 2012 for recursive summation,
 // Jeannerod and Rump 2013 for any order of evaluation; u = 2^-53, or 2^-24 for floats). Words

@@ -426,6 +426,8 @@ TEST(FloatData, CommandLineReportsErrorAndAgreement) {
   EXPECT_EQ(code, 2);  // a range is for the floating-point operators
   run_ppsim(base + "--combine fsum --input random:3:1:0", code);
   EXPECT_EQ(code, 2);
+  run_ppsim(base + "--combine fsum32 --input random:3:0:1e39", code);
+  EXPECT_EQ(code, 2);  // beyond the largest float
   run_ppsim("run --machine pram-erew --op scan --p 8 --combine fsum", code);
   EXPECT_EQ(code, 2);  // the PRAM compares bit for bit
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -64,6 +65,9 @@ InputSpec parse_input(const std::string& text, OperatorKind k) {
     in.lo = number(parts[1]);
     in.hi = number(parts[2]);
     if (!(in.lo < in.hi)) throw UsageError("--input '" + text + "': the range needs LO < HI");
+    const double largest = operator_single(k) ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+    if (!std::isfinite(in.hi - in.lo) || std::fabs(in.lo) > largest || std::fabs(in.hi) > largest)
+      throw UsageError("--input '" + text + "': the range must lie within the format (its width finite)");
   }
   return in;
 }

@@ -191,7 +191,7 @@ int64_t device_mismatches_on_host(const RunConfig& c, std::vector<std::vector<ui
     if (int64_t(buffers[size_t(b)].size()) != c.params.p * ctx.words(b)) throw ConfigError("device_mismatches_on_host: wrong buffer size");
     ctx.bufs[b] = buffers[size_t(b)].data();
   }
-  return rounds::count_mismatches(c, exec, ctx);
+  return rounds::count_mismatches(c, exec, ctx).mismatches;
 }
 
 }  // namespace ppsim

@@ -66,7 +66,7 @@ inline StoreSizes largest_round(const std::vector<RoundTotals>& totals) {
 // free memory is made once, with this figure, before any of it is taken. `scratch` is what the
 // executor's scans and reductions need. A run verified where its buffers are also needs the
 // verification's fold table (unless the first store's message pool, free by then, holds it) and
-// a counter.
+// its counters.
 inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, uint64_t scratch) {
   const int64_t p = c.params.p;
   const Topology& t = physical_topology(c);
@@ -80,7 +80,7 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
   if (c.verify && !c.keep_buffers) {
     const uint64_t table = verification_table_words(c);
     if (table > uint64_t(n.words)) bytes += table * 8;
-    bytes += sizeof(unsigned long long);
+    bytes += kTallies * sizeof(unsigned long long);
   }
   return bytes;
 }
@@ -339,8 +339,8 @@ class RoundsRun {
     if (c_.keep_buffers || !c_.verify) {
       if (c_.keep_buffers) result.buffers = fetch_buffers();
       finish_verification(c_, result);
-    } else if (count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)) == 0) {
-      result.verified = true;
+    } else if (Verification v = count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)); v.mismatches == 0) {
+      record_verification(c_, std::move(v), result);
     } else {
       result.buffers = fetch_buffers();
       finish_verification(c_, result);

@@ -1,11 +1,15 @@
 // Verification where the buffers are (docs/DESIGN.md §6), for runs whose buffers stay on the
 // device: the words verify_rules.h expects (the same rules as the host's verify_buffers), with the
-// fold table folded as an ordered pairwise tree (reductions) or a Hillis-Steele scan (prefixes).
-// Only the count of mismatching words is computed here; a run with mismatches is verified again on
-// the host for the exact report.
+// fold table folded as an ordered pairwise tree (reductions) or a Hillis-Steele scan (prefixes),
+// or for rounded operators summed exactly (verify_rules.h's exact_rows, as on the host), long
+// columns in blocks of rows summed at once and then joined. Only the counts (mismatching words, words where processors
+// that should agree differ) and the largest error in ulps are computed here; a run with mismatches
+// is verified again on the host for the exact report.
 #pragma once
+#include <algorithm>
 #include <utility>
 
+#include "ppsim/verify.h"
 #include "round_bodies.h"
 #include "verify_rules.h"
 
@@ -49,71 +53,213 @@ struct ScanLevelBody {
   }
 };
 
-// Compares every word of the checked buffer that verify_rules.h checks with its expected value;
-// counts the differences. `fold` is the folded table, null when not needed.
+// A rounded operator's table is summed column by column; a long column in blocks of rows, each
+// summed by one thread into an ExactPart and then joined, so that a column of millions of rows is
+// not one thread's sequential work. Blocks: as many as give each a few hundred rows, with at most
+// kMaxExactParts parts held at once (about 38 MB).
+inline constexpr int64_t kExactRowsPerBlock = 256, kMaxExactParts = int64_t{1} << 16;
+struct ExactPlan {
+  int64_t count, width, rows_per_block, blocks;
+};
+inline ExactPlan exact_plan(const RunConfig& c) {
+  ExactPlan e;
+  rules::fold_shape(c.algorithm->op, c.params, e.count, e.width);
+  const int64_t want = (e.count + kExactRowsPerBlock - 1) / kExactRowsPerBlock;
+  const int64_t blocks = std::max<int64_t>(1, std::min(want, kMaxExactParts / e.width));
+  e.rows_per_block = (e.count + blocks - 1) / blocks;
+  e.blocks = (e.count + e.rows_per_block - 1) / e.rows_per_block;
+  return e;
+}
+
+// Column w summed by one thread (one block: short columns).
+struct ExactColumnBody {
+  Operation op;
+  OperatorKind k;
+  InputSpec in;
+  AlgoParams a;
+  rules::FloatRef* out;
+  PPSIM_HD void operator()(int64_t w) const { rules::exact_fold_column(op, k, in, a, w, out); }
+};
+
+// Block b of column w (x = b * width + w): its rows summed into parts[x].
+struct ExactPartBody {
+  Operation op;
+  OperatorKind k;
+  InputSpec in;
+  AlgoParams a;
+  ExactPlan e;
+  rules::ExactPart* parts;
+  PPSIM_HD void operator()(int64_t x) const {
+    const int64_t b = x / e.width, begin = b * e.rows_per_block,
+                  end = begin + e.rows_per_block < e.count ? begin + e.rows_per_block : e.count;
+    parts[x].clear();
+    rules::exact_rows(op, k, in, a, x % e.width, begin, end, parts[x], nullptr);
+  }
+};
+
+// Reductions: column w's blocks joined into block 0's part, and its reference.
+struct ExactJoinBody {
+  OperatorKind k;
+  ExactPlan e;
+  rules::ExactPart* parts;
+  rules::FloatRef* out;
+  PPSIM_HD void operator()(int64_t w) const {
+    for (int64_t b = 1; b < e.blocks; ++b) parts[w].add(parts[b * e.width + w]);
+    out[w] = rules::float_ref(k, parts[w]);
+  }
+};
+
+// Scans: column w's parts turned into running sums, block b's part holding blocks 0..b.
+struct ExactRunningBody {
+  ExactPlan e;
+  rules::ExactPart* parts;
+  PPSIM_HD void operator()(int64_t w) const {
+    for (int64_t b = 1; b < e.blocks; ++b) {
+      parts[b * e.width + w].add(parts[(b - 1) * e.width + w]);
+      parts[b * e.width + w].sum.settle();
+    }
+  }
+};
+
+// Scans: block b of column w walked again from the sum of the blocks before it, the reference of
+// every prefix written.
+struct ExactPrefixBody {
+  Operation op;
+  OperatorKind k;
+  InputSpec in;
+  AlgoParams a;
+  ExactPlan e;
+  const rules::ExactPart* parts;
+  rules::FloatRef* out;
+  PPSIM_HD void operator()(int64_t x) const {
+    const int64_t b = x / e.width, w = x % e.width, begin = b * e.rows_per_block;
+    const int64_t end = begin + e.rows_per_block < e.count ? begin + e.rows_per_block : e.count;
+    rules::ExactPart run;
+    if (b > 0) run = parts[x - e.width];
+    else run.clear();
+    rules::exact_rows(op, k, in, a, w, begin, end, run, out);
+  }
+};
+
+// What the check of the words counts: kMismatches, kMaxUlps (a maximum), kDisagreements.
+enum Tally { kMismatches, kMaxUlps, kDisagreements, kTallies };
+
+// Checks every word of the checked buffer as verify_rules.h's check_word says and compares it with
+// the word the operation says it agrees with.
 struct CheckBody {
   Ctx c;
   Operation op;
   InputSpec in;
   int32_t b;  // the buffer checked
-  const uint64_t* fold;
-  unsigned long long* mismatches;
+  rules::FoldRef ref;
+  unsigned long long* tally;  // [kTallies]
   PPSIM_HD void operator()(int64_t x) const {
-    const int64_t words = c.words(b), i = x / words, off = x % words;
-    uint64_t want;
-    if (rules::expected_word(op, c.op, in, c.a, i, off, fold, want) && c.bufs[b][x] != want) atomic_add(mismatches, 1ull);
+    const int64_t words = c.words(b), i = x / words, off = x % words, peer = rules::agreeing_with(op, c.a, i);
+    const uint64_t got = c.bufs[b][x];
+    const rules::WordCheck v = rules::check_word(op, c.op, in, c.a, i, off, ref, got);
+    if (!v.ok) atomic_add(&tally[kMismatches], 1ull);
+    if (v.ulps > 0) atomic_max(&tally[kMaxUlps], v.ulps);
+    if (peer >= 0 && got != c.bufs[b][peer * words + off]) atomic_add(&tally[kDisagreements], 1ull);
   }
 };
 
-// The words of the fold table a verification needs (a scan needs two: it ping-pongs), 0 for
+// The words of the fold table a verification needs (a scan needs two: it ping-pongs; a rounded
+// operator a FloatRef per entry kept, and its parts when columns are split into blocks), 0 for
 // operations checked against the inputs alone.
 inline uint64_t verification_table_words(const RunConfig& c) {
+  static_assert(sizeof(rules::FloatRef) % 8 == 0 && sizeof(rules::ExactPart) % 8 == 0, "the table is a whole number of words");
   const Operation op = c.algorithm->op;
   if (!rules::needs_fold(op)) return 0;
   int64_t count, width;
   rules::fold_shape(op, c.params, count, width);
+  if (operator_rounded(c.combine)) {
+    const ExactPlan e = exact_plan(c);
+    const uint64_t refs = uint64_t(op == Operation::scan ? count * width : width) * (sizeof(rules::FloatRef) / 8);
+    return refs + (e.blocks > 1 ? uint64_t(e.blocks * width) * (sizeof(rules::ExactPart) / 8) : 0);
+  }
   return uint64_t(count * width) * (op == Operation::scan ? 2 : 1);
 }
 
-// The number of words that differ from the reference, computed by the executor's bodies. The
-// fold table lives in `spare` (spare_words words no longer needed: the run's message pool) when it
-// fits there, else in memory of its own.
+// A rounded operator's references in `table`: the FloatRefs first, then the blocks' parts.
 template <class Exec>
-long long count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
+rules::FloatRef* exact_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
+  const Operation op = c.algorithm->op;
+  const ExactPlan e = exact_plan(c);
+  rules::FloatRef* refs = reinterpret_cast<rules::FloatRef*>(table);
+  if (e.blocks == 1) {
+    exec.each(e.width, ExactColumnBody{op, c.combine, c.input, c.params, refs});
+    return refs;
+  }
+  const int64_t nrefs = op == Operation::scan ? e.count * e.width : e.width;
+  rules::ExactPart* parts = reinterpret_cast<rules::ExactPart*>(table + nrefs * int64_t(sizeof(rules::FloatRef) / 8));
+  exec.each(e.blocks * e.width, ExactPartBody{op, c.combine, c.input, c.params, e, parts});
+  if (op == Operation::scan) {
+    exec.each(e.width, ExactRunningBody{e, parts});
+    exec.each(e.blocks * e.width, ExactPrefixBody{op, c.combine, c.input, c.params, e, parts, refs});
+  } else {
+    exec.each(e.width, ExactJoinBody{c.combine, e, parts, refs});
+  }
+  return refs;
+}
+
+// The reference a verification reads, computed in `table` (verification_table_words(c) words):
+// the exact sums of a rounded operator, or the folded table of the others (a scan ping-pongs
+// between the table's two halves).
+template <class Exec>
+rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
+  const Operation op = c.algorithm->op;
+  int64_t count, width;
+  rules::fold_shape(op, c.params, count, width);
+  rules::FoldRef ref;
+  if (operator_rounded(c.combine)) {
+    ref.exact = exact_reference(c, exec, table);
+    return ref;
+  }
+  exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table, width});
+  if (op == Operation::scan) {
+    uint64_t *from = table, *to = table + count * width;
+    for (int64_t d = 1; d < count; d *= 2) {
+      exec.each(count * width, ScanLevelBody{c.combine, from, to, width, d});
+      std::swap(from, to);
+    }
+    ref.fold = from;
+  } else {
+    for (int64_t d = 1; d < count; d *= 2)
+      exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
+    ref.fold = table;
+  }
+  return ref;
+}
+
+// The verification's counts (no examples: Verification::first stays empty), computed by the
+// executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
+// run's message pool) when it fits there, else in memory of its own.
+template <class Exec>
+Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
   const Operation op = c.algorithm->op;
   typename Exec::template Array<uint64_t> own;
   typename Exec::template Array<unsigned long long> counter;
-  const uint64_t* fold = nullptr;
+  rules::FoldRef ref;
   if (rules::needs_fold(op)) {
-    int64_t count, width;
-    rules::fold_shape(op, c.params, count, width);
     const uint64_t need = verification_table_words(c);
     uint64_t* table = spare;
     if (!spare || need > spare_words) {
       own.ensure(size_t(need));
       table = own.get();
     }
-    exec.each(count * width, FoldInputBody{op, c.combine, c.input, c.params, table, width});
-    if (op == Operation::scan) {
-      uint64_t *from = table, *to = table + count * width;
-      for (int64_t d = 1; d < count; d *= 2) {
-        exec.each(count * width, ScanLevelBody{c.combine, from, to, width, d});
-        std::swap(from, to);
-      }
-      fold = from;
-    } else {
-      for (int64_t d = 1; d < count; d *= 2)
-        exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
-      fold = table;
-    }
+    ref = fold_reference(c, exec, table);
   }
-  counter.ensure(1);
-  exec.zero(counter.get(), sizeof(unsigned long long));
+  counter.ensure(kTallies);
+  exec.zero(counter.get(), kTallies * sizeof(unsigned long long));
   const int32_t b = rules::checked_buffer(op);
-  exec.each(c.params.p * ctx.words(b), CheckBody{ctx, op, c.input, b, fold, counter.get()});
-  unsigned long long n = 0;
-  exec.download(&n, counter.get(), sizeof n);
-  return (long long)n;
+  exec.each(c.params.p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get()});
+  unsigned long long n[kTallies] = {};
+  exec.download(n, counter.get(), sizeof n);
+  Verification v;
+  v.mismatches = int64_t(n[kMismatches]);
+  v.max_ulps = n[kMaxUlps];
+  v.disagreements = int64_t(n[kDisagreements]);
+  return v;
 }
 
 }  // namespace rounds

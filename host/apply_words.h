@@ -28,7 +28,7 @@ inline void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMod
 using ApplyFn = void (*)(uint64_t*, const uint64_t*, int64_t, RecvMode);
 inline ApplyFn apply_for(OperatorKind k) {
   switch (k) {
-#define PPSIM_APPLY_CASE(kind, name) \
+#define PPSIM_APPLY_CASE(kind, name, law) \
   case OperatorKind::kind: return apply_words<OperatorKind::kind>;
     PPSIM_OPERATORS(PPSIM_APPLY_CASE)
 #undef PPSIM_APPLY_CASE

@@ -38,4 +38,14 @@ PPSIM_HD inline void atomic_min(unsigned long long* at, unsigned long long v) {
 #endif
 }
 
+PPSIM_HD inline void atomic_max(unsigned long long* at, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  atomicMax(at, v);
+#else
+  unsigned long long old = __atomic_load_n(at, __ATOMIC_RELAXED);
+  while (v > old && !__atomic_compare_exchange_n(at, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#endif
+}
+
 }  // namespace ppsim

@@ -1,7 +1,9 @@
 // The sequential reference of every operation (docs/DESIGN.md §6): the words each processor's
 // buffers must hold at the end (verify_rules.h says which and from what), with every fold run
 // strictly left to right in processor order, so non-commutative operators check the order as well
-// as the values.
+// as the values; rounded operators' folds are summed exactly instead.
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "ppsim/engine.h"
@@ -9,12 +11,18 @@
 
 namespace ppsim {
 
-void finish_verification(const RunConfig& c, RunResult& r) {
-  if (!c.verify) return;
-  Verification v = verify_buffers(c, r.buffers);
+void record_verification(const RunConfig& c, Verification v, RunResult& r) {
   r.mismatches = v.mismatches;
   r.first_mismatches = std::move(v.first);
   r.verified = v.mismatches == 0;
+  r.max_error_ulps = operator_rounded(c.combine) ? int64_t(std::min<uint64_t>(v.max_ulps, INT64_MAX)) : -1;
+  r.results_agree = !rules::operation_agrees(c.algorithm->op) ? Agreement::not_applicable
+                    : v.disagreements == 0                    ? Agreement::agree
+                                                              : Agreement::differ;
+}
+
+void finish_verification(const RunConfig& c, RunResult& r) {
+  if (c.verify) record_verification(c, verify_buffers(c, r.buffers), r);
 }
 
 namespace {
@@ -23,7 +31,7 @@ namespace {
 // row e = rows 0..e folded left to right (scans: every prefix kept). Empty when none is needed.
 std::vector<uint64_t> sequential_fold(const RunConfig& c) {
   const Operation op = c.algorithm->op;
-  if (!rules::needs_fold(op)) return {};
+  if (!rules::needs_fold(op) || operator_rounded(c.combine)) return {};
   int64_t count, width;
   rules::fold_shape(op, c.params, count, width);
   const bool keep_rows = op == Operation::scan;
@@ -38,6 +46,17 @@ std::vector<uint64_t> sequential_fold(const RunConfig& c) {
   return table;
 }
 
+// A rounded operator's fold table summed exactly, column by column (verify_rules.h).
+std::vector<rules::FloatRef> exact_folds(const RunConfig& c) {
+  const Operation op = c.algorithm->op;
+  if (!rules::needs_fold(op) || !operator_rounded(c.combine)) return {};
+  int64_t count, width;
+  rules::fold_shape(op, c.params, count, width);
+  std::vector<rules::FloatRef> table(size_t(op == Operation::scan ? count * width : width));
+  for (int64_t w = 0; w < width; ++w) rules::exact_fold_column(op, c.combine, c.input, c.params, w, table.data());
+  return table;
+}
+
 }  // namespace
 
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs) {
@@ -46,16 +65,21 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
   const int32_t b = rules::checked_buffer(op);
   const int64_t words = operation_buffer_words(op, b, c.params);
   const std::vector<uint64_t> fold = sequential_fold(c);
+  const std::vector<rules::FloatRef> exact = exact_folds(c);
+  const rules::FoldRef ref{fold.data(), exact.empty() ? nullptr : exact.data()};
   const uint64_t* data = bufs[size_t(b)].data();
-  for (int64_t i = 0; i < c.params.p; ++i)
+  for (int64_t i = 0; i < c.params.p; ++i) {
+    const int64_t peer = rules::agreeing_with(op, c.params, i);
     for (int64_t off = 0; off < words; ++off) {
-      uint64_t want;
-      if (!rules::expected_word(op, c.combine, c.input, c.params, i, off, fold.data(), want)) continue;
       const uint64_t got = data[i * words + off];
-      if (got == want) continue;
+      if (peer >= 0 && got != data[peer * words + off]) ++v.disagreements;
+      const rules::WordCheck w = rules::check_word(op, c.combine, c.input, c.params, i, off, ref, got);
+      v.max_ulps = std::max(v.max_ulps, w.ulps);
+      if (w.ok) continue;
       ++v.mismatches;
-      if (v.first.size() < 10) v.first.push_back(Mismatch{b, i, off, want, got});
+      if (v.first.size() < 10) v.first.push_back(Mismatch{b, i, off, w.want, got});
     }
+  }
   return v;
 }
 

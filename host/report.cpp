@@ -1,13 +1,27 @@
 // Builds the JSON reports of runs: a network's and a PRAM's (the bounds they print: bounds.cpp).
 #include "ppsim/report.h"
 
+#include <charconv>
 #include <cmath>
 
 namespace ppsim {
 
 using nlohmann::json;
 
+namespace {
+// The shortest decimal text that reads back as v (as a float when single).
+std::string number_text(double v, bool single) {
+  char buf[64];
+  const auto end = single ? std::to_chars(buf, buf + sizeof buf, float(v)).ptr : std::to_chars(buf, buf + sizeof buf, v).ptr;
+  return std::string(buf, end);
+}
+}  // namespace
+
 std::string word_text(OperatorKind k, uint64_t w) {
+  if (operator_rounded(k)) {
+    const bool single = operator_single(k);
+    return word_in_format(single, w) ? number_text(word_value(single, w), single) : "!";
+  }
   if (k != OperatorKind::interval) return std::to_string(int64_t(w));
   if (w == kIntervalUnset) return "-";
   if (w == kIntervalIdentity) return "e";
@@ -18,6 +32,12 @@ std::string word_text(OperatorKind k, uint64_t w) {
 
 json word_json(OperatorKind k, uint64_t w) {
   if (k == OperatorKind::interval) return word_text(k, w);
+  if (operator_rounded(k)) {
+    const bool single = operator_single(k);
+    if (!word_in_format(single, w)) return "!";  // not a float word (an unset slot)
+    const double v = word_value(single, w);
+    return std::isfinite(v) ? json(v) : json(number_text(v, single));  // JSON has no inf or nan
+  }
   return int64_t(w);
 }
 
@@ -32,6 +52,24 @@ std::string run_word_text(const RunConfig& c, uint64_t w) {
 
 json run_word_json(const RunConfig& c, uint64_t w) {
   return c.algorithm->op == Operation::barrier ? json(run_word_text(c, w)) : word_json(c.combine, w);
+}
+
+std::string input_text(const InputSpec& in) {
+  if (!in.random) return "iota";
+  std::string text = "random:";
+  text += std::to_string(in.seed);
+  if (in.lo != InputSpec{}.lo || in.hi != InputSpec{}.hi) {
+    text += ':';
+    text += number_text(in.lo, false);
+    text += ':';
+    text += number_text(in.hi, false);
+  }
+  return text;
+}
+
+json rounding_json(const RunResult& r) {
+  return json{{"max_error_ulps", r.max_error_ulps < 0 ? json(nullptr) : json(r.max_error_ulps)},
+              {"results_agree", r.results_agree == Agreement::not_applicable ? json(nullptr) : json(r.results_agree == Agreement::agree)}};
 }
 
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
@@ -84,7 +122,6 @@ json config_json(const RunConfig& c, Backend requested) {
   const Topology& t = physical_topology(c);
   json dims = json::array();
   for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
-  std::string input = c.input.random ? "random:" + std::to_string(c.input.seed) : "iota";
   json doc = model_json(c);
   doc.update(json{{"topology", topology_name(t.kind)},
                   {"p", t.p},
@@ -100,7 +137,7 @@ json config_json(const RunConfig& c, Backend requested) {
                   {"group_size", c.algorithm->op == Operation::multicast ? json(multicast_size(c.params)) : json(nullptr)},
                   {"sources", c.algorithm->op == Operation::kbroadcast || c.algorithm->op == Operation::kscatter ? json(c.params.sources)
                                                                                                                  : json(nullptr)},
-                  {"input", input},
+                  {"input", input_text(c.input)},
                   {"backend", backend_name(requested)},
                   {"threads", c.threads},
                   {"trace", c.trace},
@@ -153,6 +190,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["per_step"] = std::move(steps);
   doc["verified"] = r.verified;
   doc["mismatches"] = r.mismatches;
+  doc.update(rounding_json(r));
   json examples = json::array();
   for (const auto& m : r.first_mismatches)
     examples.push_back({{"buffer", buffer_name(c.algorithm->op, m.buf)},

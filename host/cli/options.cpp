@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
@@ -34,15 +36,40 @@ int64_t parse_count(const std::string& text, const char* option) {
   return r;
 }
 
-InputSpec parse_input(const std::string& text) {
+InputSpec parse_input(const std::string& text, OperatorKind k) {
+  const std::string usage = "--input '" + text + "' is neither 'iota' nor 'random:SEED' (fsum, fsum32: also 'random:SEED:LO:HI')";
   if (text == "iota") return {};
   const std::string prefix = "random:";
-  if (text.rfind(prefix, 0) == 0) {
-    std::string seed = text.substr(prefix.size());
-    if (!seed.empty() && seed.size() <= 19 && seed.find_first_not_of("0123456789") == std::string::npos)
-      return InputSpec{true, std::stoull(seed)};
+  if (text.rfind(prefix, 0) != 0) throw UsageError(usage);
+  std::vector<std::string> parts;  // SEED, or SEED, LO, HI
+  for (size_t at = prefix.size();;) {
+    const size_t colon = text.find(':', at);
+    parts.push_back(text.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
   }
-  throw UsageError("--input '" + text + "' is neither 'iota' nor 'random:SEED'");
+  const std::string& seed = parts[0];
+  if (seed.empty() || seed.size() > 19 || seed.find_first_not_of("0123456789") != std::string::npos ||
+      (parts.size() != 1 && parts.size() != 3))
+    throw UsageError(usage);
+  InputSpec in{true, std::stoull(seed)};
+  if (parts.size() == 3) {
+    if (!operator_rounded(k)) throw UsageError("--input '" + text + "': a range LO:HI applies to --combine fsum and fsum32 only");
+    auto number = [&](const std::string& s) {
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+        throw UsageError("--input '" + text + "': '" + s + "' is not a finite number");
+      return v;
+    };
+    in.lo = number(parts[1]);
+    in.hi = number(parts[2]);
+    if (!(in.lo < in.hi)) throw UsageError("--input '" + text + "': the range needs LO < HI");
+    const double largest = operator_single(k) ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+    if (!std::isfinite(in.hi - in.lo) || std::fabs(in.lo) > largest || std::fabs(in.hi) > largest)
+      throw UsageError("--input '" + text + "': the range must lie within the format (its width finite)");
+  }
+  return in;
 }
 
 void read_integers_in_decimal(CLI::App& app) {
@@ -120,7 +147,8 @@ const RunOptionSpec kRunOptions[] = {
     {"--tw-class", &RunOptions::tw_class, false, "per-word time of a link class: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
     {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
-    {"--input", &RunOptions::input, true, "iota | random:SEED"},
+    {"--input", &RunOptions::input, true,
+     "iota | random:SEED (fsum, fsum32: uniform in [-1, 1)) | random:SEED:LO:HI (fsum, fsum32: in [LO, HI))"},
     {"--backend", &RunOptions::backend, true, "cpu | cuda | auto"},
     {"--threads", &RunOptions::threads, true, "CPU threads (0: all)"},
     {"--json", &RunOptions::json, false, "write the JSON report to FILE (- for stdout)"},
@@ -295,7 +323,7 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
 // --m, --input, --root, --lambda, the operation's parameters and the cost model.
 void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   int64_t m = parse_count(o.m, "--m");
-  c.input = parse_input(o.input);
+  c.input = parse_input(o.input, c.combine);
   c.params = params_for(c.topology, m, o.root);
   c.params.lambda = o.lambda;
   read_operation_params(o, op, c.params);

@@ -19,7 +19,8 @@ struct UsageError : std::runtime_error {
 
 // "1024", "2^10"
 int64_t parse_count(const std::string& text, const char* option);
-InputSpec parse_input(const std::string& text);
+// --input: "iota", "random:SEED", or for the rounded operators "random:SEED:LO:HI"
+InputSpec parse_input(const std::string& text, OperatorKind k);
 
 // Single options read the same way by every subcommand: a name that is unknown is a UsageError.
 Operation parse_op_option(const std::string& text);                               // --op

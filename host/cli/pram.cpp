@@ -37,7 +37,7 @@ PramConfig build_pram_config(const RunOptions& o, PramRule rule) {
   c.params.n = parse_count(o.p, "--p");
   c.params.m = parse_count(o.m, "--m");
   c.combine = parse_combine_option(o.combine);
-  c.input = parse_input(o.input);
+  c.input = parse_input(o.input, c.combine);
   c.trace = o.trace;
   c.algorithm = choose_pram_algorithm(o.algo, op);
   return c;

@@ -53,6 +53,18 @@ void print_formula_and_bounds(const RunConfig& c) {
     out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
 }
 
+// fsum, fsum32: the largest error beside the bound that `verified` checks, and whether processors
+// agree bit for bit where the operation says they hold the same words.
+std::string rounding_text(const RunConfig& c, const RunResult& r) {
+  std::string text = std::string(operator_name(c.combine)) + ", input " + input_text(c.input) + ": ";
+  if (r.max_error_ulps < 0) return text + "not verified";
+  text += "largest error " + std::to_string(r.max_error_ulps) +
+          " ulps from the exactly rounded results (verified against the bound (n - 1) u sum|x|)";
+  if (r.results_agree != Agreement::not_applicable)
+    text += std::string("; processors ") + (r.results_agree == Agreement::agree ? "agree bit for bit" : "DIFFER in bits");
+  return text;
+}
+
 void print_run_text(const RunConfig& c, const RunResult& r) {
   std::ostream& out = std::cout;
   out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
@@ -70,6 +82,7 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
     out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << bw.words << " words, as nccl-tests)\n";
   if (c.trace) print_trace_text(c, r);
+  if (operator_rounded(c.combine)) out << "  " << rounding_text(c, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
 }
 

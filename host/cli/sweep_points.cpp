@@ -45,6 +45,8 @@ const std::vector<std::string> kSweepColumns = {"point",
                                                 "max_link_load",
                                                 "verified",
                                                 "mismatches",
+                                                "max_error_ulps",
+                                                "results_agree",
                                                 "wall_seconds",
                                                 "problem",
                                                 "tc",
@@ -243,6 +245,7 @@ nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const R
                         {"verified", r.verified},
                         {"mismatches", r.mismatches},
                         {"wall_seconds", r.wall_seconds}};
+  row.update(rounding_json(r));
   // Chapter 5: an N-element problem with t_c per local combine. Serial: (N - 1) t_c. Parallel: the
   // local fold of N/p elements, one combine per communication step, and the simulated communication.
   if (s.tc >= 0 && s.problem > 0) {

@@ -82,6 +82,9 @@ void check_pram_config(const PramConfig& c) {
   if (n < 1 || n > (int64_t{1} << 28)) throw ConfigError("a PRAM has 1 .. 2^28 processors (got " + std::to_string(n) + ")");
   if (m < 1 || double(n) * double(m) > double(int64_t{1} << 30)) throw ConfigError("--m must be at least 1 and N * m at most 2^30 words");
   if (c.trace && n * m > 65536) throw ConfigError("--trace on a PRAM is limited to N * m <= 65536 words");
+  if (operator_rounded(c.combine))  // its reference folds in order and compares bit for bit
+    throw ConfigError(std::string("the PRAM machines verify bit for bit; --combine ") + operator_name(c.combine) +
+                      " (floating point) runs on networks (--machine network)");
   // Weaker rules are run and their violations reported at the step; but between two CRCW write
   // rules (other than common, whose conflicts are detected) nothing can be detected: the result
   // would just be wrong. Refuse that pairing up front.

@@ -6,31 +6,46 @@
 //   interval : word = (lo << 32) | hi stands for v(lo) ⊕ ... ⊕ v(hi). (a,b) ⊕ (c,d) = (a,d)
 //              only when c == b + 1; any other combine yields the error value, which
 //              poisons everything it touches and fails verification.
+//   fsum     : IEEE double addition on the word's bits; fsum32: IEEE float addition on its low
+//              32 bits (ppsim/float_words.h). Commutative, not associative: rounding depends on
+//              the fold's shape.
 #pragma once
+#include "ppsim/float_words.h"
 #include "ppsim/hd.h"
 
 namespace ppsim {
 
-// Every operator once: X(kind, name), name being what --combine takes and reports print. The enum,
-// the count, the names and the run-time dispatch below are generated from this list.
-#define PPSIM_OPERATORS(X) \
-  X(sum, "sum")            \
-  X(prod, "prod")          \
-  X(min, "min")            \
-  X(max, "max")            \
-  X(band, "and")           \
-  X(bor, "or")             \
-  X(bxor, "xor")           \
-  X(affine, "affine")      \
-  X(interval, "interval")
+// What an operator promises, and so what verification asks of a run (docs/DESIGN.md §6):
+//   exact   : associative and commutative; any fold order gives the reference's words bit for bit.
+//   ordered : associative, not commutative; folds must keep processor order, and then give the
+//             reference's words bit for bit.
+//   rounded : commutative, not associative (floating-point addition); every fold order gives a
+//             correctly rounded step at each combine but different words overall, so a word is
+//             right when its distance from the exact sum is within the error bound of summation.
+enum class OperatorLaw : int8_t { exact, ordered, rounded };
+
+// Every operator once: X(kind, name, law), name being what --combine takes and reports print. The
+// enum, the count, the names, the laws and the run-time dispatch below are generated from this list.
+#define PPSIM_OPERATORS(X)         \
+  X(sum, "sum", exact)             \
+  X(prod, "prod", exact)           \
+  X(min, "min", exact)             \
+  X(max, "max", exact)             \
+  X(band, "and", exact)            \
+  X(bor, "or", exact)              \
+  X(bxor, "xor", exact)            \
+  X(affine, "affine", ordered)     \
+  X(interval, "interval", ordered) \
+  X(fsum, "fsum", rounded)         \
+  X(fsum32, "fsum32", rounded)
 
 enum class OperatorKind : int8_t {
-#define PPSIM_OPERATOR_ENUM(kind, name) kind,
+#define PPSIM_OPERATOR_ENUM(kind, name, law) kind,
   PPSIM_OPERATORS(PPSIM_OPERATOR_ENUM)
 #undef PPSIM_OPERATOR_ENUM
 };
 inline constexpr const char* kOperatorNames[] = {
-#define PPSIM_OPERATOR_NAME(kind, name) name,
+#define PPSIM_OPERATOR_NAME(kind, name, law) name,
     PPSIM_OPERATORS(PPSIM_OPERATOR_NAME)
 #undef PPSIM_OPERATOR_NAME
 };
@@ -73,13 +88,15 @@ PPSIM_HD inline uint64_t combine(uint64_t x, uint64_t y) {
   else if constexpr (K == OperatorKind::bor) return x | y;
   else if constexpr (K == OperatorKind::bxor) return x ^ y;
   else if constexpr (K == OperatorKind::affine) return combine_affine(x, y);
+  else if constexpr (K == OperatorKind::fsum) return fsum_combine(x, y);
+  else if constexpr (K == OperatorKind::fsum32) return fsum32_combine(x, y);
   else return combine_interval(x, y);
 }
 
 // x ⊕ y for an operator chosen at run time (references and small paths).
 PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
   switch (k) {
-#define PPSIM_OPERATOR_CASE(kind, name) \
+#define PPSIM_OPERATOR_CASE(kind, name, law) \
   case OperatorKind::kind: return combine<OperatorKind::kind>(x, y);
     PPSIM_OPERATORS(PPSIM_OPERATOR_CASE)
 #undef PPSIM_OPERATOR_CASE
@@ -87,7 +104,20 @@ PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
   return kPoison;
 }
 
-PPSIM_HD inline bool operator_commutative(OperatorKind k) { return k != OperatorKind::affine && k != OperatorKind::interval; }
+PPSIM_HD inline OperatorLaw operator_law(OperatorKind k) {
+  switch (k) {
+#define PPSIM_OPERATOR_LAW(kind, name, law) \
+  case OperatorKind::kind: return OperatorLaw::law;
+    PPSIM_OPERATORS(PPSIM_OPERATOR_LAW)
+#undef PPSIM_OPERATOR_LAW
+  }
+  return OperatorLaw::exact;
+}
+PPSIM_HD inline bool operator_commutative(OperatorKind k) { return operator_law(k) != OperatorLaw::ordered; }
+PPSIM_HD inline bool operator_rounded(OperatorKind k) { return operator_law(k) == OperatorLaw::rounded; }
+// The format of a rounded operator's words (fsum32: binary32; fsum: binary64).
+PPSIM_HD inline bool operator_single(OperatorKind k) { return k == OperatorKind::fsum32; }
+PPSIM_HD inline FloatFormat operator_format(OperatorKind k) { return operator_single(k) ? binary32() : binary64(); }
 
 PPSIM_HD inline uint64_t operator_identity(OperatorKind k) {
   switch (k) {
@@ -100,6 +130,8 @@ PPSIM_HD inline uint64_t operator_identity(OperatorKind k) {
     case OperatorKind::band: return ~uint64_t{0};
     case OperatorKind::affine: return uint64_t{1} << 32;  // x -> 1*x + 0
     case OperatorKind::interval: return kIntervalIdentity;
+    case OperatorKind::fsum: return kFsumIdentity;
+    case OperatorKind::fsum32: return kFsum32Identity;
   }
   return kPoison;
 }
@@ -108,9 +140,12 @@ PPSIM_HD inline uint64_t operator_unset(OperatorKind k) { return k == OperatorKi
 
 // Input values: `iota` is readable (processor i, word w of W input words -> i*W + w + 1),
 // `random:SEED` is splitmix64 of the same index. interval words always name their processor (i:i).
+// fsum, fsum32: iota is the number i*W + w + 1 (exact small integers: their sums are exact in any
+// order below 2^53, 2^24 for floats), random:SEED a number in [lo, hi) (float_words.h).
 struct InputSpec {
   bool random = false;
   uint64_t seed = 0;
+  double lo = -1.0, hi = 1.0;  // the range of random fsum and fsum32 inputs
 };
 
 PPSIM_HD inline uint64_t splitmix64(uint64_t x) {
@@ -124,6 +159,8 @@ PPSIM_HD inline uint64_t input_word(OperatorKind k, InputSpec in, int64_t proc, 
   if (k == OperatorKind::interval) return interval_make(uint32_t(proc), uint32_t(proc));
   uint64_t index = uint64_t(proc) * uint64_t(words_per_proc) + uint64_t(word);
   uint64_t v = in.random ? splitmix64(in.seed * 0x100000001B3ULL ^ splitmix64(index)) : index + 1;
+  if (operator_rounded(k))
+    return in.random ? random_float_word(operator_single(k), v, in.lo, in.hi) : value_word(operator_single(k), double(v));
   if (k == OperatorKind::affine) {
     uint32_t a = in.random ? (uint32_t(v >> 32) | 1u) : uint32_t(2 * index + 3);
     uint32_t b = in.random ? uint32_t(v) : uint32_t(index + 1);

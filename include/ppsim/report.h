@@ -11,13 +11,21 @@
 
 namespace ppsim {
 
-// A word as the report prints it: interval words as "lo:hi" (or "i"), others as int64.
+// A word as the report prints it: interval words as "lo:hi" (or "i"), fsum and fsum32 words as
+// their numbers (shortest text that reads back the same), others as int64.
 nlohmann::json word_json(OperatorKind k, uint64_t w);
 std::string word_text(OperatorKind k, uint64_t w);
 // A word of a run's buffers: a barrier's knowledge token as the ranks it covers ("3..6", "all",
 // "!" for no token), any other as word_text / word_json print it for the run's operator.
 std::string run_word_text(const RunConfig& c, uint64_t w);
 nlohmann::json run_word_json(const RunConfig& c, uint64_t w);
+
+// --input as it reads back: "iota", "random:SEED", or "random:SEED:LO:HI" for another range.
+std::string input_text(const InputSpec& in);
+
+// The verification's figures beside "verified": "max_error_ulps" (null for the operators checked
+// bit for bit) and "results_agree" (null where the operation has no words that must agree).
+nlohmann::json rounding_json(const RunResult& r);
 
 // A figure that may be missing (NaN) as a report writes it: the number, or null.
 nlohmann::json number_or_null(double v);

@@ -33,6 +33,10 @@ struct Mismatch {
   uint64_t expected, got;
 };
 
+// Whether processors hold bit-identical words where the operation says they agree (allreduce,
+// allgather, broadcast ...: verify_rules.h's agreeing_with); not_applicable for the others.
+enum class Agreement : int8_t { not_applicable, agree, differ };
+
 struct RunResult {
   int64_t steps = 0;
   double time = 0.0;
@@ -41,6 +45,10 @@ struct RunResult {
   bool verified = false;
   int64_t mismatches = 0;
   std::vector<Mismatch> first_mismatches;  // up to 10
+  // Rounded operators (fsum, fsum32): the largest distance in ulps of a checked word from its
+  // exactly rounded reference (capped at INT64_MAX); -1 for the operators checked bit for bit.
+  int64_t max_error_ulps = -1;
+  Agreement results_agree = Agreement::not_applicable;
   double wall_seconds = 0.0;
   std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
   std::vector<TraceStep> trace;

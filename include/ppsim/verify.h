@@ -14,8 +14,13 @@ void finish_verification(const RunConfig& c, RunResult& r);
 // Compares final buffers with the sequential reference of the operation (docs/DESIGN.md §6).
 struct Verification {
   int64_t mismatches = 0;
-  std::vector<Mismatch> first;
+  std::vector<Mismatch> first;  // up to 10 (the device's count leaves it empty)
+  uint64_t max_ulps = 0;        // rounded operators: the largest distance from the exactly rounded reference
+  int64_t disagreements = 0;    // words that differ from the word the operation says they agree with
 };
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
+
+// The run's verdict from a verification, wherever it was made (both backends call it).
+void record_verification(const RunConfig& c, Verification v, RunResult& r);
 
 }  // namespace ppsim

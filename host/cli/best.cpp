@@ -7,10 +7,12 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
-#include "sweep.h"
 #include "ppsim/report.h"
+#include "sweep.h"
+#include "tuning.h"
 
 namespace ppsim::cli {
 
@@ -91,7 +93,7 @@ void find_changes(BestResult& out) {
 
 }  // namespace
 
-BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos) {
+BestResult rank_candidates(const RunOptions& base, const std::string& m_range, const std::string& algos) {
   BestResult out;
   check_names(base.topology, base.ports);
   const std::vector<std::string> names = candidate_names(base.op, algos);
@@ -108,13 +110,18 @@ BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, c
     pick_winners(row);
     out.rows.push_back(row);
   }
-  if (out.rows.empty())
-    throw UsageError("no algorithm of " + base.op + " runs on this machine" +
-                     (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
   std::sort(out.refused.begin(), out.refused.end(), [&](const BestRefusal& a, const BestRefusal& b) {
     return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
   });
   find_changes(out);
+  return out;
+}
+
+BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos) {
+  BestResult out = rank_candidates(base, m_range, algos);
+  if (out.rows.empty())
+    throw UsageError("no algorithm of " + base.op + " runs on this machine" +
+                     (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
   return out;
 }
 
@@ -178,18 +185,117 @@ int run_best(const RunOptions& base, const std::string& m_range, const std::stri
   return 0;
 }
 
+namespace {
+
+// "name (m = 1..256), name (m = 512..65536)": the winners of one p along m.
+std::string winner_runs(const BestResult& b) {
+  std::string text;
+  for (size_t i = 0; i < b.rows.size();) {
+    const std::string& w = b.rows[i].entries[size_t(b.rows[i].best_sim)].name;
+    size_t j = i;
+    while (j + 1 < b.rows.size() && b.rows[j + 1].entries[size_t(b.rows[j + 1].best_sim)].name == w) ++j;
+    text += (text.empty() ? "" : ", ") + w + " (m = " + std::to_string(b.rows[i].m) +
+            (i == j ? std::string() : ".." + std::to_string(b.rows[j].m)) + ")";
+    i = j + 1;
+  }
+  return text;
+}
+
+void print_crossover(const CrossoverMap& map, bool as_json) {
+  if (as_json) {
+    nlohmann::json doc;
+    doc["cells"] = nlohmann::json::array();
+    doc["refused"] = nlohmann::json::array();
+    for (const auto& row : map.rows) {
+      for (const auto& r : row.ranking.rows)
+        doc["cells"].push_back(
+            {{"p", row.p}, {"m", r.m}, {"best", r.entries[size_t(r.best_sim)].name}, {"time", r.entries[size_t(r.best_sim)].time}});
+      if (!row.refused.empty()) doc["refused"].push_back({{"p", row.p}, {"reason", row.refused}});
+    }
+    std::cout << doc.dump(1) << "\n";
+    return;
+  }
+  std::cout << "fastest " << operation_name(map.op) << " algorithm (simulated) at each p, along m:\n";
+  for (const auto& row : map.rows)
+    std::cout << "p = " << row.p << ": " << (row.refused.empty() ? winner_runs(row.ranking) : "nothing runs (" + row.refused + ")") << "\n";
+}
+
+struct BestOptions {
+  RunOptions run;
+  std::string m = "1..1024", algos, plot;
+  std::vector<std::string> emit;  // FORMAT FILE
+  bool json = false;
+};
+
+// A grid of p (a list or range) or --emit / --plot: the crossover map, its heat map and tuning files.
+int run_crossover(const BestOptions& b) {
+  std::optional<TuningFormat> format;
+  if (!b.emit.empty()) {
+    format = parse_tuning_format(b.emit[0]);
+    require_writable(b.emit[1], "--emit");
+  }
+  if (!b.plot.empty()) {
+    check_plot_file(b.plot);
+    require_writable(b.plot, "--plot");
+  }
+  const CrossoverMap map = crossover_map(b.run, b.m, b.algos);
+  // Everything that can refuse comes before any file is written.
+  const std::string text = format ? tuning_file_text(map, *format) : "";
+  print_crossover(map, b.json);
+  if (!b.plot.empty()) plot_crossover(map, b.plot);
+  if (format) {
+    write_text_atomically(b.emit[1], text, "--emit");
+    const auto out = left_out_algorithms(map, *format);
+    std::ostream& note = b.json ? std::cerr : std::cout;
+    note << b.emit[0] << " written to " << b.emit[1] << "; each cell names the simulated winner among the algorithms "
+         << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << " has";
+    if (!out.empty()) {
+      note << "; left out (not in " << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << "):";
+      for (const auto& n : out) note << " " << n;
+    }
+    note << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, const std::string& algos) {
+  if (base.p.empty()) throw UsageError("a crossover map (--emit, --plot) needs --p: a list or range of processor counts");
+  if (!base.dims.empty()) throw UsageError("a crossover map takes --p (a list or range), not --dims");
+  CrossoverMap map;
+  map.op = parse_op_option(base.op);
+  map.topology = base.topology;
+  map.radix = base.radix;
+  map.ps = expand_counts(base.p, "--p");
+  map.ms = expand_counts(m_range, "--m");
+  bool any = false;
+  for (int64_t p : map.ps) {
+    if (p < 1) throw UsageError("--p must be at least 1 (got " + std::to_string(p) + ")");
+    RunOptions o = base;
+    o.p = std::to_string(p);
+    CrossoverRow row;
+    row.p = p;
+    row.ranking = rank_candidates(o, m_range, algos);
+    if (row.ranking.rows.empty())
+      row.refused =
+          row.ranking.refused.empty() ? "no candidate" : row.ranking.refused.front().name + ": " + row.ranking.refused.front().reason;
+    any = any || !row.ranking.rows.empty();
+    map.rows.push_back(std::move(row));
+  }
+  if (!any) throw UsageError("no algorithm of " + base.op + " runs at any p and m (" + map.rows.front().refused + ")");
+  return map;
+}
+
 Subcommand add_best_command(CLI::App& app) {
-  struct BestOptions {
-    RunOptions run;
-    std::string m = "1..1024", algos;
-    bool json = false;
-  };
   auto b = std::make_shared<BestOptions>();
   RunOptions& o = b->run;
   auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
-  add_run_options(
-      best, o,
-      {{"--op", "operation"}, {"--topology", "topology"}, {"--p", "processors"}, {"--dims", "mesh/torus/fattree/dragonfly extents"}});
+  add_run_options(best, o,
+                  {{"--op", "operation"},
+                   {"--topology", "topology"},
+                   {"--p", "processors: one, or a list or range for a crossover map (2^2..2^12)"},
+                   {"--dims", "mesh/torus/fattree/dragonfly extents"}});
   best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
   best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
@@ -205,7 +311,15 @@ Subcommand add_best_command(CLI::App& app) {
                    {"--segments", "pipelined broadcast: segments"},
                    {"--combine", "operator"}});
   best->add_flag("--json", b->json, "print JSON");
-  return {best, [b] { return run_best(b->run, b->m, b->algos, b->json); }};
+  best->add_option("--emit", b->emit,
+                   "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)")
+      ->expected(2);
+  best->add_option("--plot", b->plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
+  return {best, [b] {
+            const bool grid = b->run.p.find_first_of(",.") != std::string::npos;
+            if (grid || !b->emit.empty() || !b->plot.empty()) return run_crossover(*b);
+            return run_best(b->run, b->m, b->algos, b->json);
+          }};
 }
 
 }  // namespace ppsim::cli

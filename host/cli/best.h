@@ -36,6 +36,8 @@ struct BestResult {
 // `m_range`, ranking those that run; those that cannot are listed in `refused`. Throws UsageError
 // when no candidate runs at any size, or when one fails verification.
 BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos);
+// The same without the error: `rows` is empty when no candidate runs at any size.
+BestResult rank_candidates(const RunOptions& base, const std::string& m_range, const std::string& algos);
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json);
 
 }  // namespace ppsim::cli

@@ -112,10 +112,7 @@ PlotLines plot_lines(Series& series, const std::string& x, const std::string& y)
 }
 
 std::string gnuplot_script(const PlotLines& lines, const fs::path& tmp, const std::string& x, const std::string& y, const std::string& op) {
-  std::string script = lines.data;
-  script += tmp.extension() == ".svg" ? "set terminal svg size 900,560 dynamic enhanced font 'sans,12' background rgb 'white'\n"
-                                      : "set terminal pngcairo size 900,560 enhanced font 'sans,11'\n";
-  script += "set output '" + tmp.string() + "'\n";
+  std::string script = lines.data + gnuplot_output(tmp.string(), 900, 560);
   script += "set grid\nset key top left box opaque font ',10'\n";
   script += x == "p" ? "set xlabel 'processors p'\n" : "set xlabel 'message size m (words)'\n";
   script += "set ylabel '" + kYLabels.at(y) + "'\n";
@@ -133,12 +130,24 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
   check_plot_y(rows, y);
   const std::string x = x_field(rows);
   Series series = group_series(rows, x);
+  const PlotLines lines = plot_lines(series, x, y);
+  run_gnuplot(path, [&](const std::string& tmp) { return gnuplot_script(lines, tmp, x, y, rows.front()["op"].get<std::string>()); });
+}
+
+std::string gnuplot_output(const std::string& tmp, int width, int height) {
+  const std::string size = std::to_string(width) + "," + std::to_string(height);
+  std::string out = fs::path(tmp).extension() == ".svg"
+                        ? "set terminal svg size " + size + " dynamic enhanced font 'sans,12' background rgb 'white'\n"
+                        : "set terminal pngcairo size " + size + " enhanced font 'sans,11'\n";
+  return out + "set output '" + tmp + "'\n";
+}
+
+void run_gnuplot(const std::string& path, const std::function<std::string(const std::string& tmp)>& script) {
   const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + fs::path(path).extension().string();
-  const std::string script = gnuplot_script(plot_lines(series, x, y), tmp, x, y, rows.front()["op"].get<std::string>());
   const fs::path script_file = out.string() + ".gp.tmp";
   {
     std::ofstream f(script_file);
-    f << script;
+    f << script(tmp.string());
   }
   int rc = std::system(("gnuplot '" + script_file.string() + "' 2>/dev/null").c_str());
   fs::remove(script_file);

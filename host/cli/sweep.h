@@ -1,5 +1,6 @@
 // `ppsim sweep` and its plot.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,10 @@ void check_plot_file(const std::string& path);
 // Plots rows (time or steps against p, or against m when only m varies) with gnuplot: one curve per
 // series, the closed form dashed in the same colour. Writes `path` (.svg or .png) atomically.
 void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y);
+// gnuplot's terminal for `tmp` (.svg or .png, width x height pixels) and its output file.
+std::string gnuplot_output(const std::string& tmp, int width, int height);
+// Runs gnuplot on script(tmp), the script writing tmp; then renames tmp to `path` (no partial file).
+// Throws UsageError when gnuplot fails.
+void run_gnuplot(const std::string& path, const std::function<std::string(const std::string& tmp)>& script);
 
 }  // namespace ppsim::cli

@@ -1,0 +1,54 @@
+// `ppsim best` over a grid of p and m: the crossover map (the winner of every cell), its heat map,
+// and the tuning files real MPI libraries read (Open MPI coll_tuned rules, MPICH selection JSON).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "best.h"
+
+namespace ppsim::cli {
+
+// One row of the map: every m ranked at one p (rows empty when nothing ran at that p).
+struct CrossoverRow {
+  int64_t p = 0;
+  BestResult ranking;
+  std::string refused;  // why nothing ran at this p ("" when something did)
+};
+struct CrossoverMap {
+  Operation op = Operation::allreduce;
+  std::string topology;
+  int64_t radix = 2;  // --radix: the fan-out of the k-nomial trees
+  std::vector<int64_t> ps, ms;
+  std::vector<CrossoverRow> rows;  // one per p, in order
+};
+
+// Ranks the candidates (as `best` does) at every p of base.p (a list or range) and every m of
+// m_range. A p where nothing runs keeps an empty row and the reason; UsageError when nothing runs anywhere.
+CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, const std::string& algos);
+
+// The file formats --emit writes.
+enum class TuningFormat { ompi_rules, mpich_json };
+// "ompi-rules" or "mpich-json"; anything else is a UsageError.
+TuningFormat parse_tuning_format(const std::string& text);
+
+// What a library calls a ppsim algorithm: Open MPI's coll_tuned algorithm number, MPICH's algorithm
+// name. nullptr / 0 where the library has no such algorithm.
+int ompi_algorithm_number(const std::string& ppsim_name);
+const char* mpich_algorithm_name(const std::string& ppsim_name);
+
+// The winner of a cell among the algorithms the library has (those with a number or a name there):
+// the index into row.entries, or -1 when none of them ran at that cell.
+int library_winner(const BestRow& row, TuningFormat f);
+
+// The text of the file (Open MPI rules with # comments; MPICH JSON), and the candidates that ran but
+// that the library does not have (left out of the file).
+std::string tuning_file_text(const CrossoverMap& map, TuningFormat f);
+std::vector<std::string> left_out_algorithms(const CrossoverMap& map, TuningFormat f);
+
+// Writes `text` to `path` through a temporary name: no partial file. `option` names the option in errors.
+void write_text_atomically(const std::string& path, const std::string& text, const std::string& option);
+
+// Draws the map as a heat map (m across, p up, one colour per winning algorithm) with gnuplot.
+void plot_crossover(const CrossoverMap& map, const std::string& path);
+
+}  // namespace ppsim::cli

@@ -128,10 +128,17 @@ int64_t mpich_bytes(const LibraryCollective& c, int64_t p, int64_t m) {
   return kWordBytes * m * (std::string(c.mpich_size) == "total_msg_size" ? p : 1);
 }
 
+// What the library calls an algorithm it has.
+std::string library_label(const std::string& name, TuningFormat f) {
+  const SharedAlgorithm* a = shared(name);
+  return f == TuningFormat::ompi_rules ? std::to_string(a->ompi) : a->mpich;
+}
+
 // A run of grid sizes with one winner: from `m` (the first size of the run) to `last_m`.
 struct Rule {
   int64_t m, last_m;
-  std::string algo;
+  std::string algo;   // the first winner of the run
+  std::string names;  // every ppsim winner of the run, for the comment ("a/b" when two are the same to the library)
 };
 
 // The rules of one p for a library: consecutive sizes with the same winner merged; sizes where none of
@@ -142,8 +149,13 @@ std::vector<Rule> rules_for(const CrossoverRow& row, TuningFormat f) {
     int w = library_winner(r, f);
     if (w < 0) continue;
     const std::string& name = r.entries[size_t(w)].name;
-    if (!rules.empty() && rules.back().algo == name) rules.back().last_m = r.m;
-    else rules.push_back({r.m, r.m, name});
+    if (!rules.empty() && library_label(rules.back().algo, f) == library_label(name, f)) {  // the same to the library
+      Rule& last = rules.back();
+      last.last_m = r.m;
+      if (("/" + last.names + "/").find("/" + name + "/") == std::string::npos) last.names += "/" + name;
+    } else {
+      rules.push_back({r.m, r.m, name, name});
+    }
   }
   return rules;
 }
@@ -181,7 +193,7 @@ std::string ompi_text(const CrossoverMap& map) {
       // topo/fan-in-out: the radix of the k-nomial trees, else 0 (Open MPI's default); segment size 0.
       const bool knomial = rules[i].algo == "broadcast_knomial" || rules[i].algo == "reduce_knomial";
       const int64_t fan = knomial ? map.radix : 0;
-      t += std::to_string(bytes) + " " + std::to_string(number) + " " + std::to_string(fan) + " 0  # " + rules[i].algo +
+      t += std::to_string(bytes) + " " + std::to_string(number) + " " + std::to_string(fan) + " 0  # " + rules[i].names +
            ", m = " + std::to_string(rules[i].m) + ".." + std::to_string(rules[i].last_m) + " words\n";
     }
   }

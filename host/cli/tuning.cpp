@@ -7,8 +7,10 @@
 // allreduce 2, alltoall 3, barrier 6, bcast 7, gather 9, reduce 11, reduce_scatter 12,
 // scatter 15), the number of communicator sizes; per size the size and the number of rules; per rule
 // the message size in bytes (the first is 0, then ascending), the algorithm number, topo/fan-in-out and
-// segment size. A communicator takes the entry of the largest size <= its own, a call the rule of the
-// largest message size <= its own. Algorithm numbers and the message size of each collective: Open
+// segment size. A communicator takes the entry of the largest size <= its own (the first entry when it
+// is smaller than all), a call the rule of the largest message size <= its own: the reader of Open MPI's
+// releases (ompi_coll_tuned_get_com_rule_ptr). The development branch's classic reader gives entry i the
+// sizes [size(i-1), size(i) - 1] instead; ppsim writes for the releases. Algorithm numbers and the message size of each collective: Open
 // MPI's docs/tuning-apps/coll-tuned.rst ("Collectives and their Algorithms"), the same numbers as
 // coll_tuned_<collective>_decision.c.
 //

@@ -304,6 +304,26 @@ TEST(TuningFiles, AllgatherCountsAllBlocks) {
     }
 }
 
+// Barrier: Open MPI's rules have one rule at 0 bytes a size; MPICH selects by communicator size only.
+TEST(TuningFiles, BarrierSelectsByCommunicatorSize) {
+  const fs::path dir = scratch("barrier");
+  const std::string grid = "best --op barrier --topology full --p 2,3,5,8,17,32 --m 1 --ts 100 --tw 1";
+  Cli r = run_ppsim(grid + " --emit ompi-rules rules.txt", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_ppsim(grid + " --emit mpich-json sel.json", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  OmpiFile o = parse_ompi_rules(read_file(dir / "rules.txt"));
+  EXPECT_EQ(o.collective, 6);  // barrier
+  MpichFile j = parse_mpich_json(read_file(dir / "sel.json"), "barrier", "");
+  const std::map<std::string, std::string> ompi = {{"barrier_dissemination", "4"}, {"barrier_binomial", "6"}};
+  const std::map<std::string, std::string> mpich = {{"barrier_dissemination", "MPIR_Barrier_intra_k_dissemination"}};
+  for (int64_t p : {2, 3, 5, 8, 17, 32}) {
+    const auto times = simulate_all(ppsim::Operation::barrier, ppsim::TopologyKind::full, p, 1);
+    expect_winner(times, ompi, std::to_string(ompi_select(o, p, 0)), "p=" + std::to_string(p));
+    expect_winner(times, mpich, mpich_select(j, p, 0), "p=" + std::to_string(p));
+  }
+}
+
 TEST(TuningFiles, ParsersRejectWhatTheLibrariesRefuse) {
   EXPECT_THROW(parse_ompi_rules("1 2 1 4 1 8 3 0 0\n"), std::runtime_error);   // first rule not at 0 bytes
   EXPECT_THROW(parse_ompi_rules("1 2 1 4 1 0 3 0\n"), std::runtime_error);     // rule cut short

@@ -267,6 +267,7 @@ CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, c
   map.op = parse_op_option(base.op);
   map.topology = base.topology;
   map.radix = base.radix;
+  map.segments = base.segments;
   map.ps = expand_counts(base.p, "--p");
   map.ms = expand_counts(m_range, "--m");
   bool any = false;

@@ -192,11 +192,15 @@ std::string ompi_text(const CrossoverMap& map) {
     for (size_t i = 0; i < rules.size(); ++i) {
       const int64_t bytes = i == 0 ? 0 : ompi_bytes(c, p, rules[i].m);  // the first rule starts at 0
       const int number = shared(rules[i].algo)->ompi;
-      // topo/fan-in-out: the radix of the k-nomial trees, else 0 (Open MPI's default); segment size 0.
+      // topo/fan-in-out: the radix of the k-nomial trees, else 0 (Open MPI's default). Segment size: the
+      // bytes of one of --segments segments at the first m of the rule for the pipelined broadcasts, else
+      // 0 (not segmented).
       const bool knomial = rules[i].algo == "broadcast_knomial" || rules[i].algo == "reduce_knomial";
+      const bool pipelined = rules[i].algo == "broadcast_chain" || rules[i].algo == "broadcast_bintree_pipelined";
       const int64_t fan = knomial ? map.radix : 0;
-      t += std::to_string(bytes) + " " + std::to_string(number) + " " + std::to_string(fan) + " 0  # " + rules[i].names +
-           ", m = " + std::to_string(rules[i].m) + ".." + std::to_string(rules[i].last_m) + " words\n";
+      const int64_t segsize = pipelined && map.segments > 1 ? kWordBytes * ((rules[i].m + map.segments - 1) / map.segments) : 0;
+      t += std::to_string(bytes) + " " + std::to_string(number) + " " + std::to_string(fan) + " " + std::to_string(segsize) + "  # " +
+           rules[i].names + ", m = " + std::to_string(rules[i].m) + ".." + std::to_string(rules[i].last_m) + " words\n";
     }
   }
   return t;

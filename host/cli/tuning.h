@@ -17,7 +17,8 @@ struct CrossoverRow {
 struct CrossoverMap {
   Operation op = Operation::allreduce;
   std::string topology;
-  int64_t radix = 2;  // --radix: the fan-out of the k-nomial trees
+  int64_t radix = 2;     // --radix: the fan-out of the k-nomial trees
+  int64_t segments = 1;  // --segments: the pipelined broadcasts' segments
   std::vector<int64_t> ps, ms;
   std::vector<CrossoverRow> rows;  // one per p, in order
 };

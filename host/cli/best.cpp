@@ -129,7 +129,9 @@ std::string refused_sizes(const BestRefusal& r, size_t sizes) {
   return " at m = " + list + " (" + std::to_string(r.ms.size()) + " of " + std::to_string(sizes) + " sizes)";
 }
 
-void print_best_json(const BestResult& b) {
+}  // namespace
+
+nlohmann::json best_json(const BestResult& b) {
   nlohmann::json doc;
   for (const auto& row : b.rows) {
     nlohmann::json entries = nlohmann::json::array();
@@ -144,8 +146,10 @@ void print_best_json(const BestResult& b) {
   for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
   doc["refused"] = nlohmann::json::array();
   for (const auto& r : b.refused) doc["refused"].push_back({{"algo", r.name}, {"reason", r.reason}, {"m", r.ms}});
-  std::cout << doc.dump(1) << "\n";
+  return doc;
 }
+
+namespace {
 
 void print_best_text(const BestResult& b) {
   std::cout << "m        best (simulated)                  time          best (closed form)                formula\n";
@@ -173,25 +177,18 @@ void print_best_text(const BestResult& b) {
 
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json) {
   BestResult b = rank_algorithms(base, m_range, algos);
-  if (as_json) print_best_json(b);
+  if (as_json) std::cout << best_json(b).dump(1) << "\n";
   else print_best_text(b);
   return 0;
 }
 
-Subcommand add_best_command(CLI::App& app) {
-  struct BestOptions {
-    RunOptions run;
-    std::string m = "1..1024", algos;
-    bool json = false;
-  };
-  auto b = std::make_shared<BestOptions>();
-  RunOptions& o = b->run;
-  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+void add_best_options(CLI::App* best, BestOptions& b) {
+  RunOptions& o = b.run;
   add_run_options(
       best, o,
       {{"--op", "operation"}, {"--topology", "topology"}, {"--p", "processors"}, {"--dims", "mesh/torus/fattree/dragonfly extents"}});
-  best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
-  best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
+  best->add_option("--m", b.m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
+  best->add_option("--algo", b.algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
                   {{"--ts", "startup time"},
                    {"--tw", "per-word time"},
@@ -204,7 +201,13 @@ Subcommand add_best_command(CLI::App& app) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--combine", "operator"}});
-  best->add_flag("--json", b->json, "print JSON");
+  best->add_flag("--json", b.json, "print JSON");
+}
+
+Subcommand add_best_command(CLI::App& app) {
+  auto b = std::make_shared<BestOptions>();
+  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+  add_best_options(best, *b);
   return {best, [b] { return run_best(b->run, b->m, b->algos, b->json); }};
 }
 

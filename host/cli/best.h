@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "options.h"
 
 namespace ppsim::cli {
@@ -37,5 +40,15 @@ struct BestResult {
 // when no candidate runs at any size, or when one fails verification.
 BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos);
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json);
+// The ranking as `ppsim best --json` prints it: rows, changes, formula_changes, refused.
+nlohmann::json best_json(const BestResult& b);
+
+// The options of `best` (the CLI's and the Python module's).
+struct BestOptions {
+  RunOptions run;
+  std::string m = "1..1024", algos;
+  bool json = false;
+};
+void add_best_options(CLI::App* best, BestOptions& b);
 
 }  // namespace ppsim::cli

@@ -136,7 +136,9 @@ std::string refused_sizes(const BestRefusal& r, size_t sizes) {
   return " at m = " + list + " (" + std::to_string(r.ms.size()) + " of " + std::to_string(sizes) + " sizes)";
 }
 
-void print_best_json(const BestResult& b) {
+}  // namespace
+
+nlohmann::json best_json(const BestResult& b) {
   nlohmann::json doc;
   for (const auto& row : b.rows) {
     nlohmann::json entries = nlohmann::json::array();
@@ -151,8 +153,10 @@ void print_best_json(const BestResult& b) {
   for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
   doc["refused"] = nlohmann::json::array();
   for (const auto& r : b.refused) doc["refused"].push_back({{"algo", r.name}, {"reason", r.reason}, {"m", r.ms}});
-  std::cout << doc.dump(1) << "\n";
+  return doc;
 }
+
+namespace {
 
 void print_best_text(const BestResult& b) {
   std::cout << "m        best (simulated)                  time          best (closed form)                formula\n";
@@ -180,7 +184,7 @@ void print_best_text(const BestResult& b) {
 
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json) {
   BestResult b = rank_algorithms(base, m_range, algos);
-  if (as_json) print_best_json(b);
+  if (as_json) std::cout << best_json(b).dump(1) << "\n";
   else print_best_text(b);
   return 0;
 }
@@ -219,13 +223,6 @@ void print_crossover(const CrossoverMap& map, bool as_json) {
   for (const auto& row : map.rows)
     std::cout << "p = " << row.p << ": " << (row.refused.empty() ? winner_runs(row.ranking) : "nothing runs (" + row.refused + ")") << "\n";
 }
-
-struct BestOptions {
-  RunOptions run;
-  std::string m = "1..1024", algos, plot;
-  std::vector<std::string> emit;  // FORMAT FILE
-  bool json = false;
-};
 
 // A grid of p (a list or range) or --emit / --plot: the crossover map, its heat map and tuning files.
 int run_crossover(const BestOptions& b) {
@@ -288,17 +285,15 @@ CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, c
   return map;
 }
 
-Subcommand add_best_command(CLI::App& app) {
-  auto b = std::make_shared<BestOptions>();
-  RunOptions& o = b->run;
-  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+void add_best_options(CLI::App* best, BestOptions& b) {
+  RunOptions& o = b.run;
   add_run_options(best, o,
                   {{"--op", "operation"},
                    {"--topology", "topology"},
                    {"--p", "processors: one, or a list or range for a crossover map (2^2..2^12)"},
                    {"--dims", "mesh/torus/fattree/dragonfly extents"}});
-  best->add_option("--m", b->m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
-  best->add_option("--algo", b->algos, "candidates, comma-separated (default: all that apply)");
+  best->add_option("--m", b.m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
+  best->add_option("--algo", b.algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
                   {{"--ts", "startup time"},
                    {"--tw", "per-word time"},
@@ -311,11 +306,17 @@ Subcommand add_best_command(CLI::App& app) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--combine", "operator"}});
-  best->add_flag("--json", b->json, "print JSON");
-  best->add_option("--emit", b->emit,
+  best->add_flag("--json", b.json, "print JSON");
+  best->add_option("--emit", b.emit,
                    "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)")
       ->expected(2);
-  best->add_option("--plot", b->plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
+  best->add_option("--plot", b.plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
+}
+
+Subcommand add_best_command(CLI::App& app) {
+  auto b = std::make_shared<BestOptions>();
+  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+  add_best_options(best, *b);
   return {best, [b] {
             const bool grid = b->run.p.find_first_of(",.") != std::string::npos;
             if (grid || !b->emit.empty() || !b->plot.empty()) return run_crossover(*b);

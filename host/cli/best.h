@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "options.h"
 
 namespace ppsim::cli {
@@ -39,5 +42,16 @@ BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, c
 // The same without the error: `rows` is empty when no candidate runs at any size.
 BestResult rank_candidates(const RunOptions& base, const std::string& m_range, const std::string& algos);
 int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json);
+// The ranking as `ppsim best --json` prints it: rows, changes, formula_changes, refused.
+nlohmann::json best_json(const BestResult& b);
+
+// The options of `best` (the CLI's and the Python module's).
+struct BestOptions {
+  RunOptions run;
+  std::string m = "1..1024", algos, plot;
+  std::vector<std::string> emit;  // FORMAT FILE
+  bool json = false;
+};
+void add_best_options(CLI::App* best, BestOptions& b);
 
 }  // namespace ppsim::cli

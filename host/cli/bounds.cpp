@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bounds.h"
 #include "commands.h"
 #include "options.h"
 #include "ppsim/postal.h"
@@ -12,13 +13,7 @@ namespace ppsim::cli {
 
 namespace {
 
-struct BoundsOptions {
-  int64_t n = 0;
-  int k = 1, lambda = 1;
-  bool json = false;
-};
-
-int print_bounds(const BoundsOptions& o) {
+PostalTable bounds_table(const BoundsOptions& o) {
   if (o.n < 1 || o.n > kPostalGCap) throw UsageError("--n must be between 1 and 2^62");
   if (o.k < 1 || o.k > 1024) throw UsageError("--k must be between 1 and 1024");
   if (o.lambda < 1 || o.lambda > 1024) throw UsageError("--lambda must be between 1 and 1024");
@@ -26,14 +21,16 @@ int print_bounds(const BoundsOptions& o) {
   a.p = o.n;
   a.kports = o.k;
   a.lambda = o.lambda;
-  const PostalTable table(a);
-  const int steps = table.steps();
+  return PostalTable(a);
+}
+
+int print_bounds(const BoundsOptions& o) {
   if (o.json) {
-    nlohmann::json g = nlohmann::json::array();
-    for (int j = 0; j <= steps; ++j) g.push_back(table.values()[size_t(j)]);
-    std::cout << nlohmann::json{{"n", o.n}, {"k", o.k}, {"lambda", o.lambda}, {"G", g}, {"min_steps", steps}}.dump() << "\n";
+    std::cout << bounds_json(o).dump() << "\n";
     return 0;
   }
+  const PostalTable table = bounds_table(o);
+  const int steps = table.steps();
   std::cout << "k-port postal model, k = " << o.k << ", lambda = " << o.lambda
             << ": G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda)\n";
   for (int j = 0; j <= steps; ++j) {
@@ -48,13 +45,25 @@ int print_bounds(const BoundsOptions& o) {
 
 }  // namespace
 
+nlohmann::json bounds_json(const BoundsOptions& o) {
+  const PostalTable table = bounds_table(o);
+  const int steps = table.steps();
+  nlohmann::json g = nlohmann::json::array();
+  for (int j = 0; j <= steps; ++j) g.push_back(table.values()[size_t(j)]);
+  return {{"n", o.n}, {"k", o.k}, {"lambda", o.lambda}, {"G", g}, {"min_steps", steps}};
+}
+
+void add_bounds_options(CLI::App* bounds, BoundsOptions& o) {
+  bounds->add_option("--n", o.n, "processors (or values)")->required();
+  bounds->add_option("--k", o.k, "ports")->capture_default_str();
+  bounds->add_option("--lambda", o.lambda, "postal latency")->capture_default_str();
+  bounds->add_flag("--json", o.json, "print JSON");
+}
+
 Subcommand add_bounds_command(CLI::App& app) {
   auto o = std::make_shared<BoundsOptions>();
   auto* bounds = app.add_subcommand("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
-  bounds->add_option("--n", o->n, "processors (or values)")->required();
-  bounds->add_option("--k", o->k, "ports")->capture_default_str();
-  bounds->add_option("--lambda", o->lambda, "postal latency")->capture_default_str();
-  bounds->add_flag("--json", o->json, "print JSON");
+  add_bounds_options(bounds, *o);
   return {bounds, [o] { return print_bounds(*o); }};
 }
 

@@ -29,7 +29,17 @@ const PramAlgorithmInfo* choose_pram_algorithm(const std::string& algo, Operatio
   return a;
 }
 
-PramConfig build_pram_config(const RunOptions& o, PramRule rule) {
+}  // namespace
+
+PramRule parse_pram_machine_option(const std::string& machine) {
+  PramRule rule;
+  if (!parse_pram_machine(machine, rule))
+    throw UsageError("--machine '" + machine + "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
+  return rule;
+}
+
+PramConfig build_pram_config(const RunOptions& o, PramRule rule, const CLI::App& run) {
+  refuse_network_options(o, run);
   PramConfig c;
   c.rule = rule;
   const Operation op = parse_op_option(o.op);
@@ -43,6 +53,8 @@ PramConfig build_pram_config(const RunOptions& o, PramRule rule) {
   return c;
 }
 
+namespace {
+
 void print_pram_text(const PramConfig& c, const PramResult& r) {
   const int64_t n = c.params.n;
   std::cout << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on a " << pram_rule_name(c.rule)
@@ -54,8 +66,7 @@ void print_pram_text(const PramConfig& c, const PramResult& r) {
 }  // namespace
 
 int run_pram_machine(const RunOptions& o, PramRule rule, const CLI::App& run) {
-  refuse_network_options(o, run);
-  const PramConfig c = build_pram_config(o, rule);
+  const PramConfig c = build_pram_config(o, rule, run);
   if (!o.json.empty()) require_writable(o.json, "--json");
   const PramResult r = run_pram(c);
   if (!o.json.empty()) write_json_atomically(o.json, pram_json(c, r, o.machine, o.input));

@@ -102,11 +102,7 @@ int run_network(const RunOptions& o) {
 
 int run_command(const RunOptions& o, const CLI::App& run) {
   if (o.machine == "network") return run_network(o);
-  PramRule rule;
-  if (!parse_pram_machine(o.machine, rule))
-    throw UsageError("--machine '" + o.machine +
-                     "' is not network, pram-erew, pram-crew or pram-crcw-{common,arbitrary,priority,combining}");
-  return run_pram_machine(o, rule, run);
+  return run_pram_machine(o, parse_pram_machine_option(o.machine), run);
 }
 
 }  // namespace

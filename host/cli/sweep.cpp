@@ -81,25 +81,10 @@ void check_sweep_options(const SweepOptions& s) {
   if (s.csv == "-" && s.jsonl == "-") throw UsageError("--csv and --jsonl cannot both go to stdout");
   if (s.jobs < 0 || s.jobs > kMaxThreads)
     throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
-  if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
   if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
     check_plot_file(s.plot);
     require_writable(s.plot, "--plot");
   }
-}
-
-// Before any file is written: a sweep none of whose points can run, or that asks for a GPU that is
-// not there, is a usage error. Returns whether any point will run on the GPU.
-bool check_points(const std::vector<SweepPoint>& points, bool device) {
-  bool any_runs = false, any_device = false;
-  for (const auto& pt : points) {
-    if (!pt.refused.empty()) continue;
-    any_runs = true;
-    any_device = any_device || runs_on_device(pt, device);
-    if (pt.backend == Backend::cuda && !device) throw UsageError(cuda_backend_refusal(cuda_status()));
-  }
-  if (!any_runs) throw UsageError("no point of the sweep can run: " + points.front().refused);
-  return any_device;
 }
 
 // Points at once: every core for CPU points; for GPU points a few (each run queues its steps on a
@@ -197,6 +182,18 @@ void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bo
 
 }  // namespace
 
+bool check_points(const std::vector<SweepPoint>& points, bool device) {
+  bool any_runs = false, any_device = false;
+  for (const auto& pt : points) {
+    if (!pt.refused.empty()) continue;
+    any_runs = true;
+    any_device = any_device || runs_on_device(pt, device);
+    if (pt.backend == Backend::cuda && !device) throw UsageError(cuda_backend_refusal(cuda_status()));
+  }
+  if (!any_runs) throw UsageError("no point of the sweep can run: " + points.front().refused);
+  return any_device;
+}
+
 int run_sweep(const SweepOptions& s) {
   check_sweep_options(s);
   const bool device = s.run.backend != "cpu" && cuda_status().usable;
@@ -221,10 +218,8 @@ int run_sweep(const SweepOptions& s) {
   return 0;
 }
 
-Subcommand add_sweep_command(CLI::App& app) {
-  auto s = std::make_shared<SweepOptions>();
-  RunOptions& o = s->run;
-  auto* sweep = app.add_subcommand("sweep", "run every point of lists and ranges; rows as CSV / JSON Lines, optional plot");
+void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
+  RunOptions& o = s.run;
   add_run_options(sweep, o,
                   {{"--topology", "topologies, comma-separated"},
                    {"--p", "processors: 8,13,64 or 2^4..2^20 (doubling) or 10..100:10"},
@@ -234,10 +229,10 @@ Subcommand add_sweep_command(CLI::App& app) {
                    {"--m", "message sizes (list or range)"},
                    {"--root", "root"},
                    {"--ports", "port models, comma-separated"}});
-  sweep->add_option("--lambda", s->lambdas, "postal latencies (list or range)")->capture_default_str();
-  sweep->add_option("--ts", s->ts, "startup times, comma-separated")->capture_default_str();
-  sweep->add_option("--tw", s->tw, "per-word times, comma-separated")->capture_default_str();
-  sweep->add_option("--th", s->th, "per-hop times, comma-separated")->capture_default_str();
+  sweep->add_option("--lambda", s.lambdas, "postal latencies (list or range)")->capture_default_str();
+  sweep->add_option("--ts", s.ts, "startup times, comma-separated")->capture_default_str();
+  sweep->add_option("--tw", s.tw, "per-word times, comma-separated")->capture_default_str();
+  sweep->add_option("--th", s.th, "per-hop times, comma-separated")->capture_default_str();
   add_run_options(sweep, o,
                   {{"--tw-class", "per-word times of link classes, CLASS=X[,CLASS=X...] (every point)"},
                    {"--routing", "cut-through | store-and-forward"},
@@ -253,16 +248,22 @@ Subcommand add_sweep_command(CLI::App& app) {
                    {"--gamma", "time per combined word"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"}});
-  sweep->add_option("--csv", s->csv, "write rows as CSV (- for stdout)");
-  sweep->add_option("--jsonl", s->jsonl, "write rows as JSON Lines (- for stdout)");
-  sweep->add_option("--plot", s->plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
-  sweep->add_option("--plot-y", s->plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops")
+  sweep->add_option("--csv", s.csv, "write rows as CSV (- for stdout)");
+  sweep->add_option("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");
+  sweep->add_option("--plot", s.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
+  sweep->add_option("--plot-y", s.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops")
       ->capture_default_str();
-  sweep->add_option("--tc", s->tc, "Chapter 5: time per local combine (with --problem)");
-  sweep->add_option("--problem", s->problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
-  sweep->add_option("--jobs", s->jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)")
+  sweep->add_option("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
+  sweep->add_option("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
+  sweep->add_option("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)")
       ->capture_default_str();
-  sweep->add_flag("--quiet", s->quiet, "no progress bar or notes");
+  sweep->add_flag("--quiet", s.quiet, "no progress bar or notes");
+}
+
+Subcommand add_sweep_command(CLI::App& app) {
+  auto s = std::make_shared<SweepOptions>();
+  auto* sweep = app.add_subcommand("sweep", "run every point of lists and ranges; rows as CSV / JSON Lines, optional plot");
+  add_sweep_options(sweep, *s);
   return {sweep, [s] { return run_sweep(*s); }};
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "options.h"
@@ -60,7 +61,12 @@ std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device);
 // the GPU refuses it. Refusals (ConfigError, ScheduleError) come back as an outcome; other errors throw.
 PointOutcome run_point(const SweepPoint& pt, bool device);
 nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint& pt, const PointOutcome& out);
+// Before any row is written: a sweep none of whose points can run, or that asks for a GPU that is
+// not there, is a usage error. Returns whether any point will run on the GPU.
+bool check_points(const std::vector<SweepPoint>& points, bool device);
 int run_sweep(const SweepOptions& s);
+// Registers the options of `sweep` on a subcommand (the CLI's and the Python module's).
+void add_sweep_options(CLI::App* sweep, SweepOptions& s);
 
 // Refuses (UsageError) a --plot file that cannot be drawn: not .svg or .png, or no gnuplot here.
 void check_plot_file(const std::string& path);

@@ -281,6 +281,7 @@ SweepPoint plan_point(const RunOptions& o, bool device) {
 }  // namespace
 
 std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device) {
+  if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
   std::vector<SweepPoint> points;
   for (const RunOptions& o : point_options(s)) points.push_back(plan_point(o, device));
   return points;

@@ -1,0 +1,109 @@
+"""ppsim: simulate collective communication on massively parallel processor arrays.
+
+Every function takes the options of the matching ``ppsim`` command as keywords: the same names
+without the dashes, ``-`` written ``_`` (``group_stride=4``; ``lambda_=2``, since ``lambda`` is a
+Python keyword). A list or tuple stands for a comma-separated list (``m=[1, 64, 4096]``), ``True``
+for a flag. Bad options raise :class:`ConfigError` with the command line's message.
+
+    >>> doc = ppsim.run(topology="hypercube", p=1024, op="allreduce", m=8)
+    >>> doc["time"], doc["verified"]
+"""
+
+import numpy as np
+
+from . import _core
+from ._core import ConfigError, ScheduleError
+
+__all__ = ["run", "sweep", "best", "bounds", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
+
+
+def _args(options):
+    """Keywords -> the command line's options: p=1024 -> ["--p", "1024"]."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        name = "--" + key.rstrip("_").replace("_", "-")
+        if value is True:
+            args.append(name)
+            continue
+        if isinstance(value, (list, tuple, range)):
+            value = ",".join(str(v) for v in value)
+        args += [name, str(value)]
+    return args
+
+
+def _as_array(rows):
+    """A buffer (one list of words per processor) as a 2-D NumPy array, when its words are numbers."""
+    words = np.asarray(rows)
+    return words if words.dtype.kind in "iuf" else rows
+
+
+def run(**options):
+    """One run, verified against the sequential reference: the document of ``ppsim run --json``
+    (a dict), its final buffers as NumPy arrays (processors x words) where the words are numbers."""
+    doc = _core.run(_args(options))
+    final = doc.get("final", {})
+    for group in ("buffers", "registers", "cells"):
+        if group == "buffers" and isinstance(final.get(group), dict):
+            final[group] = {name: _as_array(rows) for name, rows in final[group].items()}
+        elif group != "buffers" and group in final:
+            final[group] = _as_array(final[group])
+    return doc
+
+
+class Sweep:
+    """The points of ``ppsim sweep``, planned at once (bad options raise here) and run as they are
+    iterated over: each yields its row (a dict with the CSV's columns; a point that cannot run has
+    status "refused" and the reason). Rows are kept, so a second pass runs nothing."""
+
+    def __init__(self, **options):
+        self._points = _core.Sweep(_args(options))
+        self._rows = []
+
+    def __len__(self):
+        return len(self._points)
+
+    def __iter__(self):
+        for i in range(len(self._points)):
+            if i == len(self._rows):
+                self._rows.append(self._points.row(i))
+            yield self._rows[i]
+
+    def to_pandas(self):
+        """Every row as a pandas DataFrame (pandas must be installed)."""
+        import pandas
+
+        return pandas.DataFrame(list(self), columns=_core.sweep_columns)
+
+
+def sweep(**options):
+    """Every point of lists and ranges, as ``ppsim sweep``: ``p="2^4..2^10"``, ``m=[1, 1024]``,
+    ``algo="all"``; iterate over the result for rows, or call ``.to_pandas()``."""
+    return Sweep(**options)
+
+
+def best(**options):
+    """The algorithms of an operation ranked by simulated time over a range of m, as
+    ``ppsim best --json``: {"rows", "changes", "formula_changes", "refused"}."""
+    return _core.best(_args(options))
+
+
+def bounds(**options):
+    """The k-port postal lower bound (``ppsim bounds --json``): bounds(n=1000, k=2, lambda_=3)."""
+    return _core.bounds(_args(options))
+
+
+def algorithms():
+    """Every registered algorithm: name, op, description, formula, topologies, default_on, ..."""
+    return _core.algorithms()
+
+
+def topologies():
+    """Every topology: name, hint (what p it takes), link_classes."""
+    return _core.topologies()
+
+
+def cuda_usable():
+    """Whether a GPU is there for backend="cuda" (backend="auto" uses it when it is)."""
+    return _core.cuda_usable()

@@ -1,0 +1,230 @@
+"""The Python module against the command line (the same documents and messages), against closed
+forms, and its examples. CTest runs it with PYTHONPATH=build/python and PPSIM_EXE set."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ppsim
+
+EXE = os.environ.get("PPSIM_EXE")
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+needs_exe = pytest.mark.skipif(not EXE, reason="PPSIM_EXE (the ppsim program) is not set; CTest sets it")
+
+
+def cli(*args):
+    """The ppsim program's exit code, stdout and stderr."""
+    done = subprocess.run([EXE, *args], capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def without_wall(doc):
+    return {k: v for k, v in doc.items() if k not in ("wall_seconds", "final")}
+
+
+def test_import_prints_nothing():
+    done = subprocess.run([sys.executable, "-c", "import ppsim"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_allreduce_hypercube_time_and_buffers():
+    # Recursive doubling on p = 2^d: log p steps of one message of m words, T = (t_s + t_w m) log p.
+    p, m, ts, tw = 16, 8, 2.0, 0.5
+    doc = ppsim.run(topology="hypercube", p=p, op="allreduce", m=m, ts=ts, tw=tw, backend="cpu")
+    assert doc["verified"] and doc["steps"] == math.log2(p)
+    assert doc["time"] == (ts + tw * m) * math.log2(p) == doc["formula_time"]
+    # iota input: processor i's word w is i*m + w + 1, so every processor ends with the column sums.
+    data = doc["final"]["buffers"]["data"]
+    assert isinstance(data, np.ndarray) and data.shape == (p, m)
+    expected = np.arange(p * m).reshape(p, m).sum(axis=0) + p
+    assert (data == expected).all()
+
+
+@needs_exe
+@pytest.mark.parametrize("options", [
+    dict(topology="hypercube", p=64, op="allreduce", m=8),
+    dict(topology="torus", dims="4x4", op="allgather", m=3, ts=10, tw=2),
+    dict(topology="full", p=6, op="allreduce", lambda_=3, ports=2, trace=True),
+    dict(topology="hypercube", p=16, op="reduce", root=5, combine="interval"),
+    dict(topology="ring", p=9, op="multicast", group_stride=2, group_size=4, tw_class="link=3"),
+    dict(topology="full", p=10, op="scan", exclusive=True, combine="affine"),
+])
+def test_run_gives_the_cli_document(options):
+    doc = ppsim.run(backend="cpu", **options)
+    args = ppsim._args(dict(options, backend="cpu"))
+    rc, out, err = cli("run", *args, "--json", "-")
+    assert rc == 0, err
+    expected = json.loads(out)
+    assert without_wall(doc) == without_wall(expected)
+    for name, words in expected["final"]["buffers"].items():  # the same words, as arrays where numbers
+        assert np.array_equal(np.asarray(doc["final"]["buffers"][name]), np.asarray(words))
+
+
+def test_interval_words_stay_text():
+    data = ppsim.run(topology="ring", p=4, op="allreduce", combine="interval")["final"]["buffers"]["data"]
+    assert data == [["0:3"]] * 4
+
+
+def test_pram_machine():
+    # Prefix sums of iota (1, 2, ..., 8) on an EREW PRAM in ceil(log2 N) steps.
+    doc = ppsim.run(machine="pram-erew", op="scan", p=8)
+    assert doc["verified"] and doc["steps"] == 3
+    assert doc["final"]["registers"][:, 0].tolist() == [i * (i + 1) // 2 for i in range(1, 9)]
+
+
+@needs_exe
+@pytest.mark.parametrize("options", [
+    dict(p=8, op="nonsense"),
+    dict(op="allreduce"),
+    dict(p=8, radix=1),
+    dict(topology="hypercube", p=6, op="allreduce", algo="allreduce_hypercube"),
+    dict(p=8, no_such_option=1),
+    dict(p=8, m="x"),
+])
+def test_bad_options_raise_the_cli_message(options):
+    with pytest.raises(ppsim.ConfigError) as caught:
+        ppsim.run(**options)
+    rc, _, err = cli("run", *ppsim._args(options))
+    assert rc == 2 and err.strip() == "ppsim: error: " + str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_backends():
+    cpu = ppsim.run(topology="ring", p=12, op="allgather", m=4, backend="cpu")
+    assert cpu["backend_used"] == "cpu"
+    auto = ppsim.run(topology="ring", p=12, op="allgather", m=4, backend="auto")
+    assert auto["backend_used"] == ("cuda" if ppsim.cuda_usable() else "cpu")
+    if not ppsim.cuda_usable():
+        with pytest.raises(ppsim.ConfigError, match="--backend cuda"):
+            ppsim.run(topology="ring", p=12, op="allgather", m=4, backend="cuda")
+        return
+    cuda = ppsim.run(topology="ring", p=12, op="allgather", m=4, backend="cuda")
+    assert cuda["backend_used"] == "cuda"
+    assert (cuda["time"], cuda["steps"], cuda["verified"]) == (cpu["time"], cpu["steps"], True)
+    assert np.array_equal(cuda["final"]["buffers"]["data"], cpu["final"]["buffers"]["data"])
+
+
+def test_a_run_releases_the_gil():
+    # While one thread runs a large simulation, this one keeps running Python code. Were the GIL held
+    # for the run, this loop would stall for the whole run; released, it never stalls for long.
+    span = {}
+
+    def simulate():
+        span["start"] = time.perf_counter()
+        ppsim.run(topology="hypercube", p="2^16", op="allreduce", m=64, backend="cpu", threads=1)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=simulate)
+    stamps = [time.perf_counter()]
+    worker.start()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+    worker.join()
+    longest_stall = max(b - a for a, b in zip(stamps, stamps[1:]))
+    assert longest_stall < (span["end"] - span["start"]) / 2
+
+
+def test_sweep_rows():
+    sweep = ppsim.sweep(topology=["hypercube", "ring"], p=[6, 8], m=[1, 16], op="allreduce", algo="allreduce_rs_ag", backend="cpu")
+    assert len(sweep) == 2 * 2 * 2  # planned, nothing run yet
+    rows = list(sweep)
+    assert [r["point"] for r in rows] == list(range(8))
+    for r in rows:
+        if r["p"] == 6 or r["m"] % r["p"]:  # it needs p = 2^d and p equal parts of m
+            assert r["status"] == "refused" and r["reason"]
+            continue
+        one = ppsim.run(topology=r["topology"], p=r["p"], m=r["m"], op="allreduce", algo="allreduce_rs_ag", backend="cpu")
+        assert r["status"] == "ok" and r["verified"] and (r["time"], r["steps"]) == (one["time"], one["steps"])
+    assert sum(r["status"] == "ok" for r in rows) == 2
+    assert list(sweep) == rows  # kept, not run again
+
+
+def test_sweep_to_pandas():
+    pandas = pytest.importorskip("pandas")
+    sweep = ppsim.sweep(topology="ring", p="2^2..2^5", op="allgather", algo="allgather_ring", m=[1, 4], lambda_=[1, 2])
+    frame = sweep.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and len(frame) == 4 * 2 * 2
+    assert list(frame.columns) == list(ppsim._core.sweep_columns)
+    assert sorted(frame["lambda"].unique()) == [1, 2] and (frame["status"] == "ok").all()
+
+
+def test_sweep_bad_options():
+    with pytest.raises(ppsim.ConfigError, match="is unknown"):
+        ppsim.sweep(topology="ring,nonsense", p=8)
+    with pytest.raises(ppsim.ConfigError, match="csv"):
+        ppsim.sweep(p=8, csv="-")
+    with pytest.raises(ppsim.ConfigError, match="no point of the sweep can run"):
+        ppsim.sweep(topology="hypercube", p=6, op="allreduce", algo="allreduce_hypercube")
+
+
+@needs_exe
+def test_best_gives_the_cli_document():
+    options = dict(op="allreduce", topology="hypercube", p=16, m="1..2^12", ts=100)
+    rc, out, err = cli("best", *ppsim._args(options), "--json")
+    assert rc == 0, err
+    assert ppsim.best(**options) == json.loads(out)
+
+
+def test_bounds():
+    # Seed 000, Theorem 1: G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda); the fewest steps
+    # are min{ i | G(i) >= n }.
+    n, k, lam = 1000, 2, 3
+    doc = ppsim.bounds(n=n, k=k, lambda_=lam)
+    g = []
+    for j in range(doc["min_steps"] + 1):
+        g.append(1 if j < lam else g[j - 1] + k * g[j - lam])
+    assert doc["G"] == g and g[-1] >= n > g[-2]
+    with pytest.raises(ppsim.ConfigError, match="--k"):
+        ppsim.bounds(n=10, k=0)
+
+
+@needs_exe
+def test_registries_match_ppsim_list():
+    rc, out, _ = cli("list")
+    assert rc == 0
+    listed = out.split("algorithms:\n")[1].split("shared-memory machines")[0]
+    names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and not line.startswith("      ")]
+    assert [a["name"] for a in ppsim.algorithms()] == names
+    topologies = out.split("topologies:\n")[1].split("operations:")[0]
+    assert [t["name"] for t in ppsim.topologies()] == [line.split()[0] for line in topologies.splitlines() if not line.startswith("      ")]
+    hypercube = next(a for a in ppsim.algorithms() if a["name"] == "allreduce_hypercube")
+    assert hypercube["op"] == "allreduce" and "hypercube" in hypercube["topologies"]
+
+
+def run_example(name, *args, tmp_path):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    done = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_example_sweep_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = run_example("sweep_plot.py", str(tmp_path), tmp_path=tmp_path)
+    png = tmp_path / "sweep_plot.png"
+    assert out.strip() == str(png) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_example_crossover_map(tmp_path):
+    out = run_example("crossover_map.py", tmp_path=tmp_path)
+    assert "A: allreduce_hypercube" in out and "B: allreduce_rs_ag" in out
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import crossover_map
+    finally:
+        sys.path.pop(0)
+    # p = 8, t_s = 100, t_w = 1. Recursive doubling: (t_s + t_w m) log p = 300 + 3 m [eq. 4-5];
+    # reduce-scatter + all-gather: 2 (t_s log p + t_w (m/p)(p - 1)) = 600 + 1.75 m [eq. 4-14].
+    # The first wins while 300 + 3 m < 600 + 1.75 m, i.e. m < 240.
+    (row,) = crossover_map.crossover_map(ps=(8,), ms="1..2^12").values()
+    assert [m for m, _ in row] == [2**i for i in range(13)]
+    for m, winner in row:
+        assert winner == ("allreduce_hypercube" if 300 + 3 * m < 600 + 1.75 * m else "allreduce_rs_ag"), m

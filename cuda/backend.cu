@@ -130,6 +130,9 @@ CudaStatus query_device() {
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     s.why = std::string("no CUDA device or driver: ") + cudaGetErrorString(e);
+    // No device, or no driver (the runtime's stub answers "insufficient driver"): no GPU to speak of.
+    // Any other answer comes from a driver that found one it cannot give us.
+    s.device_present = e != cudaErrorNoDevice && e != cudaErrorInsufficientDriver;
     cudaGetLastError();  // clear the sticky error
     return s;
   }
@@ -137,6 +140,7 @@ CudaStatus query_device() {
     s.why = "no CUDA device found";
     return s;
   }
+  s.device_present = true;
   static std::once_flag once;
   static std::string name, name_error;
   std::call_once(once, [] {

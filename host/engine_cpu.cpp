@@ -284,7 +284,7 @@ class CpuRun {
         return at(arrive, i) + " receives from " + num(ops.recv[v.a].from) + " and " + num(ops.recv[v.b].from) +
                " over the same incoming link, which the all-port model forbids";
       case rules::Broken::send:
-        return at(t, i) + " posts an invalid send (to " + num(ops.send[v.a].to) + ", " + num(ops.send[v.a].len) + " words)";
+        return at(t, i) + " posts an invalid send (to " + num(ops.send[v.a].to) + ", " + words_text(ops.send[v.a].len) + ")";
       case rules::Broken::recv: return at(t, i) + " posts an invalid receive (from " + num(ops.recv[v.a].from) + ")";
     }
     return at(t, i) + " breaks the schedule";
@@ -308,13 +308,13 @@ class CpuRun {
       StoredRecv* rv = recvs_of(s, x.to, nr);
       StoredRecv* match = rules::matching_receive(rv, nr, i, rules::occurrence(ch.sends.data(), first, int64_t(n)));
       if (!match) {
-        ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) +
+        ch.fail(i, at(t, i) + " sends " + words_text(x.len) + " to " + std::to_string(x.to) +
                        ", which posts no matching receive from " + std::to_string(i));
         continue;
       }
       if (match->len != x.len) {
-        ch.fail(i, at(t, i) + " sends " + std::to_string(x.len) + " words to " + std::to_string(x.to) + ", which expects " +
-                       std::to_string(match->len) + " words from " + std::to_string(i));
+        ch.fail(i, at(t, i) + " sends " + words_text(x.len) + " to " + std::to_string(x.to) + ", which expects " + words_text(match->len) +
+                       " from " + std::to_string(i));
         continue;
       }
       match->pool_chunk = k;
@@ -349,7 +349,7 @@ class CpuRun {
   void unmatched_receives(Chunk& ch, int64_t t) {
     for (const StoredRecv& rv : ch.recvs)
       if (rv.pool_off < 0)
-        ch.fail(rv.proc, at(t, rv.proc) + " expects " + std::to_string(rv.len) + " words from " + std::to_string(rv.from) +
+        ch.fail(rv.proc, at(t, rv.proc) + " expects " + words_text(rv.len) + " from " + std::to_string(rv.from) +
                              ", which sends it nothing in that step");
   }
 

@@ -12,7 +12,9 @@ RunResult run_simulation(const RunConfig& c, Backend requested, std::string* not
     return run_cuda(c);
   }
   if (status.usable) return run_cuda(c);
-  if (notice) *notice = "ppsim: " + no_usable_cuda_device(status) + "; running on the CPU";
+  // A machine without a GPU runs quietly on the CPU (the report says which backend ran); a GPU that
+  // is there but cannot be used is worth a line.
+  if (notice && status.device_present) *notice = "ppsim: " + no_usable_cuda_device(status) + "; running on the CPU";
   return run_cpu(c);
 }
 

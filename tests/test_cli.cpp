@@ -126,6 +126,47 @@ TEST_F(Cli, MpiNamesAreAliases) {
   EXPECT_NE(o.out.find("broadcast_binomial"), std::string::npos);
 }
 
+// A first run is quiet: on a machine without a GPU --backend auto says nothing (the report names
+// the backend); one word is "1 word".
+TEST_F(Cli, AFirstRunIsQuiet) {
+  Outcome o = ppsim("run --topology ring --p 8 --op allreduce --m 1");
+  ASSERT_EQ(o.code, 0) << o.err;
+  if (!ppsim::cuda_status().device_present) {
+    EXPECT_EQ(o.err, "");
+  }
+  EXPECT_NE(o.out.find("m = 1 word, "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find(" 1 words"), std::string::npos) << o.out;
+  EXPECT_NE(ppsim("run --topology ring --p 8 --op allreduce --m 2").out.find("m = 2 words, "), std::string::npos);
+}
+
+// An algorithm refused on a machine it is not written for says the command that works there.
+TEST_F(Cli, ARefusalSaysTheCommandThatWorks) {
+  Outcome o = ppsim("run --topology hypercube --p 8 --op shift --shift 3 --algo shift_hypercube_gray");
+  EXPECT_EQ(o.code, 2);
+  const size_t at = o.err.find("--logical ");
+  ASSERT_NE(at, std::string::npos) << o.err;
+  const std::string suggestion = o.err.substr(at, o.err.find('\n') - at);
+  Outcome ok = ppsim("run --topology hypercube --p 8 --op shift --shift 3 --algo shift_hypercube_gray " + suggestion);
+  EXPECT_EQ(ok.code, 0) << suggestion << ": " << ok.err;
+  EXPECT_NE(ok.out.find("verified: yes"), std::string::npos);
+}
+
+// --op takes a list like every other axis of a sweep; each algorithm runs its own operation.
+TEST_F(Cli, SweepTakesAListOfOperations) {
+  Outcome o = ppsim("sweep --op allreduce,broadcast --topology ring --p 8 --algo allreduce_hypercube,broadcast_binomial --jsonl - --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::stringstream rows(o.out);
+  std::string line;
+  std::vector<std::string> ops;
+  while (std::getline(rows, line)) ops.push_back(json::parse(line)["op"]);
+  EXPECT_EQ(ops, (std::vector<std::string>{"allreduce", "broadcast"}));
+  Outcome all = ppsim("sweep --op allreduce,broadcast --topology ring --p 8 --jsonl - --quiet");
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_NE(all.out.find("\"op\":\"broadcast\""), std::string::npos);
+  EXPECT_NE(all.out.find("\"op\":\"allreduce\""), std::string::npos);
+  EXPECT_EQ(ppsim("sweep --op allreduce --topology ring --p 8 --algo broadcast_binomial --jsonl - --quiet").code, 2);
+}
+
 // Every whole-number option takes B^E as --p and --m do, and is read in decimal.
 TEST_F(Cli, WholeNumbersTakePowers) {
   Outcome o = ppsim("run --topology full --p 2^3 --op scan --algo scan_postal_b --n 2^5 --lambda 2^1 --backend cpu --json -");
@@ -248,7 +289,7 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "sweep --op allgather --topology ring --p 8 --ports single,sideways --csv '" + out + "'",
       "sweep --op allgather --topology ring --p 0,8 --csv '" + out + "'",
       "best --op allgather --topology ring --p 8 --algo allgather_mesh",  // no candidate runs
-      "draw --topology ring --p 8 --op broadcast",
+      "draw --topology ring --p 8 --op broadcast --format svg",           // a picture needs a file
       "draw --topology ring --p 8 --op broadcast --kind pie --out '" + out + ".svg'",
       "draw --topology ring --p 8 --op broadcast --out '" + out + ".gif'",
       "draw --topology ring --p 128 --op broadcast --out '" + out + ".svg'",
@@ -408,7 +449,8 @@ TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
   const int64_t p = 64;
   const double ts = 100, tw = 1;
   const std::string args = "best --op allgather --topology ring --p 64 --m 1..4096 --ts 100 --tw 1";
-  const std::string mesh_reason = "allgather_mesh does not run on a ring topology";
+  // p = 64: an 8x8 mesh mapped onto the ring runs it, and the refusal says so.
+  const std::string mesh_reason = "allgather_mesh does not run on a ring topology; run it on this machine as a logical mesh: --logical mesh";
   Outcome o = ppsim(args);
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string refused =

@@ -134,13 +134,13 @@ void send_out_of_range(const AlgoParams&, int64_t proc, int, StepOps& out) {
 TEST(Schedule, MismatchesAreErrorsNamingStepAndProcessors) {
   RunConfig c = make_config("broadcast_binomial", TopologyKind::full, 4, "", 2);
   c.test_ops_override = broken::send_without_receive;
-  EXPECT_EQ(schedule_error(c), "step 1: processor 0 sends 1 words to 1, which posts no matching receive from 0");
+  EXPECT_EQ(schedule_error(c), "step 1: processor 0 sends 1 word to 1, which posts no matching receive from 0");
   c.test_ops_override = broken::receive_without_send;
-  EXPECT_EQ(schedule_error(c), "step 1: processor 3 expects 1 words from 2, which sends it nothing in that step");
+  EXPECT_EQ(schedule_error(c), "step 1: processor 3 expects 1 word from 2, which sends it nothing in that step");
   c.test_ops_override = broken::length_mismatch;
-  EXPECT_EQ(schedule_error(c), "step 1: processor 0 sends 1 words to 1, which expects 2 words from 0");
+  EXPECT_EQ(schedule_error(c), "step 1: processor 0 sends 1 word to 1, which expects 2 words from 0");
   c.test_ops_override = broken::send_out_of_range;
-  EXPECT_EQ(schedule_error(c), "step 1: processor 2 posts an invalid send (to 9, 1 words)");
+  EXPECT_EQ(schedule_error(c), "step 1: processor 2 posts an invalid send (to 9, 1 word)");
 }
 
 TEST(Config, InvalidParametersAreRefused) {

@@ -193,6 +193,9 @@ TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
   EXPECT_EQ(count(dot, '{'), count(dot, '}'));
   EXPECT_NE(dot.find("n0 -> n4 [color"), std::string::npos) << "step 1 of Fig. 4-2: 0 sends to 4";
+  std::string plain;  // without --out, DOT goes to stdout too
+  ASSERT_EQ(ppsim("draw --topology ring --p 8 --op broadcast", &plain), 0);
+  EXPECT_EQ(plain, dot);
   EXPECT_NE(ppsim("draw --topology ring --p 128 --op broadcast --out x.svg"), 0) << "drawings are for small machines";
   EXPECT_NE(ppsim("draw --topology ring --p 8 --op broadcast --kind heatmap --out x.svg"), 0) << "heat maps are for meshes";
 }

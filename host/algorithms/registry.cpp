@@ -1,17 +1,20 @@
 // The host-side registry table, built from the single list in algorithms/list.def.
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
 
 #include "algorithms/all.h"
 #include "ppsim/algorithm.h"
+#include "ppsim/mapping.h"
 
 namespace ppsim {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
-#define PPSIM_ALGORITHM(unit)                                                                                                          \
-  {AlgorithmId::unit, unit::name,           unit::description, unit::formula_text, unit::op,       unit::topologies,     unit::native, \
-   unit::flags,       unit::sends_per_step, unit::has_local,   &unit::rounds,      &unit::formula, &unit::scratch_words, &unit::rejects, &unit::local_combined_words},
+#define PPSIM_ALGORITHM(unit)                                                                      \
+  {AlgorithmId::unit, unit::name,     unit::description,    unit::formula_text,   unit::op,        \
+   unit::topologies,  unit::native,   unit::flags,          unit::sends_per_step, unit::has_local, \
+   &unit::rounds,     &unit::formula, &unit::scratch_words, &unit::rejects,       &unit::local_combined_words},
 #include "algorithms/list.def"
   };
   return table;
@@ -102,9 +105,38 @@ AlgoParams params_for(const Topology& t, int64_t m, int64_t root) {
   return a;
 }
 
+namespace {
+
+// What works instead of an algorithm on a machine it is not written for: a topology it runs on as
+// the logical one, mapped onto this machine (textbook §2.7), else the topologies it runs on.
+std::string where_it_runs(const AlgorithmInfo& algo, const Topology& machine) {
+  std::string kinds;
+  for (int k = 0; k < kTopologyCount; ++k) {
+    if (!algo.runs_on(TopologyKind(k))) continue;
+    const std::string name = topology_name(TopologyKind(k));
+    kinds += (kinds.empty() ? "" : ", ") + name;
+    for (MapKind map : {MapKind::gray, MapKind::snake, MapKind::identity}) {
+      Mapping m;
+      m.kind = map;
+      m.physical = machine;
+      try {
+        m.logical = make_topology(TopologyKind(k), machine.p, "");
+      } catch (const std::invalid_argument&) {
+        break;  // no such logical topology of p processors
+      }
+      if (mapping_rejects(m).empty())
+        return "; run it on this machine as a logical " + name + ": --logical " + name +
+               (map == MapKind::identity ? std::string() : std::string(" --map ") + map_kind_name(map));
+    }
+  }
+  return " (it runs on " + kinds + ")";
+}
+
+}  // namespace
+
 std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, const AlgoParams& a, OperatorKind k) {
   std::string n = algo.name;
-  if (!algo.runs_on(t.kind)) return n + " does not run on a " + topology_name(t.kind) + " topology";
+  if (!algo.runs_on(t.kind)) return n + " does not run on a " + topology_name(t.kind) + " topology" + where_it_runs(algo, t);
   if (algo.needs_pow2() && !is_pow2(t.p)) return n + " needs p to be a power of two (got " + std::to_string(t.p) + ")";
   if (const char* own = algo.own_limit(a)) return own;
   if (algo.needs_n_equal_p() && a.n > 0 && a.n != a.p)

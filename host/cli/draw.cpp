@@ -147,9 +147,13 @@ std::string draw_heatmap(const RunConfig& c, const RunResult& r) {
 
 }  // namespace
 
-int run_draw(const RunOptions& o, const std::string& kind, std::string format, const std::string& out) {
+int run_draw(const RunOptions& o, const std::string& kind, std::string format, std::string out) {
   namespace fs = std::filesystem;
-  if (out.empty()) throw UsageError("give --out FILE (.dot, .svg or .png; - writes DOT to stdout)");
+  if (out.empty()) {  // DOT on stdout, as Graphviz tools expect; pictures need a file
+    if (!format.empty() && format != "dot")
+      throw UsageError("--format " + format + " needs --out FILE (without --out, DOT goes to stdout)");
+    out = "-";
+  }
   if (format.empty()) {
     std::string ext = out == "-" ? ".dot" : fs::path(out).extension().string();
     format = ext.empty() ? "" : ext.substr(1);
@@ -205,7 +209,7 @@ Subcommand add_draw_command(CLI::App& app) {
   add_run_options(draw, d->run);
   draw->add_option("--kind", d->kind, "messages | spacetime | heatmap")->capture_default_str();
   draw->add_option("--format", d->format, "dot | svg | png (default: from --out)");
-  draw->add_option("--out", d->out, "output file (- for DOT on stdout)");
+  draw->add_option("--out", d->out, "output file: .dot, .svg or .png (default, or -: DOT on stdout)");
   return {draw, [d] { return run_draw(d->run, d->kind, d->format, d->out); }};
 }
 

@@ -58,7 +58,7 @@ namespace {
 void print_pram_text(const PramConfig& c, const PramResult& r) {
   const int64_t n = c.params.n;
   std::cout << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on a " << pram_rule_name(c.rule)
-            << " PRAM, N = " << n << ", m = " << c.params.m << " words, " << operator_name(c.combine) << "\n  steps " << r.steps
+            << " PRAM, N = " << n << ", m = " << words_text(c.params.m) << ", " << operator_name(c.combine) << "\n  steps " << r.steps
             << " (ceil(log2 N) = " << ceil_log2(n) << "), reads " << r.reads << ", writes " << r.writes << "\n  "
             << verified_text(r.verified, r.mismatches) << "\n";
 }

@@ -34,7 +34,7 @@ void print_trace_text(const RunConfig& c, const RunResult& r) {
     for (const auto& m : ts.messages)
       std::cout << "    message " << m.from << " -> " << m.to << " ("
                 << (op == Operation::barrier ? std::string("its token, no words charged")
-                                             : std::to_string(m.words) + " words of " + buffer_name(op, m.buf))
+                                             : words_text(m.words) + " of " + buffer_name(op, m.buf))
                 << ", arrives in step " << m.arrives << ")\n";
   }
 }
@@ -72,7 +72,7 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
       << topology_shape(physical_topology(c)) << ", "
       << (c.algorithm->op == Operation::barrier  // no data: m and the operator do not apply
               ? std::string("no data")
-              : "m = " + std::to_string(c.params.m) + " words, " + operator_name(c.combine))
+              : "m = " + words_text(c.params.m) + ", " + operator_name(c.combine))
       << ", "
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
   out << "  steps " << r.steps << ", time " << r.time;
@@ -80,7 +80,7 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
-    out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << bw.words << " words, as nccl-tests)\n";
+    out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words)) << ", as nccl-tests)\n";
   if (c.trace) print_trace_text(c, r);
   if (operator_rounded(c.combine)) out << "  " << rounding_text(c, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";

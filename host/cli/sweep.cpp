@@ -224,7 +224,7 @@ void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
                   {{"--topology", "topologies, comma-separated"},
                    {"--p", "processors: 8,13,64 or 2^4..2^20 (doubling) or 10..100:10"},
                    {"--dims", "mesh/torus/fattree/dragonfly extents, comma-separated (4x4,8x8)"},
-                   {"--op", "operation"},
+                   {"--op", "operations, comma-separated"},
                    {"--algo", "algorithms, comma-separated, or all (default: all that apply)"},
                    {"--m", "message sizes (list or range)"},
                    {"--root", "root"},

@@ -164,15 +164,23 @@ std::vector<RunOptions> point_options(const SweepOptions& s) {
   require_positive(lambdas, "--lambda");
   const auto ports = split_list(s.run.ports);
   const auto tss = expand_reals(s.ts, "--ts"), tws = expand_reals(s.tw, "--tw"), ths = expand_reals(s.th, "--th");
-  const Operation op = parse_op_option(s.run.op);
+  // --op is a list like every other axis; each algorithm runs its own operation.
+  std::vector<Operation> ops;
+  for (const auto& name : split_list(s.run.op)) ops.push_back(parse_op_option(name));
+  if (ops.empty()) throw UsageError("--op needs an operation (see `ppsim list`)");
+  auto listed = [&](Operation op) { return std::find(ops.begin(), ops.end(), op) != ops.end(); };
   std::vector<std::string> algos;
   if (s.run.algo.empty() || s.run.algo == "all") {
-    for (const auto& a : algorithms())
-      if (a.op == op) algos.push_back(a.name);
+    for (Operation op : ops)
+      for (const auto& a : algorithms())
+        if (a.op == op) algos.push_back(a.name);
   } else {
     algos = split_list(s.run.algo);
-    for (const auto& a : algos)
-      if (!find_algorithm(a)) throw UsageError("--algo '" + a + "' is unknown (see `ppsim list`)");
+    for (const auto& a : algos) {
+      const AlgorithmInfo* info = find_algorithm(a);
+      if (!info) throw UsageError("--algo '" + a + "' is unknown (see `ppsim list`)");
+      if (!listed(info->op)) throw UsageError(wrong_operation(a, info->op, s.run.op));
+    }
   }
   std::vector<RunOptions> out;
   for (const auto& topo : topologies)
@@ -189,6 +197,7 @@ std::vector<RunOptions> point_options(const SweepOptions& s) {
                     o.p = p;
                     o.dims = dims;
                     o.algo = algo;
+                    o.op = operation_name(find_algorithm(algo)->op);
                     o.m = std::to_string(m);
                     o.lambda = int(lambda);
                     o.ports = port;

@@ -14,8 +14,11 @@ namespace ppsim {
 struct CudaStatus {
   bool built = false;   // this binary has the CUDA backend
   bool usable = false;  // a device answered
-  std::string why;      // when not usable: the reason, one line
-  std::string device;   // name of device 0
+  // A GPU is there (a driver answered and counted one) even if it cannot be used; false where the
+  // machine has no GPU or no driver at all (and in a build without CUDA).
+  bool device_present = false;
+  std::string why;     // when not usable: the reason, one line
+  std::string device;  // name of device 0
   uint64_t free_bytes = 0, total_bytes = 0;
 };
 

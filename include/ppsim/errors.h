@@ -1,6 +1,8 @@
 // The two ways a run refuses: a broken schedule rule, or a configuration that cannot run.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace ppsim {
 
@@ -15,5 +17,8 @@ class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// "1 word", "7 words": a count of words as messages write it.
+inline std::string words_text(int64_t n) { return std::to_string(n) + (n == 1 ? " word" : " words"); }
 
 }  // namespace ppsim

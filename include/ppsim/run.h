@@ -7,8 +7,8 @@
 
 namespace ppsim {
 
-// Runs c on `requested` (auto: the GPU when one is usable, else the CPU, with a one-line notice
-// written to *notice). Throws ConfigError / ScheduleError.
+// Runs c on `requested` (auto: the GPU when one is usable, else the CPU; a one-line notice is
+// written to *notice when a GPU is there but cannot be used, none when the machine has no GPU). Throws ConfigError / ScheduleError.
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice = nullptr);
 
 }  // namespace ppsim

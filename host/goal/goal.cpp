@@ -1,0 +1,419 @@
+// GOAL text reader and the LogGP timing of a GOAL schedule (goal.h, loggp.h).
+#include "goal/goal.h"
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+namespace ppsim::goal {
+
+std::string Schedule::label(uint32_t op) const {
+  if (label_at[op] == kNoLabel) return {};
+  return std::string(labels.c_str() + label_at[op]);
+}
+
+namespace {
+
+enum class Tok { word, number, minus_one, colon, open, close, newline, end };
+
+struct Token {
+  Tok kind = Tok::end;
+  std::string_view text;
+  uint32_t line = 1;
+};
+
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& name) : s_(text), name_(name) {}
+
+  Schedule run() {
+    Schedule out;
+    out.name = name_;
+    Token t = next();
+    bool have_ranks = false;
+    while (t.kind != Tok::end) {
+      if (t.kind == Tok::newline) {
+        t = next();
+        continue;
+      }
+      if (t.kind == Tok::word && t.text == "num_ranks") {
+        if (have_ranks) fail(t, "one num_ranks line", "a second one");
+        Token n = next();
+        uint64_t v = number(n, "the number of ranks");
+        if (v < 1 || v > kMaxRanks) fail(n, "a number of ranks from 1 to " + std::to_string(kMaxRanks), std::string(n.text));
+        ranks_ = uint32_t(v);
+        have_ranks = true;
+        seen_.assign(ranks_, 0);
+        end_of_line(next());
+      } else if (t.kind == Tok::word && t.text == "rank") {
+        if (!have_ranks) fail(t, "num_ranks before the first rank block", "rank");
+        Token n = next();
+        uint64_t r = number(n, "a rank");
+        if (r >= ranks_) fail(n, "a rank below num_ranks (" + std::to_string(ranks_) + ")", std::string(n.text));
+        if (seen_[r]) fail(n, "each rank once", "rank " + std::to_string(r) + " again");
+        seen_[r] = 1;
+        Token b = next();
+        while (b.kind == Tok::newline) b = next();
+        if (b.kind != Tok::open) fail(b, "'{'", b);
+        block(uint32_t(r));
+      } else {
+        fail(t, have_ranks ? "'rank N {'" : "'num_ranks N'", t);
+      }
+      t = next();
+    }
+    if (!have_ranks) fail(t, "'num_ranks N'", t);
+    assemble(out);
+    return out;
+  }
+
+ private:
+  struct Edge {
+    uint32_t from, to;  // op indices (file order); `to` waits for `from`
+    bool start;         // irequires
+  };
+  struct PendingEdge {
+    std::string_view waiter, waited;
+    uint32_t line;
+    bool start;
+  };
+  struct Block {
+    uint32_t rank, begin, end;
+  };
+
+  [[noreturn]] void fail(const Token& at, const std::string& expected, const std::string& found) const {
+    throw ParseError(name_ + ":" + std::to_string(at.line) + ": expected " + expected + ", found " + found);
+  }
+  [[noreturn]] void fail(const Token& at, const std::string& expected, const Token& found) const { fail(at, expected, describe(found)); }
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case Tok::newline: return "the end of the line";
+      case Tok::end: return "the end of the file";
+      default: {
+        std::string s(t.text.substr(0, 40));
+        return "'" + s + "'";
+      }
+    }
+  }
+
+  // Skips blanks and comments (a block comment may span lines).
+  void skip_blank() {
+    for (;;) {
+      if (i_ >= s_.size()) return;
+      char c = s_[i_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++i_;
+      } else if (c == '/' && i_ + 1 < s_.size() && s_[i_ + 1] == '/') {
+        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      } else if (c == '/' && i_ + 1 < s_.size() && s_[i_ + 1] == '*') {
+        uint32_t start = line_;
+        i_ += 2;
+        for (;;) {
+          if (i_ + 1 >= s_.size()) {
+            Token t;
+            t.line = start;
+            fail(t, "'*/' closing the comment", "the end of the file");
+          }
+          if (s_[i_] == '*' && s_[i_ + 1] == '/') {
+            i_ += 2;
+            break;
+          }
+          if (s_[i_] == '\n') ++line_;
+          ++i_;
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  Token next() {
+    skip_blank();
+    Token t;
+    t.line = line_;
+    if (i_ >= s_.size()) return t;
+    size_t b = i_;
+    char c = s_[i_];
+    if (c == '\n') {
+      ++i_;
+      ++line_;
+      t.kind = Tok::newline;
+    } else if (c == ':') {
+      ++i_;
+      t.kind = Tok::colon;
+    } else if (c == '{') {
+      ++i_;
+      t.kind = Tok::open;
+    } else if (c == '}') {
+      ++i_;
+      t.kind = Tok::close;
+    } else if (is_digit(c)) {
+      while (i_ < s_.size() && is_digit(s_[i_])) ++i_;
+      t.kind = Tok::number;
+    } else if (c == '-' && i_ + 1 < s_.size() && s_[i_ + 1] == '1' && (i_ + 2 >= s_.size() || !is_word_char(s_[i_ + 2]))) {
+      i_ += 2;
+      t.kind = Tok::minus_one;
+    } else if (is_alpha(c)) {
+      while (i_ < s_.size() && is_word_char(s_[i_])) ++i_;
+      t.kind = Tok::word;
+    } else {
+      ++i_;
+      t.kind = Tok::word;  // a stray character: reported by whoever expected something else
+      t.text = s_.substr(b, 1);
+      return t;
+    }
+    t.text = s_.substr(b, i_ - b);
+    return t;
+  }
+
+  uint64_t number(const Token& t, const std::string& what, uint64_t max = ~uint64_t(0)) const {
+    if (t.kind != Tok::number) fail(t, what, t);
+    uint64_t v = 0;
+    for (char c : t.text) {
+      uint64_t d = uint64_t(c - '0');
+      if (v > (max - d) / 10) fail(t, what + " up to " + std::to_string(max), std::string(t.text.substr(0, 40)));
+      v = v * 10 + d;
+    }
+    return v;
+  }
+
+  void end_of_line(const Token& t) const {
+    if (t.kind != Tok::newline && t.kind != Tok::end) fail(t, "the end of the line", t);
+  }
+
+  // `rank R {` has been read: operations and dependencies up to `}`.
+  void block(uint32_t rank) {
+    Block blk{rank, uint32_t(ops_.size()), 0};
+    std::unordered_map<std::string_view, uint32_t> label_of;
+    std::vector<PendingEdge> pending;
+    for (;;) {
+      Token t = next();
+      if (t.kind == Tok::newline) continue;
+      if (t.kind == Tok::close) break;
+      if (t.kind == Tok::end) fail(t, "'}' closing rank " + std::to_string(rank), t);
+      std::string_view label;
+      uint32_t line = t.line;
+      if (t.kind == Tok::word && !is_op(t.text)) {
+        if (!is_alpha(t.text[0])) fail(t, "an operation (send, recv, calc), a label or '}'", t);
+        Token u = next();
+        if (u.kind == Tok::word && (u.text == "requires" || u.text == "irequires")) {
+          Token w = next();
+          if (w.kind != Tok::word || !is_alpha(w.text[0]) || is_keyword(w.text)) fail(w, "a label", w);
+          end_of_line(next());
+          pending.push_back(PendingEdge{t.text, w.text, line, u.text == "irequires"});
+          continue;
+        }
+        if (u.kind != Tok::colon) fail(u, "':', 'requires' or 'irequires' after the label", u);
+        if (is_keyword(t.text)) fail(t, "a label that is not a keyword", t);
+        label = t.text;
+        t = next();
+      }
+      if (t.kind != Tok::word || !is_op(t.text)) fail(t, "send, recv or calc", t);
+      Op op{};
+      op.line = line;
+      if (t.text == "calc") {
+        op.type = loggp::kCalc;
+        op.size = number(next(), "a computation time in ns", loggp::kMaxSize);
+      } else {
+        const bool send = t.text == "send";
+        op.type = send ? loggp::kSend : loggp::kRecv;
+        op.size = number(next(), "a size in bytes", loggp::kMaxSize);
+        Token b = next();
+        if (b.kind != Tok::word || (b.text != "b" && b.text != "B")) fail(b, "'b' after the size", b);
+        Token dir = next();
+        if (dir.kind != Tok::word || dir.text != (send ? "to" : "from")) fail(dir, send ? "'to'" : "'from'", dir);
+        Token peer = next();
+        if (!send && peer.kind == Tok::minus_one) {
+          op.peer = loggp::kAny;
+        } else {
+          uint64_t r = number(peer, send ? "a destination rank" : "a source rank or -1");
+          if (r >= ranks_) fail(peer, "a rank below num_ranks (" + std::to_string(ranks_) + ")", std::string(peer.text));
+          op.peer = uint32_t(r);
+        }
+      }
+      // Optional fields, in GOAL's order: tag (send, recv), cpu, nic.
+      Token f = next();
+      if (op.type != loggp::kCalc && f.kind == Tok::word && f.text == "tag") {
+        Token v = next();
+        op.tag = v.kind == Tok::minus_one && op.type == loggp::kRecv ? loggp::kAny : uint32_t(number(v, "a tag", loggp::kAny - 1));
+        f = next();
+      }
+      if (f.kind == Tok::word && f.text == "cpu") {
+        op.cpu = uint8_t(number(next(), "a CPU number", kMaxCpus - 1));
+        cpus_ = std::max(cpus_, int(op.cpu) + 1);
+        f = next();
+      }
+      if (f.kind == Tok::word && f.text == "nic") {
+        op.nic = uint8_t(number(next(), "a NIC number", kMaxNics - 1));
+        nics_ = std::max(nics_, int(op.nic) + 1);
+        f = next();
+      }
+      if (f.kind != Tok::newline && f.kind != Tok::end) {
+        std::string fields = op.type == loggp::kCalc ? "cpu, nic" : "tag, cpu, nic";
+        fail(f, "the end of the line (or the fields " + fields + ", in that order)", f);
+      }
+      if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
+      uint32_t index = uint32_t(ops_.size());
+      if (!label.empty()) {
+        if (!label_of.emplace(label, index).second)
+          fail(t, "a label defined once in rank " + std::to_string(rank), "'" + std::string(label) + "' again");
+        label_at_.push_back(uint32_t(labels_.size()));
+        labels_.append(label);
+        labels_.push_back('\0');
+      } else {
+        label_at_.push_back(kNoLabel);
+      }
+      ops_.push_back(op);
+    }
+    for (const PendingEdge& e : pending) {
+      auto waiter = label_of.find(e.waiter), waited = label_of.find(e.waited);
+      Token at;
+      at.line = e.line;
+      if (waiter == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waiter) + "'");
+      if (waited == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waited) + "'");
+      if (ops_[waiter->second].deps == ~uint32_t(0)) fail(at, "fewer dependencies", "too many");
+      ++ops_[waiter->second].deps;
+      edges_.push_back(Edge{waited->second, waiter->second, e.start});
+    }
+    blk.end = uint32_t(ops_.size());
+    blocks_.push_back(blk);
+    end_of_line(next());
+  }
+
+  static bool is_op(std::string_view w) { return w == "send" || w == "recv" || w == "calc"; }
+  static bool is_keyword(std::string_view w) {
+    return is_op(w) || w == "requires" || w == "irequires" || w == "rank" || w == "num_ranks" || w == "to" || w == "from" || w == "tag" ||
+           w == "cpu" || w == "nic";
+  }
+
+  // Ranks in order, and the dependency lists as compressed rows in file order.
+  void assemble(Schedule& out) {
+    const size_t n = ops_.size();
+    std::vector<uint32_t> count(size_t(ranks_) + 1, 0);
+    for (const Block& b : blocks_) count[b.rank + 1] = b.end - b.begin;
+    for (size_t r = 0; r < ranks_; ++r) count[r + 1] += count[r];
+    std::vector<uint32_t> where(n);  // file index -> final index
+    for (const Block& b : blocks_)
+      for (uint32_t i = b.begin; i < b.end; ++i) where[i] = count[b.rank] + (i - b.begin);
+    out.ranks = ranks_;
+    out.cpus = cpus_;
+    out.nics = nics_;
+    out.first = count;
+    out.ops.resize(n);
+    out.label_at.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      out.ops[where[i]] = ops_[i];
+      out.label_at[where[i]] = label_at_[i];
+    }
+    out.labels = std::move(labels_);
+    auto rows = [&](bool start, std::vector<uint32_t>& row, std::vector<uint32_t>& col) {
+      row.assign(n + 1, 0);
+      for (const Edge& e : edges_)
+        if (e.start == start) ++row[where[e.from] + 1];
+      for (size_t i = 0; i < n; ++i) row[i + 1] += row[i];
+      col.resize(row[n]);
+      std::vector<uint32_t> fill(row.begin(), row.end() - 1);
+      for (const Edge& e : edges_)
+        if (e.start == start) col[fill[where[e.from]]++] = where[e.to];
+    };
+    rows(false, out.done_row, out.done_col);
+    rows(true, out.start_row, out.start_col);
+  }
+
+  std::string_view s_;
+  std::string name_;
+  size_t i_ = 0;
+  uint32_t line_ = 1;
+  uint32_t ranks_ = 0;
+  int cpus_ = 1, nics_ = 1;
+  std::vector<uint8_t> seen_;
+  std::vector<Op> ops_;
+  std::vector<uint32_t> label_at_;
+  std::string labels_;
+  std::vector<Edge> edges_;
+  std::vector<Block> blocks_;
+};
+
+// The engine's view of a parsed schedule: dependency counters, and which operations ran.
+class ScheduleSource {
+ public:
+  explicit ScheduleSource(const Schedule& s) : s_(s), waiting_(s.ops.size()), state_(s.ops.size(), 0) {
+    for (size_t i = 0; i < s.ops.size(); ++i) waiting_[i] = s.ops[i].deps;
+  }
+  uint32_t hosts() const { return s_.ranks; }
+  int cpus() const { return s_.cpus; }
+  int nics() const { return s_.nics; }
+  void roots(uint32_t h, std::vector<loggp::ReadyOp>& out) {
+    for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
+      if (waiting_[i] == 0) push(i, out);
+  }
+  void started(uint32_t, uint32_t op, std::vector<loggp::ReadyOp>& out) {
+    state_[op] = std::max<uint8_t>(state_[op], 2);
+    release(s_.start_row, s_.start_col, op, out);
+  }
+  void done(uint32_t, uint32_t op, std::vector<loggp::ReadyOp>& out) {
+    state_[op] = 3;
+    release(s_.done_row, s_.done_col, op, out);
+  }
+  std::string name(uint32_t, uint32_t op) const {
+    std::string l = s_.label(op);
+    return (l.empty() ? std::string("(no label)") : l) + " (line " + std::to_string(s_.ops[op].line) + ")";
+  }
+  std::string never_ready() const {
+    for (uint32_t h = 0; h < s_.ranks; ++h)
+      for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i) {
+        if (state_[i] != 0) continue;
+        // Something it waits for never finished (or never started).
+        std::string why;
+        for (size_t j = 0; j < s_.ops.size() && why.empty(); ++j) {
+          for (uint32_t k = s_.done_row[j]; k < s_.done_row[j + 1]; ++k)
+            if (s_.done_col[k] == i && state_[j] != 3) why = ": it requires " + name(h, uint32_t(j)) + ", which never finishes";
+          for (uint32_t k = s_.start_row[j]; k < s_.start_row[j + 1] && why.empty(); ++k)
+            if (s_.start_col[k] == i && state_[j] < 2) why = ": it irequires " + name(h, uint32_t(j)) + ", which never starts";
+        }
+        return "rank " + std::to_string(h) + ": operation " + name(h, i) + " never runs" + why + " (a dependency cycle?)";
+      }
+    return {};
+  }
+
+ private:
+  void push(uint32_t i, std::vector<loggp::ReadyOp>& out) {
+    const Op& o = s_.ops[i];
+    state_[i] = 1;
+    out.push_back(loggp::ReadyOp{o.size, o.peer, o.tag, i, o.cpu, o.nic, o.type});
+  }
+  void release(const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, uint32_t op, std::vector<loggp::ReadyOp>& out) {
+    for (uint32_t k = row[op]; k < row[op + 1]; ++k) {
+      uint32_t j = col[k];
+      if (--waiting_[j] == 0) push(j, out);
+    }
+  }
+
+  const Schedule& s_;
+  std::vector<uint32_t> waiting_;
+  std::vector<uint8_t> state_;  // 0 waiting, 1 ready, 2 started, 3 done
+};
+
+}  // namespace
+
+Schedule parse(std::string_view text, const std::string& name) { return Reader(text, name).run(); }
+
+Schedule read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path + ": cannot be read");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ParseError(path + ": cannot be read");
+  std::string text = std::move(ss).str();
+  return parse(text, path);
+}
+
+loggp::Result simulate(const Schedule& s, const loggp::Params& P) {
+  ScheduleSource src(s);
+  return loggp::simulate(src, P);
+}
+
+}  // namespace ppsim::goal

@@ -1,0 +1,75 @@
+// GOAL schedules (Hoefler, Siebert, Lumsdaine 2009: "Group Operation Assembly Language"), the text
+// format of LogGOPSim's schedule generator and of ATLAHS:
+//
+//   num_ranks 2                      // comments: // to the end of the line, /* ... */
+//   rank 0 {
+//   l1: send 8b to 1 tag 0           // [label:] send SIZE b to RANK [tag T] [cpu C] [nic N]
+//   l2: calc 100 cpu 0               // [label:] calc NS [cpu C] [nic N]
+//   l2 requires l1                   // l2 starts after l1 has finished
+//   }
+//   rank 1 {
+//   l1: recv 8b from 0 tag 0         // [label:] recv SIZE b from RANK|-1 [tag T|-1] [cpu C] [nic N]
+//   l3: calc 5
+//   l3 irequires l1                  // l3 starts after l1 has started
+//   }
+//
+// Sizes in bytes ("b" or "B"), computations in ns; tag, cpu and nic default to 0; -1 as a source
+// or tag matches any. A label names an operation within its rank block (a dependency may name a
+// label defined further down). Ranks appear once each, in any order; a rank without a block has no
+// operations. Every operation keeps its order in the file: ties in LogGOPSim's timing follow it.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "goal/loggp.h"
+
+namespace ppsim::goal {
+
+// A file that is not GOAL: "FILE:LINE: expected ..., found ...".
+struct ParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Limits that keep a hostile file from exhausting memory before it is read.
+inline constexpr uint64_t kMaxRanks = uint64_t(1) << 26;
+inline constexpr uint32_t kMaxCpus = 64, kMaxNics = 64;
+
+struct Op {
+  uint64_t size;  // bytes, or ns for calc
+  uint32_t peer;  // send: destination, recv: source (loggp::kAny: any)
+  uint32_t tag;
+  uint32_t deps;  // how many requires/irequires it waits for
+  uint32_t line;
+  uint8_t cpu, nic, type;  // loggp::OpType
+};
+
+// The whole schedule: operations of rank r are ops[first[r] .. first[r+1]); the dependency lists are
+// compressed rows in file order (done_after[i]: operations that require i, start_after[i]: those
+// that irequire i).
+struct Schedule {
+  std::string name;  // the file, for messages
+  uint32_t ranks = 0;
+  int cpus = 1, nics = 1;
+  std::vector<uint32_t> first;
+  std::vector<Op> ops;
+  std::vector<uint32_t> done_row, done_col, start_row, start_col;
+  std::vector<uint32_t> label_at;  // into labels (kNoLabel: none)
+  std::string labels;              // '\0'-separated
+  uint64_t edges() const { return done_col.size() + start_col.size(); }
+  std::string label(uint32_t op) const;
+};
+inline constexpr uint32_t kNoLabel = ~uint32_t(0);
+
+// Reads GOAL text; `name` is used in messages. Throws ParseError.
+Schedule parse(std::string_view text, const std::string& name);
+// Reads a file (ParseError also when it cannot be read).
+Schedule read_file(const std::string& path);
+
+// Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of
+// an operation that can never run.
+loggp::Result simulate(const Schedule& s, const loggp::Params& P);
+
+}  // namespace ppsim::goal

@@ -1,0 +1,350 @@
+// LogGP / LogGOPS timing of a schedule of sends, receives and local computations, event by event,
+// with the rules of LogGOPSim (Hoefler, Schneider, Lumsdaine 2010; spcl/LogGOPSim at 76451de) so
+// that every host's finishing time agrees with it to the nanosecond (docs/DESIGN.md §3b).
+//
+// Each host has CPUs (clock nexto: the next time its overhead o may start) and NICs (clocks nextgs
+// and nextgr: the next send and receive the gap g allows). With s the size in bytes:
+//   send at t      needs nexto, nextgs <= t;  nexto = t + o + (s-1)·O,  nextgs = t + g + (s-1)·G;
+//                  its message is at the receiver at t + o + L; an eager send (s <= S) is done at t,
+//                  a rendezvous send (s > S) when its receive matches it (and its host's clocks are
+//                  moved up to that moment)
+//   message at t   needs the receiver's nexto, nextgr <= t;  nexto = t + o + max((s-1)·O, (s-1)·G),
+//                  nextgr = t + g + (s-1)·G; it completes a posted receive that matches it (source and
+//                  tag, -1 matching any, the first in posting order) or waits in the unexpected queue
+//   receive at t   completes at once from the unexpected queue, or is posted
+//   calc of c at t needs nexto <= t;  nexto = t + c
+// An operation that cannot start at its time is put back at the time its clocks allow. Operations
+// are taken in order of time, ties in order of creation; those that become ready together start
+// sends first, then receives, then computations. Sizes are unsigned 64-bit as in LogGOPSim, so
+// (s-1) for a 0-byte message wraps: such a message costs g - G on the sending NIC (kept, to agree).
+// A host's finishing time is the latest of its CPUs' nexto.
+//
+// The schedule comes from a Source (a GOAL file, goal.h, or an algorithm's rounds, loggp_run.cpp):
+//   uint32_t hosts() const; int cpus() const; int nics() const;
+//   void roots(uint32_t host, std::vector<ReadyOp>& out);           // ready from the start
+//   void started(uint32_t host, uint32_t op, std::vector<ReadyOp>& out);  // ops that irequire it
+//   void done(uint32_t host, uint32_t op, std::vector<ReadyOp>& out);     // ops that require it
+//   std::string name(uint32_t host, uint32_t op) const;            // for reports: "label l3 (line 12)"
+//   std::string never_ready() const;                                  // "" or the first op never ready
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ppsim::loggp {
+
+struct Params {
+  uint64_t L = 2500;   // wire latency (ns)
+  uint64_t o = 1500;   // CPU overhead per message (ns)
+  uint64_t g = 1000;   // NIC gap between messages (ns)
+  uint64_t G = 6;      // NIC gap per byte (ns)
+  uint64_t O = 0;      // CPU overhead per byte (ns)
+  uint64_t S = 65535;  // largest eager message (bytes); larger ones rendezvous
+};
+
+// Parameter limits: every time stays below 2^62 for any schedule whose sizes are below 2^40.
+inline constexpr uint64_t kMaxParam = uint64_t(1) << 40;    // L, o, g, S
+inline constexpr uint64_t kMaxPerByte = uint64_t(1) << 20;  // G, O
+inline constexpr uint64_t kMaxSize = uint64_t(1) << 40;     // bytes of a message, ns of a calc
+inline constexpr uint64_t kTimeLimit = uint64_t(1) << 62;
+inline constexpr uint32_t kAny = ~uint32_t(0);  // source or tag -1
+
+enum OpType : uint8_t { kSend = 1, kRecv = 2, kCalc = 3, kMsg = 4 };  // LogGOPSim's order for ties
+
+// An operation that became ready: what the engine needs of it.
+struct ReadyOp {
+  uint64_t size;  // bytes (send, recv) or ns (calc)
+  uint32_t peer;  // destination of a send, source of a receive (kAny: any)
+  uint32_t tag;   // kAny: any
+  uint32_t op;    // the source's id of the operation (its host's)
+  uint8_t cpu, nic, type;
+};
+
+// A schedule that cannot finish, or a time beyond kTimeLimit.
+struct StuckError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Result {
+  std::vector<uint64_t> finish;  // per host
+  uint64_t time = 0;             // the latest finish
+  uint32_t last_host = 0;        // the lowest host that finishes at `time`
+  uint64_t events = 0;           // operations and messages taken from the queue (first takes)
+  uint64_t messages = 0;
+};
+
+namespace detail {
+
+struct Event {
+  uint64_t time, ts, size;
+  uint32_t host, target, tag, op;
+  uint8_t cpu, nic, type;
+};
+
+// Min-heap on (time, ts): ts is unique, so the order is total and any correct heap pops the same.
+class EventQueue {
+ public:
+  bool empty() const { return h_.empty(); }
+  size_t size() const { return h_.size(); }
+  void push(const Event& e) {
+    h_.push_back(e);
+    std::push_heap(h_.begin(), h_.end(), later);
+  }
+  Event pop() {
+    std::pop_heap(h_.begin(), h_.end(), later);
+    Event e = h_.back();
+    h_.pop_back();
+    return e;
+  }
+
+ private:
+  static bool later(const Event& a, const Event& b) { return a.time > b.time || (a.time == b.time && a.ts > b.ts); }
+  std::vector<Event> h_;
+};
+
+// A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
+struct QueueEntry {
+  uint64_t size;
+  uint32_t src, tag, op;
+  int32_t next;
+};
+
+class MatchQueues {
+ public:
+  explicit MatchQueues(size_t hosts) : head_(hosts, -1), tail_(hosts, -1) {}
+  void append(uint32_t host, const QueueEntry& e) {
+    int32_t i;
+    if (free_ >= 0) {
+      i = free_;
+      free_ = pool_[size_t(i)].next;
+      pool_[size_t(i)] = e;
+    } else {
+      i = int32_t(pool_.size());
+      pool_.push_back(e);
+    }
+    pool_[size_t(i)].next = -1;
+    if (tail_[host] >= 0) pool_[size_t(tail_[host])].next = i;
+    else head_[host] = i;
+    tail_[host] = i;
+    ++count_;
+  }
+  // The first entry matching (src, tag), -1 on either side matching anything; removed.
+  bool take(uint32_t host, uint32_t src, uint32_t tag, QueueEntry& out) {
+    int32_t prev = -1;
+    for (int32_t i = head_[host]; i >= 0; prev = i, i = pool_[size_t(i)].next) {
+      const QueueEntry& e = pool_[size_t(i)];
+      if ((src == kAny || e.src == kAny || e.src == src) && (tag == kAny || e.tag == kAny || e.tag == tag)) {
+        out = e;
+        if (prev >= 0) pool_[size_t(prev)].next = e.next;
+        else head_[host] = e.next;
+        if (tail_[host] == i) tail_[host] = prev;
+        pool_[size_t(i)].next = free_;
+        free_ = i;
+        --count_;
+        return true;
+      }
+    }
+    return false;
+  }
+  size_t count() const { return size_t(count_); }
+  int32_t first(uint32_t host) const { return head_[host]; }
+  const QueueEntry& at(int32_t i) const { return pool_[size_t(i)]; }
+
+ private:
+  std::vector<int32_t> head_, tail_;
+  std::vector<QueueEntry> pool_;
+  int32_t free_ = -1;
+  int64_t count_ = 0;
+};
+
+inline void check_time(uint64_t t) {
+  if (t >= kTimeLimit) throw StuckError("simulated time passes 2^62 ns: sizes or parameters too large");
+}
+
+}  // namespace detail
+
+// Runs the schedule; throws StuckError when it cannot finish (names the host and operation).
+template <class Source>
+Result simulate(Source& src, const Params& P) {
+  using detail::Event;
+  const uint32_t p = src.hosts();
+  const size_t ncpu = size_t(src.cpus()), nnic = size_t(src.nics());
+  std::vector<uint64_t> nexto(p * ncpu, 0), nextgr(p * nnic, 0), nextgs(p * nnic, 0);
+  detail::EventQueue aq;
+  detail::MatchQueues rq(p), uq(p);
+  uint64_t aqtime = 0;
+  Result res;
+
+  std::vector<ReadyOp> ready;                        // made ready in this event, in order
+  std::vector<std::pair<uint32_t, uint32_t>> marks;  // (host, index into ready) of this event
+  std::vector<ReadyOp> batch;
+  std::vector<uint32_t> hosts_touched;
+  auto by_type = [](const ReadyOp& a, const ReadyOp& b) { return a.type < b.type; };
+  auto sort_batch = [&] {
+    // LogGOPSim's std::sort on the type: not stable beyond 16 operations, but the same library
+    // sort on the same sequence gives the same order.
+    std::sort(batch.begin(), batch.end(), by_type);
+  };
+
+  for (uint32_t h = 0; h < p; ++h) {
+    batch.clear();
+    src.roots(h, batch);
+    sort_batch();
+    for (const ReadyOp& r : batch) aq.push(Event{0, aqtime++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
+  }
+
+  auto mark_started = [&](uint32_t h, uint32_t op) {
+    size_t before = ready.size();
+    src.started(h, op, ready);
+    for (size_t i = before; i < ready.size(); ++i) marks.emplace_back(h, uint32_t(i));
+    hosts_touched.push_back(h);
+  };
+  auto mark_done = [&](uint32_t h, uint32_t op) {
+    size_t before = ready.size();
+    src.done(h, op, ready);
+    for (size_t i = before; i < ready.size(); ++i) marks.emplace_back(h, uint32_t(i));
+    hosts_touched.push_back(h);
+  };
+
+  while (!aq.empty()) {
+    Event e = aq.pop();
+    ready.clear();
+    marks.clear();
+    hosts_touched.clear();
+    uint64_t& o_clock = nexto[e.host * ncpu + e.cpu];
+    switch (e.type) {
+      case kCalc:
+        if (o_clock <= e.time) {
+          o_clock = e.time + e.size;
+          detail::check_time(o_clock);
+          ++res.events;
+          mark_started(e.host, e.op);
+          mark_done(e.host, e.op);
+        } else {
+          e.time = o_clock;
+          aq.push(e);
+        }
+        break;
+      case kSend: {
+        uint64_t& gs = nextgs[e.host * nnic + e.nic];
+        if (std::max(o_clock, gs) <= e.time) {
+          ++res.events;
+          ++res.messages;
+          mark_started(e.host, e.op);
+          o_clock = e.time + P.o + (e.size - 1) * P.O;
+          gs = e.time + P.g + (e.size - 1) * P.G;
+          detail::check_time(o_clock);
+          detail::check_time(gs);
+          const uint32_t from = e.host;
+          Event m = e;
+          m.type = kMsg;
+          m.host = e.target;
+          m.target = from;
+          m.time = e.time + P.o + P.L;
+          m.ts = aqtime++;
+          aq.push(m);
+          if (e.size <= P.S) mark_done(from, e.op);  // eager: done when handed to the NIC
+        } else {
+          e.time = std::max(o_clock, gs);
+          aq.push(e);
+        }
+      } break;
+      case kRecv: {
+        ++res.events;
+        mark_started(e.host, e.op);
+        detail::QueueEntry got;
+        if (uq.take(e.host, e.target, e.tag, got)) {
+          if (e.size > P.S) {  // rendezvous: the sender's operation completes now
+            mark_done(got.src, got.op);
+            uint64_t& so = nexto[got.src * ncpu + e.cpu];
+            uint64_t& sg = nextgs[got.src * nnic + e.nic];
+            so = std::max(so, e.time);
+            sg = std::max(sg, e.time);
+          }
+          mark_done(e.host, e.op);
+        } else {
+          rq.append(e.host, detail::QueueEntry{e.size, e.target, e.tag, e.op, -1});
+        }
+      } break;
+      case kMsg: {
+        uint64_t& gr = nextgr[e.host * nnic + e.nic];
+        if (std::max(o_clock, gr) <= e.time) {
+          ++res.events;
+          o_clock = e.time + P.o + std::max((e.size - 1) * P.O, (e.size - 1) * P.G);
+          gr = e.time + P.g + (e.size - 1) * P.G;
+          detail::check_time(o_clock);
+          detail::check_time(gr);
+          detail::QueueEntry got;
+          if (rq.take(e.host, e.target, e.tag, got)) {
+            if (e.size > P.S) {  // rendezvous: the sender's operation completes now
+              mark_done(e.target, e.op);
+              uint64_t& so = nexto[e.target * ncpu + e.cpu];
+              uint64_t& sg = nextgs[e.target * nnic + e.nic];
+              so = std::max(so, e.time);
+              sg = std::max(sg, e.time);
+            }
+            mark_done(e.host, got.op);
+          } else {
+            uq.append(e.host, detail::QueueEntry{e.size, e.target, e.tag, e.op, -1});
+          }
+        } else {
+          e.time = std::max(o_clock, gr);
+          aq.push(e);
+        }
+      } break;
+      default: break;
+    }
+    if (ready.empty()) continue;
+    // Hosts in increasing order; each host's newly ready operations in the order they became
+    // ready, then by type; each gets its creation stamp.
+    std::sort(hosts_touched.begin(), hosts_touched.end());
+    hosts_touched.erase(std::unique(hosts_touched.begin(), hosts_touched.end()), hosts_touched.end());
+    for (uint32_t h : hosts_touched) {
+      batch.clear();
+      for (const auto& [mh, i] : marks)
+        if (mh == h) batch.push_back(ready[i]);
+      if (batch.empty()) continue;
+      sort_batch();
+      for (const ReadyOp& r : batch) {
+        uint64_t t = nexto[h * ncpu + r.cpu];
+        if (r.type == kSend) t = std::max(t, nextgs[h * nnic + r.nic]);
+        aq.push(Event{t, aqtime++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
+      }
+    }
+  }
+
+  // Everything must have run: no receive left posted, no message left unreceived, no operation
+  // left waiting for one that never completed.
+  if (rq.count() > 0 || uq.count() > 0) {
+    for (uint32_t h = 0; h < p; ++h) {
+      if (int32_t i = rq.first(h); i >= 0) {
+        const auto& q = rq.at(i);
+        throw StuckError("host " + std::to_string(h) + ": receive " + src.name(h, q.op) + " from " +
+                         (q.src == kAny ? std::string("any host") : "host " + std::to_string(q.src)) + " (tag " +
+                         (q.tag == kAny ? std::string("any") : std::to_string(q.tag)) + ") is never matched by a send");
+      }
+      if (int32_t i = uq.first(h); i >= 0) {
+        const auto& q = uq.at(i);
+        throw StuckError("host " + std::to_string(q.src) + ": send " + src.name(q.src, q.op) + " to host " + std::to_string(h) + " (tag " +
+                         std::to_string(q.tag) + ") is never received");
+      }
+    }
+  }
+  if (std::string stuck = src.never_ready(); !stuck.empty()) throw StuckError(stuck);
+
+  res.finish.assign(p, 0);
+  for (uint32_t h = 0; h < p; ++h) {
+    uint64_t f = 0;
+    for (size_t c = 0; c < ncpu; ++c) f = std::max(f, nexto[h * ncpu + c]);
+    res.finish[h] = f;
+    if (f > res.time) {
+      res.time = f;
+      res.last_host = h;
+    }
+  }
+  return res;
+}
+
+}  // namespace ppsim::loggp

@@ -10,7 +10,7 @@
 namespace ppsim {
 
 double formula_time(const RunConfig& c) {
-  if (c.params.lambda > 1) return std::nan("");
+  if (c.params.lambda > 1 || c.cost.model == CostModel::loggp) return std::nan("");
   return c.algorithm->formula(c.params, c.cost);
 }
 
@@ -39,7 +39,7 @@ double knowledge_steps(double p, double k) {
 
 double lower_bound_time(const RunConfig& c) {
   const Operation op = c.algorithm->op;
-  if (c.params.lambda > 1 || op == Operation::shift || op == Operation::multicast || op == Operation::kbroadcast ||
+  if (c.params.lambda > 1 || c.cost.model == CostModel::loggp || op == Operation::shift || op == Operation::multicast || op == Operation::kbroadcast ||
       op == Operation::kscatter)
     return std::nan("");
   const double p = double(c.params.p), m = double(c.params.m), k = usable_ports(c);

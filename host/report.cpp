@@ -112,10 +112,21 @@ json tw_class_json(const RunConfig& c) {
 }  // namespace
 
 json model_json(const RunConfig& c) {
-  return json{
-      {"ports", port_spec_name(c.ports)},   {"lambda", c.params.lambda}, {"ts", c.cost.ts},       {"tw", c.cost.tw},
-      {"tw_class", tw_class_json(c)},       {"th", c.cost.th},           {"gamma", c.cost.gamma}, {"routing", routing_name(c.cost.routing)},
-      {"combine", operator_name(c.combine)}};
+  if (c.cost.model == CostModel::loggp) {
+    const LogGPParams& g = c.cost.loggp;
+    return json{{"model", "loggp"}, {"ports", port_spec_name(c.ports)},   {"L", g.L}, {"o", g.o}, {"g", g.g}, {"G", g.G}, {"O", g.O},
+                {"S", g.S},         {"combine", operator_name(c.combine)}};
+  }
+  return json{{"model", "linear"},
+              {"ports", port_spec_name(c.ports)},
+              {"lambda", c.params.lambda},
+              {"ts", c.cost.ts},
+              {"tw", c.cost.tw},
+              {"tw_class", tw_class_json(c)},
+              {"th", c.cost.th},
+              {"gamma", c.cost.gamma},
+              {"routing", routing_name(c.cost.routing)},
+              {"combine", operator_name(c.combine)}};
 }
 
 json config_json(const RunConfig& c, Backend requested) {
@@ -186,7 +197,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                      {"words", s.words},
                      {"link_hops", s.link_hops},
                      {"max_link_load", s.max_link_load},
-                     {"time", s.time}});
+                     {"time", c.cost.model == CostModel::loggp ? json(nullptr) : json(s.time)}});
   doc["per_step"] = std::move(steps);
   doc["verified"] = r.verified;
   doc["mismatches"] = r.mismatches;
@@ -200,6 +211,12 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                         {"got", run_word_json(c, m.got)}});
   doc["mismatch_examples"] = std::move(examples);
   doc["wall_seconds"] = r.wall_seconds;
+  if (c.cost.model == CostModel::loggp) {
+    json finish = nullptr;  // per processor, for small p
+    if (r.finish.size() <= kReportFinishTimes) finish = r.finish;
+    doc["loggp"] = {
+        {"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds}};
+  }
   uint64_t words = 0;
   for (const auto& b : r.buffers) words += b.size();
   doc["final"] = json::object();

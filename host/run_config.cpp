@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "goal/loggp.h"
 #include "ppsim/engine.h"
 #include "topologies/routing.h"
 
@@ -78,6 +79,19 @@ void validate_config(const RunConfig& c, bool host_memory) {
       throw ConfigError("a per-word time is set for link class " + std::to_string(k) + ", which " + topology_shape(machine) + " lacks");
     if (!(c.cost.tw_class[k] >= 0) || !std::isfinite(c.cost.tw_class[k]))
       throw ConfigError("--tw-class " + topology_link_class_name(machine, k) + " must be finite and not negative");
+  }
+  if (c.cost.model == CostModel::loggp) {
+    // LogGP has its own latency, overheads and gaps: the linear model's refinements do not apply.
+    if (a.lambda != 1) throw ConfigError("--lambda is the postal model's latency; under --model loggp the latency is --L");
+    if (c.cost.gamma != 0 || c.cost.th != 0 || c.cost.tw_class_set != 0 || c.cost.routing != Routing::cut_through)
+      throw ConfigError("--gamma, --th, --tw-class and --routing belong to --model linear, not loggp");
+    const LogGPParams& g = c.cost.loggp;
+    if (g.L > loggp::kMaxParam || g.o > loggp::kMaxParam || g.g > loggp::kMaxParam || g.S > loggp::kMaxParam)
+      throw ConfigError("--L, --o, --g and --S must be at most 2^40");
+    if (g.G > loggp::kMaxPerByte || g.O > loggp::kMaxPerByte) throw ConfigError("--G and --O must be at most 2^20 (ns per byte)");
+    if (uint64_t(a.m) * uint64_t(kBytesPerWord) > loggp::kMaxSize)
+      throw ConfigError("--m is too large for --model loggp (at most 2^37 words)");
+    if (a.p > (int64_t(1) << 31)) throw ConfigError("--model loggp takes at most 2^31 processors");
   }
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);

@@ -18,5 +18,6 @@ Subcommand add_sweep_command(CLI::App& app);   // sweep.cpp
 Subcommand add_best_command(CLI::App& app);    // best.cpp
 Subcommand add_draw_command(CLI::App& app);    // draw.cpp
 Subcommand add_bounds_command(CLI::App& app);  // bounds.cpp
+Subcommand add_goal_command(CLI::App& app);    // goal.cpp (export; run --goal imports)
 
 }  // namespace ppsim::cli

@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ppsim: simulate collective communication on massively parallel processor arrays"};
   app.require_subcommand(1);
   const std::vector<Subcommand> subcommands = {add_list_command(app), add_run_command(app),  add_sweep_command(app),
-                                               add_best_command(app), add_draw_command(app), add_bounds_command(app)};
+                                               add_best_command(app), add_draw_command(app), add_bounds_command(app),
+                                               add_goal_command(app)};
   read_integers_in_decimal(app);
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "goal/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
 
@@ -146,6 +147,14 @@ const RunOptionSpec kRunOptions[] = {
     {"--gamma", &RunOptions::gamma, true, "time per combined word (a receive that combines c words adds gamma * c)"},
     {"--tw-class", &RunOptions::tw_class, false, "per-word time of a link class: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
+    {"--model", &RunOptions::model, true, "linear (t_s + t_w m per step) | loggp (LogGOPSim's per-processor clocks, ns)"},
+    {"--L", &RunOptions::loggp_L, true, "loggp: latency of the wire (ns)"},
+    {"--o", &RunOptions::loggp_o, true, "loggp: CPU overhead per message (ns)"},
+    {"--g", &RunOptions::loggp_g, true, "loggp: NIC gap between messages (ns)"},
+    {"--G", &RunOptions::loggp_G, true, "loggp: NIC gap per byte (ns; a word is 8 bytes)"},
+    {"--O", &RunOptions::loggp_O, true, "loggp: CPU overhead per byte (ns)"},
+    {"--S", &RunOptions::loggp_S, true, "loggp: largest eager message (bytes); larger ones rendezvous"},
+    {"--goal", &RunOptions::goal, false, "time a GOAL schedule FILE under loggp instead of an algorithm (--L .. --S apply)"},
     {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
     {"--input", &RunOptions::input, true,
      "iota | random:SEED (fsum, fsum32: uniform in [-1, 1)) | random:SEED:LO:HI (fsum, fsum32: in [LO, HI))"},
@@ -320,6 +329,39 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
   a.segments = o.segments;
 }
 
+}  // namespace
+
+LogGPParams loggp_params(const RunOptions& o) {
+  for (int64_t v : {o.loggp_L, o.loggp_o, o.loggp_g, o.loggp_G, o.loggp_O, o.loggp_S})
+    if (v < 0) throw UsageError("--L, --o, --g, --G, --O and --S must not be negative");
+  const LogGPParams g{uint64_t(o.loggp_L), uint64_t(o.loggp_o), uint64_t(o.loggp_g),
+                      uint64_t(o.loggp_G), uint64_t(o.loggp_O), uint64_t(o.loggp_S)};
+  if (g.L > loggp::kMaxParam || g.o > loggp::kMaxParam || g.g > loggp::kMaxParam || g.S > loggp::kMaxParam)
+    throw UsageError("--L, --o, --g and --S must be at most 2^40");
+  if (g.G > loggp::kMaxPerByte || g.O > loggp::kMaxPerByte) throw UsageError("--G and --O must be at most 2^20 (ns per byte)");
+  return g;
+}
+
+namespace {
+
+// --model and its parameters: those of the other model must keep their defaults.
+void read_cost_model(const RunOptions& o, CostParams& cost) {
+  const RunOptions d;
+  const bool loggp_given = o.loggp_L != d.loggp_L || o.loggp_o != d.loggp_o || o.loggp_g != d.loggp_g || o.loggp_G != d.loggp_G ||
+                           o.loggp_O != d.loggp_O || o.loggp_S != d.loggp_S;
+  if (o.model == "linear") {
+    if (loggp_given) throw UsageError("--L, --o, --g, --G, --O and --S apply to --model loggp");
+    cost.model = CostModel::linear;
+    return;
+  }
+  if (o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
+  if (o.ts != d.ts || o.tw != d.tw || o.th != d.th || o.gamma != d.gamma || !o.tw_class.empty() || o.routing != d.routing)
+    throw UsageError("--ts, --tw, --th, --gamma, --tw-class and --routing apply to --model linear (loggp takes --L --o --g --G --O --S)");
+  if (o.lambda != d.lambda) throw UsageError("--lambda is the postal model's latency; under --model loggp the latency is --L");
+  cost.model = CostModel::loggp;
+  cost.loggp = loggp_params(o);
+}
+
 // --m, --input, --root, --lambda, the operation's parameters and the cost model.
 void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   int64_t m = parse_count(o.m, "--m");
@@ -333,6 +375,7 @@ void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   c.cost.tw = o.tw;
   c.cost.th = o.th;
   c.cost.gamma = o.gamma;
+  read_cost_model(o, c.cost);
   c.threads = o.threads;
   c.trace = o.trace;
   if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th) || !std::isfinite(o.gamma))

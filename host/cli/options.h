@@ -35,11 +35,13 @@ inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, to
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
-              input = "iota", backend = "auto", json, tw_class;
+              input = "iota", backend = "auto", json, tw_class, model = "linear", goal;
   int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0, gamma = 0.0;
+  // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
+  int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
   bool trace = false;
 };
 
@@ -56,6 +58,9 @@ struct DescribedOption {
   const char* description;
 };
 void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options);
+
+// --L --o --g --G --O --S, checked. Throws UsageError.
+LogGPParams loggp_params(const RunOptions& o);
 
 // Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
 RunConfig build_config(const RunOptions& o, Backend& backend);

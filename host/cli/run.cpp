@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "goal.h"
 #include "options.h"
 #include "pram.h"
 #include "ppsim/report.h"
@@ -80,7 +81,8 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
-    out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words)) << ", as nccl-tests)\n";
+    out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words))
+        << ", as nccl-tests)\n";
   if (c.trace) print_trace_text(c, r);
   if (operator_rounded(c.combine)) out << "  " << rounding_text(c, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
@@ -101,6 +103,7 @@ int run_network(const RunOptions& o) {
 }
 
 int run_command(const RunOptions& o, const CLI::App& run) {
+  if (!o.goal.empty()) return run_goal_file(o, run);
   if (o.machine == "network") return run_network(o);
   return run_pram_machine(o, parse_pram_machine_option(o.machine), run);
 }

@@ -33,16 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "ppsim/cost.h"
+
 namespace ppsim::loggp {
 
-struct Params {
-  uint64_t L = 2500;   // wire latency (ns)
-  uint64_t o = 1500;   // CPU overhead per message (ns)
-  uint64_t g = 1000;   // NIC gap between messages (ns)
-  uint64_t G = 6;      // NIC gap per byte (ns)
-  uint64_t O = 0;      // CPU overhead per byte (ns)
-  uint64_t S = 65535;  // largest eager message (bytes); larger ones rendezvous
-};
+using Params = LogGPParams;  // ppsim/cost.h: L, o, g, G, O, S and LogGOPSim's defaults
 
 // Parameter limits: every time stays below 2^62 for any schedule whose sizes are below 2^40.
 inline constexpr uint64_t kMaxParam = uint64_t(1) << 40;    // L, o, g, S
@@ -321,13 +316,13 @@ Result simulate(Source& src, const Params& P) {
     for (uint32_t h = 0; h < p; ++h) {
       if (int32_t i = rq.first(h); i >= 0) {
         const auto& q = rq.at(i);
-        throw StuckError("host " + std::to_string(h) + ": receive " + src.name(h, q.op) + " from " +
-                         (q.src == kAny ? std::string("any host") : "host " + std::to_string(q.src)) + " (tag " +
+        throw StuckError("rank " + std::to_string(h) + ": receive " + src.name(h, q.op) + " from " +
+                         (q.src == kAny ? std::string("any rank") : "rank " + std::to_string(q.src)) + " (tag " +
                          (q.tag == kAny ? std::string("any") : std::to_string(q.tag)) + ") is never matched by a send");
       }
       if (int32_t i = uq.first(h); i >= 0) {
         const auto& q = uq.at(i);
-        throw StuckError("host " + std::to_string(q.src) + ": send " + src.name(q.src, q.op) + " to host " + std::to_string(h) + " (tag " +
+        throw StuckError("rank " + std::to_string(q.src) + ": send " + src.name(q.src, q.op) + " to rank " + std::to_string(h) + " (tag " +
                          std::to_string(q.tag) + ") is never received");
       }
     }

@@ -18,6 +18,22 @@ namespace ppsim {
 
 enum class Routing : int8_t { cut_through, store_and_forward };
 
+// linear: the step model above; loggp: LogGP/LogGOPS per-processor clocks (host/goal/loggp.h), as
+// LogGOPSim computes them, from the algorithm's rounds (a round's operations wait for the receives
+// of the processor's earlier rounds).
+enum class CostModel : int8_t { linear, loggp };
+
+// LogGOPSim's parameters and defaults: nanoseconds, bytes (a word is 8 bytes).
+struct LogGPParams {
+  uint64_t L = 2500;   // wire latency
+  uint64_t o = 1500;   // CPU overhead per message
+  uint64_t g = 1000;   // NIC gap between messages
+  uint64_t G = 6;      // NIC gap per byte
+  uint64_t O = 0;      // CPU overhead per byte
+  uint64_t S = 65535;  // largest eager message; larger ones use the rendezvous protocol
+};
+inline constexpr int64_t kBytesPerWord = 8;
+
 // The most link classes a topology has (a fat tree's levels: at most 31 under the 2^31 limit on p).
 inline constexpr int kMaxLinkClasses = 32;
 
@@ -31,6 +47,8 @@ struct CostParams {
   // without one costs tw. No bit set: the per-word term is tw * m * c.
   uint32_t tw_class_set = 0;
   double tw_class[kMaxLinkClasses] = {};
+  CostModel model = CostModel::linear;
+  LogGPParams loggp;  // model == loggp
 
   PPSIM_HD double tw_of_class(int k) const { return (tw_class_set >> k) & 1u ? tw_class[k] : tw; }
   void set_class_tw(int k, double value) {

@@ -37,6 +37,8 @@ nlohmann::json postal_lower_bound_json(const RunConfig& c);
 
 // Most words of final buffers a report lists (larger runs omit final.buffers).
 inline constexpr uint64_t kReportFinalWords = 1u << 16;
+// --model loggp: every processor's finishing time is reported up to this many processors.
+inline constexpr uint64_t kReportFinishTimes = 4096;
 
 // The machine model of a run (ports, lambda, t_s, t_w, t_h, routing, operator): part of every
 // report and of every sweep row.

@@ -53,6 +53,12 @@ struct RunResult {
   std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
   std::vector<TraceStep> trace;
   std::string backend = "cpu";
+  // --model loggp: every processor's finishing time (ns), the lowest processor finishing last (time
+  // is its finish), the events LogGP took, and the seconds its timing took (part of wall_seconds).
+  std::vector<uint64_t> finish;
+  int64_t last_processor = -1;
+  uint64_t loggp_events = 0;
+  double loggp_seconds = 0.0;
 };
 
 // Adds one step's figures to the run's totals (postal model: a step costs 1); both backends call it.

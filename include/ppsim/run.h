@@ -11,4 +11,8 @@ namespace ppsim {
 // written to *notice when a GPU is there but cannot be used, none when the machine has no GPU). Throws ConfigError / ScheduleError.
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice = nullptr);
 
+// Under --model loggp: replaces r's time by the LogGP time of c's rounds and fills r's per-processor
+// finishing times (host code on either backend: the same rounds give the same times). Throws ScheduleError.
+void add_loggp_times(const RunConfig& c, RunResult& r);
+
 }  // namespace ppsim

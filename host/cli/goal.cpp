@@ -1,0 +1,176 @@
+// GOAL schedules in and out (docs/DESIGN.md §3b):
+//   ppsim goal ...            writes an algorithm's rounds as a GOAL schedule (same options as run)
+//   ppsim run --goal FILE     times a GOAL schedule under LogGP with LogGOPSim's rules
+#include "goal.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "goal/goal.h"
+#include "goal/loggp_run.h"
+#include "ppsim/report.h"
+
+namespace ppsim::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nlohmann::json loggp_json(const LogGPParams& g) {
+  return {{"model", "loggp"}, {"L", g.L}, {"o", g.o}, {"g", g.g}, {"G", g.G}, {"O", g.O}, {"S", g.S}};
+}
+
+std::string loggp_text(const LogGPParams& g) {
+  return "LogGP L=" + std::to_string(g.L) + " o=" + std::to_string(g.o) + " g=" + std::to_string(g.g) + " G=" + std::to_string(g.G) +
+         " O=" + std::to_string(g.O) + " S=" + std::to_string(g.S) + " (ns, bytes)";
+}
+
+// Writes through a temporary file, so that a failed export leaves nothing behind.
+void write_goal_file(const RunConfig& c, const std::string& path) {
+  if (path == "-") {
+    write_goal(c, std::cout);
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  {
+    std::ofstream f(tmp);
+    if (!f) throw UsageError("--out: cannot write " + path);
+    try {
+      write_goal(c, f);
+    } catch (...) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      throw;
+    }
+    if (!f.good()) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      throw UsageError("--out: failed writing " + path);
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UsageError("--out: cannot write " + path);
+  }
+}
+
+int export_goal(const RunOptions& o, const std::string& out) {
+  if (out.empty()) throw UsageError("give --out FILE (- for stdout)");
+  require_writable(out, "--out");
+  Backend backend = Backend::cpu;
+  RunConfig c = build_config(o, backend);
+  validate_config(c, false);
+  try {
+    write_goal_file(c, out);
+  } catch (const loggp::StuckError& e) {
+    throw ScheduleError(e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_goal_file(const RunOptions& o, const CLI::App& run) {
+  // Everything but the LogGP parameters and the report comes from the file.
+  for (const CLI::Option* opt : run.get_options()) {
+    const std::string name = opt->get_name();
+    if (opt->count() == 0 || name == "--goal" || name == "--json" || name == "--help" || name == "--model" || name == "--L" ||
+        name == "--o" || name == "--g" || name == "--G" || name == "--O" || name == "--S")
+      continue;
+    throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S and --json do)");
+  }
+  if (o.model != "linear" && o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
+  if (run.count("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
+  const LogGPParams params = loggp_params(o);
+  if (!o.json.empty()) require_writable(o.json, "--json");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  goal::Schedule s;
+  try {
+    s = goal::read_file(o.goal);
+  } catch (const goal::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  const double read_s = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  loggp::Result r;
+  try {
+    r = goal::simulate(s, params);
+  } catch (const loggp::StuckError& e) {
+    std::cerr << "ppsim: error: " << o.goal << ": the schedule cannot finish: " << e.what() << "\n";
+    return 1;
+  }
+  const double sim_s = seconds_since(t1);
+  uint64_t count[4] = {0, 0, 0, 0};
+  for (const goal::Op& op : s.ops) ++count[op.type - loggp::kSend];
+
+  if (!o.json.empty()) {
+    nlohmann::json doc{{"goal", o.goal},
+                       {"ranks", s.ranks},
+                       {"operations", s.ops.size()},
+                       {"sends", count[0]},
+                       {"recvs", count[1]},
+                       {"calcs", count[2]},
+                       {"dependencies", s.edges()},
+                       {"model", loggp_json(params)},
+                       {"time", r.time},
+                       {"last_rank", r.last_host},
+                       {"finish", r.finish.size() <= kReportFinishTimes ? nlohmann::json(r.finish) : nlohmann::json(nullptr)},
+                       {"events", r.events},
+                       {"read_seconds", read_s},
+                       {"simulate_seconds", sim_s}};
+    write_json_atomically(o.json, doc);
+  }
+  if (o.json != "-") {
+    std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.ops.size() << " operations (" << count[0]
+              << " sends, " << count[1] << " receives, " << count[2] << " calcs), " << s.edges() << " dependencies\n"
+              << "  " << loggp_text(params) << "\n"
+              << "  time " << r.time << " ns (rank " << r.last_host << " finishes last)\n";
+    if (s.ranks <= 16)
+      for (uint32_t h = 0; h < s.ranks; ++h) std::cout << "  rank " << h << ": " << r.finish[h] << "\n";
+    std::cout << "  events " << r.events << ", read " << read_s << " s, simulated " << sim_s << " s\n";
+  }
+  return 0;
+}
+
+Subcommand add_goal_command(CLI::App& app) {
+  struct GoalOptions {
+    RunOptions run;
+    std::string out;
+  };
+  auto g = std::make_shared<GoalOptions>();
+  auto* goal = app.add_subcommand("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
+  add_run_options(goal, g->run,
+                  {{"--topology", "topology the algorithm is chosen for (GOAL has no topology)"},
+                   {"--p", "processors (ranks)"},
+                   {"--dims", "mesh/torus extents RxC or RxCxD; fattree KxN; dragonfly AxHxC"},
+                   {"--logical", "the topology the algorithm is written for"},
+                   {"--logical-dims", "extents of a logical mesh/torus"},
+                   {"--map", "identity | gray | snake"},
+                   {"--op", "collective operation (see `ppsim list`)"},
+                   {"--algo", "algorithm (default: the topology's natural one)"},
+                   {"--m", "words per message unit (8 bytes each)"},
+                   {"--root", "root of broadcast/reduce/scatter/gather"},
+                   {"--n", "scan: number of elements in all"},
+                   {"--exclusive", "scan: exclusive prefix"},
+                   {"--shift", "shift: distance q"},
+                   {"--group-stride", "multicast: members are root + j*stride (mod p)"},
+                   {"--group-size", "multicast: number of members (0: all)"},
+                   {"--sources", "kbroadcast, kscatter: sources"},
+                   {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
+                   {"--segments", "pipelined broadcast: segments"},
+                   {"--ports", "port model (a round may post this many sends)"},
+                   {"--combine", "operator (some algorithms depend on it)"}});
+  goal->add_option("--out", g->out, "GOAL file to write (- for stdout)");
+  return {goal, [g] { return export_goal(g->run, g->out); }};
+}
+
+}  // namespace ppsim::cli

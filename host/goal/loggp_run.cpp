@@ -1,0 +1,137 @@
+// LogGP timing of a registered algorithm, and its GOAL export (loggp_run.h).
+#include "goal/loggp_run.h"
+
+#include <string>
+#include <vector>
+
+#include "algorithms/all.h"
+#include "ppsim/postal.h"
+
+namespace ppsim {
+
+namespace {
+
+// One processor's operations of one round, read from the algorithm (or a test's override).
+class RoundReader {
+ public:
+  explicit RoundReader(const RunConfig& c)
+      : c_(c), postal_(c.params), a_(postal_.attached(c.params)), rounds_(c.algorithm->rounds(c.params)) {}
+  int rounds() const { return rounds_; }
+  const StepOps& read(int64_t proc, int round) {
+    ops_.nsend = ops_.nrecv = 0;
+    ops_.overflow = false;
+    if (c_.test_ops_override) c_.test_ops_override(a_, proc, round, ops_);
+    else algorithm_ops(c_.algorithm->id, a_, proc, round, ops_);
+    if (ops_.overflow)
+      throw loggp::StuckError("processor " + std::to_string(proc) + ", round " + std::to_string(round) + ": more than " +
+                              std::to_string(kMaxOps) + " sends or receives");
+    return ops_;
+  }
+
+ private:
+  const RunConfig& c_;
+  const PostalTable postal_;
+  const AlgoParams a_;
+  const int rounds_;
+  StepOps ops_;
+};
+
+uint64_t bytes_of(int64_t words) { return uint64_t(words) * uint64_t(kBytesPerWord); }
+
+// An operation's id: its round, whether it is a receive, its index among the round's sends or receives.
+constexpr uint32_t op_id(int round, bool recv, int index) { return uint32_t(round) << 6 | uint32_t(recv) << 5 | uint32_t(index); }
+
+class AlgorithmSource {
+ public:
+  explicit AlgorithmSource(const RunConfig& c) : reader_(c), p_(uint32_t(c.params.p)), next_round_(p_, 1), outstanding_(p_, 0) {}
+  uint32_t hosts() const { return p_; }
+  int cpus() const { return 1; }
+  int nics() const { return 1; }
+  void roots(uint32_t h, std::vector<loggp::ReadyOp>& out) { release(h, out); }
+  void started(uint32_t, uint32_t, std::vector<loggp::ReadyOp>&) {}
+  void done(uint32_t h, uint32_t op, std::vector<loggp::ReadyOp>& out) {
+    if ((op >> 5 & 1u) && --outstanding_[h] == 0) release(h, out);
+  }
+  std::string name(uint32_t h, uint32_t op) const {
+    return std::string(op >> 5 & 1u ? "receive " : "send ") + std::to_string(op & 31u) + " of round " + std::to_string(op >> 6) +
+           " of processor " + std::to_string(h);
+  }
+  std::string never_ready() const {
+    for (uint32_t h = 0; h < p_; ++h)
+      if (next_round_[h] <= reader_.rounds())
+        return "processor " + std::to_string(h) + ": round " + std::to_string(next_round_[h]) +
+               " never starts (a receive of an earlier round never completes)";
+    return {};
+  }
+
+ private:
+  // The rounds up to and including the next one with receives.
+  void release(uint32_t h, std::vector<loggp::ReadyOp>& out) {
+    int r = next_round_[h];
+    for (; r <= reader_.rounds(); ++r) {
+      const StepOps& ops = reader_.read(h, r);
+      for (int k = 0; k < ops.nsend; ++k)
+        out.push_back(
+            loggp::ReadyOp{bytes_of(ops.send[k].len), uint32_t(ops.send[k].to), uint32_t(r), op_id(r, false, k), 0, 0, loggp::kSend});
+      for (int k = 0; k < ops.nrecv; ++k)
+        out.push_back(
+            loggp::ReadyOp{bytes_of(ops.recv[k].len), uint32_t(ops.recv[k].from), uint32_t(r), op_id(r, true, k), 0, 0, loggp::kRecv});
+      if (ops.nrecv > 0) {
+        outstanding_[h] = ops.nrecv;
+        ++r;
+        break;
+      }
+    }
+    next_round_[h] = r;
+  }
+
+  RoundReader reader_;
+  uint32_t p_;
+  std::vector<int32_t> next_round_;   // the first round not yet released
+  std::vector<int32_t> outstanding_;  // receives of the released rounds not yet complete
+};
+
+}  // namespace
+
+loggp::Result loggp_run(const RunConfig& c) {
+  AlgorithmSource src(c);
+  return loggp::simulate(src, c.cost.loggp);
+}
+
+void write_goal(const RunConfig& c, std::ostream& out) {
+  RoundReader reader(c);
+  const int64_t p = c.params.p;
+  out << "// ppsim goal: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << "), p = " << p << ", m = " << c.params.m
+      << " words of " << kBytesPerWord << " bytes, root " << c.params.root << "\n"
+      << "// A round's operations require the receives of the processor's latest earlier round with receives; tag = round.\n"
+      << "num_ranks " << p << "\n";
+  std::vector<int> gate;  // label numbers of the receives the next operations wait for
+  std::vector<int> next_gate;
+  for (int64_t i = 0; i < p; ++i) {
+    out << "\nrank " << i << " {\n";
+    gate.clear();
+    int label = 0;
+    for (int r = 1; r <= reader.rounds(); ++r) {
+      const StepOps& ops = reader.read(i, r);
+      next_gate.clear();
+      auto requires_gate = [&](int l) {
+        for (int g : gate) out << 'l' << l << " requires l" << g << '\n';
+      };
+      for (int k = 0; k < ops.nsend; ++k) {
+        ++label;
+        out << 'l' << label << ": send " << bytes_of(ops.send[k].len) << "b to " << ops.send[k].to << " tag " << r << '\n';
+        requires_gate(label);
+      }
+      for (int k = 0; k < ops.nrecv; ++k) {
+        ++label;
+        out << 'l' << label << ": recv " << bytes_of(ops.recv[k].len) << "b from " << ops.recv[k].from << " tag " << r << '\n';
+        requires_gate(label);
+        next_gate.push_back(label);
+      }
+      if (!next_gate.empty()) gate.swap(next_gate);
+    }
+    out << "}\n";
+  }
+}
+
+}  // namespace ppsim

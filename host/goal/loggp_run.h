@@ -1,0 +1,24 @@
+// LogGP timing of a registered algorithm (--model loggp), and its export as a GOAL schedule
+// (`ppsim goal`). Both read the algorithm's rounds the same way, so the time of an algorithm equals
+// the time of its exported file (docs/DESIGN.md §3b):
+//   - processor i's operations of round r are its sends, then its receives, of that round, in the
+//     algorithm's order; a message of w words is 8w bytes and carries the tag r;
+//   - they wait for the receives of i's latest earlier round that has receives (and so, through
+//     them, for every earlier receive); the operations before i's first receive wait for nothing.
+// Nothing is stored per round: each processor keeps the round it is at and how many of its
+// receives are outstanding (O(p) memory besides the event queue).
+#pragma once
+#include <ostream>
+
+#include "goal/loggp.h"
+#include "ppsim/config.h"
+
+namespace ppsim {
+
+// The LogGP times of c's algorithm (c.cost.loggp). Throws loggp::StuckError if it cannot finish.
+loggp::Result loggp_run(const RunConfig& c);
+
+// Writes c's algorithm as GOAL text (goal/goal.h); a comment line names the run.
+void write_goal(const RunConfig& c, std::ostream& out);
+
+}  // namespace ppsim

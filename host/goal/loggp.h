@@ -30,7 +30,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <functional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ppsim/cost.h"
@@ -78,25 +81,133 @@ struct Event {
   uint8_t cpu, nic, type;
 };
 
-// Min-heap on (time, ts): ts is unique, so the order is total and any correct heap pops the same.
+// Events in order of (time, ts); ts is unique, so the order is total. A bucket per distinct time
+// (a min-heap holds the times): schedules put many events at one time (every processor of a
+// symmetric algorithm sends at once), and a bucket takes them in O(1). Within a bucket events are
+// in ts order: a new event has the largest ts yet, and only an event put back for later (which
+// keeps its ts) can arrive out of order; such a bucket is sorted once, when its turn comes.
 class EventQueue {
  public:
-  bool empty() const { return h_.empty(); }
-  size_t size() const { return h_.size(); }
+  bool empty() const { return count_ == 0; }
   void push(const Event& e) {
-    h_.push_back(e);
-    std::push_heap(h_.begin(), h_.end(), later);
+    uint32_t b;
+    if (e.time == last_time_ && last_bucket_ != kNone) {
+      b = last_bucket_;
+    } else {
+      auto [it, fresh] = index_.try_emplace(e.time, 0);
+      if (fresh) {
+        it->second = new_bucket();
+        times_.push_back(e.time);
+        std::push_heap(times_.begin(), times_.end(), std::greater<>());
+      }
+      b = it->second;
+      last_time_ = e.time;
+      last_bucket_ = b;
+    }
+    Bucket& k = buckets_[b];
+    if (k.size > 0 && k.last_ts > e.ts) k.sorted = false;
+    k.last_ts = e.ts;
+    Chunk* tail = chunks_[k.tail].get();
+    if (tail->n == kChunk) {
+      const uint32_t c = new_chunk();
+      chunks_[k.tail]->next = c;
+      k.tail = c;
+      tail = chunks_[c].get();
+    }
+    tail->ev[tail->n++] = e;
+    ++k.size;
+    ++count_;
   }
   Event pop() {
-    std::pop_heap(h_.begin(), h_.end(), later);
-    Event e = h_.back();
-    h_.pop_back();
+    const uint64_t t = times_.front();
+    if (t != current_time_ || current_ == kNone) {
+      current_time_ = t;
+      current_ = index_.find(t)->second;
+    }
+    Bucket& k = buckets_[current_];
+    if (!k.sorted) sort(k);
+    Chunk* head = chunks_[k.head].get();
+    if (k.pos == head->n) {  // a spent chunk (the bucket goes on in the next)
+      const uint32_t next = head->next;
+      free_chunks_.push_back(k.head);
+      k.head = next;
+      k.pos = 0;
+      head = chunks_[next].get();
+    }
+    Event e = head->ev[k.pos++];
+    --k.size;
+    --count_;
+    if (k.size == 0) {  // the bucket is spent: recycle it
+      free_chunks_.push_back(k.head);
+      free_buckets_.push_back(current_);
+      index_.erase(t);
+      std::pop_heap(times_.begin(), times_.end(), std::greater<>());
+      times_.pop_back();
+      if (last_bucket_ == current_) last_bucket_ = kNone;
+      current_ = kNone;
+    }
     return e;
   }
 
  private:
-  static bool later(const Event& a, const Event& b) { return a.time > b.time || (a.time == b.time && a.ts > b.ts); }
-  std::vector<Event> h_;
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  static constexpr uint32_t kChunk = 512;
+  struct Chunk {
+    Event ev[kChunk];
+    uint32_t n = 0, next = kNone;
+  };
+  struct Bucket {
+    uint32_t head = kNone, tail = kNone, pos = 0;
+    uint64_t size = 0, last_ts = 0;
+    bool sorted = true;
+  };
+  uint32_t new_chunk() {
+    uint32_t c;
+    if (free_chunks_.empty()) {
+      c = uint32_t(chunks_.size());
+      chunks_.push_back(std::make_unique<Chunk>());
+    } else {
+      c = free_chunks_.back();
+      free_chunks_.pop_back();
+    }
+    chunks_[c]->n = 0;
+    chunks_[c]->next = kNone;
+    return c;
+  }
+  uint32_t new_bucket() {
+    uint32_t b;
+    if (free_buckets_.empty()) {
+      b = uint32_t(buckets_.size());
+      buckets_.emplace_back();
+    } else {
+      b = free_buckets_.back();
+      free_buckets_.pop_back();
+    }
+    Bucket& k = buckets_[b];
+    k = Bucket{};
+    k.head = k.tail = new_chunk();
+    return b;
+  }
+  // Puts a bucket's events (an event put back for later arrived out of ts order) in ts order.
+  void sort(Bucket& k) {
+    std::vector<Event> all;
+    all.reserve(k.size);
+    for (uint32_t c = k.head, from = k.pos; c != kNone; c = chunks_[c]->next, from = 0)
+      all.insert(all.end(), chunks_[c]->ev + from, chunks_[c]->ev + chunks_[c]->n);
+    std::sort(all.begin(), all.end(), [](const Event& x, const Event& y) { return x.ts < y.ts; });
+    size_t i = 0;
+    for (uint32_t c = k.head, from = k.pos; c != kNone; c = chunks_[c]->next, from = 0)
+      for (uint32_t j = from; j < chunks_[c]->n; ++j) chunks_[c]->ev[j] = all[i++];
+    k.sorted = true;
+  }
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::vector<uint32_t> free_chunks_;
+  std::vector<Bucket> buckets_;
+  std::vector<uint32_t> free_buckets_;
+  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<uint64_t> times_;  // min-heap of the times with a bucket
+  uint64_t count_ = 0, last_time_ = 0, current_time_ = 0;
+  uint32_t last_bucket_ = kNone, current_ = kNone;
 };
 
 // A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.

@@ -29,6 +29,13 @@ const std::vector<std::string> kSweepColumns = {"point",
                                                 "th",
                                                 "gamma",
                                                 "routing",
+                                                "model",
+                                                "L",
+                                                "o",
+                                                "g",
+                                                "G",
+                                                "O",
+                                                "S",
                                                 "combine",
                                                 "backend",
                                                 "steps",
@@ -218,7 +225,7 @@ nlohmann::json option_columns(const RunOptions& o) {
   return {{"topology", o.topology},   {"dims", o.dims},      {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
           {"op", operation_name(op)}, {"algo", o.algo},      {"m", count(o.m)}, {"root", o.root},       {"ports", o.ports},
           {"lambda", o.lambda},       {"ts", o.ts},          {"tw", o.tw},      {"th", o.th},           {"gamma", o.gamma},
-          {"routing", o.routing},     {"combine", o.combine}};
+          {"routing", o.routing},     {"model", o.model},    {"combine", o.combine}};
 }
 
 nlohmann::json config_columns(const RunConfig& c) {

@@ -77,6 +77,15 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
       << ", "
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
   out << "  steps " << r.steps << ", time " << r.time;
+  if (c.cost.model == CostModel::loggp) {
+    const LogGPParams& g = c.cost.loggp;
+    out << " ns under LogGP (L=" << g.L << " o=" << g.o << " g=" << g.g << " G=" << g.G << " O=" << g.O << " S=" << g.S
+        << "), processor " << r.last_processor << " finishes last";
+    if (r.finish.size() <= 16) {
+      out << "\n  finish (ns):";
+      for (uint64_t f : r.finish) out << " " << f;
+    }
+  }
   print_formula_and_bounds(c);
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";

@@ -12,8 +12,17 @@ enum class AlgorithmId : int16_t {
   count
 };
 
+// The dispatches are compiled once per translation unit on the device (not inlined into every
+// kernel that asks a processor for its round: ptxas would otherwise compile the whole switch over
+// every algorithm once per kernel).
+#if defined(__CUDACC__)
+#define PPSIM_DISPATCH __host__ __device__ __noinline__
+#else
+#define PPSIM_DISPATCH
+#endif
+
 // One processor's sends and receives in one round of an algorithm (host and device).
-PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t proc, int round, StepOps& out) {
+PPSIM_DISPATCH inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t proc, int round, StepOps& out) {
   switch (id) {
 #define PPSIM_ALGORITHM(unit)       \
   case AlgorithmId::unit:           \
@@ -25,7 +34,7 @@ PPSIM_HD inline void algorithm_ops(AlgorithmId id, const AlgoParams& a, int64_t 
 }
 
 // Local work of one processor before the first / after the last step (algorithms with has_local).
-PPSIM_HD inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase, ProcBuffers& b) {
+PPSIM_DISPATCH inline void algorithm_local(AlgorithmId id, const AlgoParams& a, OperatorKind k, int64_t proc, LocalPhase phase, ProcBuffers& b) {
   switch (id) {
 #define PPSIM_ALGORITHM(unit)          \
   case AlgorithmId::unit:              \

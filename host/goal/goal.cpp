@@ -1,8 +1,9 @@
 // GOAL text reader and the LogGP timing of a GOAL schedule (goal.h, loggp.h).
 #include "goal/goal.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 namespace ppsim::goal {
@@ -33,6 +34,12 @@ class Reader {
   Schedule run() {
     Schedule out;
     out.name = name_;
+    // Room for every line as an operation or a dependency: no regrowth while reading.
+    const size_t lines = size_t(std::count(s_.begin(), s_.end(), '\n')) + 1;
+    ops_.reserve(lines);
+    label_at_.reserve(lines);
+    edges_.reserve(lines);
+    labels_.reserve(lines * 4);
     Token t = next();
     bool have_ranks = false;
     while (t.kind != Tok::end) {
@@ -187,8 +194,10 @@ class Reader {
   // `rank R {` has been read: operations and dependencies up to `}`.
   void block(uint32_t rank) {
     Block blk{rank, uint32_t(ops_.size()), 0};
-    std::unordered_map<std::string_view, uint32_t> label_of;
-    std::vector<PendingEdge> pending;
+    std::unordered_map<std::string_view, uint32_t>& label_of = label_of_;
+    std::vector<PendingEdge>& pending = pending_;
+    label_of.clear();
+    pending.clear();
     for (;;) {
       Token t = next();
       if (t.kind == Tok::newline) continue;
@@ -335,6 +344,8 @@ class Reader {
   std::string labels_;
   std::vector<Edge> edges_;
   std::vector<Block> blocks_;
+  std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
+  std::vector<PendingEdge> pending_;                          // this block's dependencies
 };
 
 // The engine's view of a parsed schedule: dependency counters, and which operations ran.
@@ -403,11 +414,14 @@ Schedule parse(std::string_view text, const std::string& name) { return Reader(t
 
 Schedule read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ParseError(path + ": cannot be read");
-  std::string text = std::move(ss).str();
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) throw ParseError(path + ": cannot be read");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw ParseError(path + ": cannot be read");
+  in.seekg(0, std::ios::beg);
+  std::string text(size_t(size), '\0');
+  if (!in.read(text.data(), size)) throw ParseError(path + ": cannot be read");
   return parse(text, path);
 }
 

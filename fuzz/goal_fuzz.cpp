@@ -3,6 +3,7 @@
 // small schedule that was read must be timed or refused with a StuckError, under LogGOPSim's
 // default parameters and under a set where rendezvous starts at 17 bytes and bytes cost CPU time.
 // Anything else (another exception, a crash, a sanitizer report, a hang) is a bug.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -34,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!well_formed(e.what())) std::abort();
     return 0;
   }
+  // The engine's clocks per rank and CPU (NIC) stay within the reader's limit.
+  if (uint64_t(s.ranks) * uint64_t(std::max(s.cpus, s.nics)) > goal::kMaxRanks) std::abort();
   if (s.ranks > 64 || s.ops.size() > 10000) return 0;
   loggp::Params early_rendezvous;
   early_rendezvous.S = 16;

@@ -72,6 +72,7 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
       continue;
     }
     EXPECT_FALSE(must_fail) << "was read, but is one of the broken seeds";
+    EXPECT_LE(uint64_t(s.ranks) * uint64_t(std::max(s.cpus, s.nics)), ppsim::goal::kMaxRanks) << "clocks the engine would keep";
     if (s.ranks > kMaxRanksTimed || s.ops.size() > kMaxOpsTimed) continue;
     for (const ppsim::loggp::Params& P : {ppsim::loggp::Params{}, early_rendezvous}) {
       try {

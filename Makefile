@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: demo test build configure bench clean setup sanitize
+.PHONY: demo test build configure bench clean setup sanitize fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -30,6 +30,14 @@ sanitize: setup
 	@cmake --build build-asan -j $(JOBS) --target test_cuda test_algorithms
 	@UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build-asan/tests/test_cuda --gtest_brief=1
 	@UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build-asan/tests/test_algorithms --gtest_brief=1 --gtest_filter='Cpu/*:CudaRoundsOnHost/*'
+
+# libFuzzer over the GOAL reader and the LogGP engine (clang, fuzz/Makefile): FUZZ_SECONDS of fuzzing
+# on a copy of tests/data/goal_corpus/, then the inputs that add coverage are merged into it. Not part
+# of `make test`; test_goal_corpus replays the kept corpus there.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@bash scripts/setup.sh fuzz
+	@$(MAKE) --no-print-directory -C fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 bench: build
 	@$(BUILD)/bench/ppsim_bench --markdown

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev gnuplot-nox graphviz
   # the Python module (python/), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)
+# `setup.sh fuzz` (make fuzz): clang and its runtimes (libFuzzer, the sanitizers)
+if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -181,10 +181,18 @@ class Reader {
     uint64_t v = 0;
     for (char c : t.text) {
       uint64_t d = uint64_t(c - '0');
-      if (v > (max - d) / 10) fail(t, what + " up to " + std::to_string(max), std::string(t.text.substr(0, 40)));
+      if (d > max || v > (max - d) / 10) fail(t, what + " up to " + std::to_string(max), std::string(t.text.substr(0, 40)));
       v = v * 10 + d;
     }
     return v;
+  }
+
+  // The engine keeps clocks per rank and CPU (NIC): at most kMaxRanks of each kind in all, so that a
+  // short file cannot ask for 64 CPUs on each of 2^26 ranks.
+  uint64_t last_unit(uint32_t per_rank) const { return std::min<uint64_t>(per_rank, kMaxRanks / ranks_) - 1; }
+  std::string unit_number(const std::string& unit, uint32_t per_rank) const {
+    if (kMaxRanks / ranks_ >= per_rank) return "a " + unit + " number";
+    return "a " + unit + " number (" + std::to_string(kMaxRanks) + " " + unit + "s in all ranks at most)";
   }
 
   void end_of_line(const Token& t) const {
@@ -251,12 +259,12 @@ class Reader {
         f = next();
       }
       if (f.kind == Tok::word && f.text == "cpu") {
-        op.cpu = uint8_t(number(next(), "a CPU number", kMaxCpus - 1));
+        op.cpu = uint8_t(number(next(), unit_number("CPU", kMaxCpus), last_unit(kMaxCpus)));
         cpus_ = std::max(cpus_, int(op.cpu) + 1);
         f = next();
       }
       if (f.kind == Tok::word && f.text == "nic") {
-        op.nic = uint8_t(number(next(), "a NIC number", kMaxNics - 1));
+        op.nic = uint8_t(number(next(), unit_number("NIC", kMaxNics), last_unit(kMaxNics)));
         nics_ = std::max(nics_, int(op.nic) + 1);
         f = next();
       }

@@ -33,7 +33,8 @@ struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Limits that keep a hostile file from exhausting memory before it is read.
+// Limits that keep a hostile file from exhausting memory before it is read; ranks × CPUs and
+// ranks × NICs are at most kMaxRanks too (the engine keeps a clock for each).
 inline constexpr uint64_t kMaxRanks = uint64_t(1) << 26;
 inline constexpr uint32_t kMaxCpus = 64, kMaxNics = 64;
 

@@ -1,0 +1,96 @@
+// Replays the GOAL corpus that `make fuzz` grew (tests/data/goal_corpus/, fuzz/goal_fuzz.cpp): every
+// file is read, or refused with a ParseError "NAME:LINE: expected ..., found ..."; every small
+// schedule that is read is timed, or refused with a StuckError, under LogGOPSim's default parameters
+// and under the fuzzer's second set (rendezvous from 17 bytes, 3 ns of CPU per byte). Any other
+// exception, crash or sanitizer report is a regression of the reader or the engine.
+//
+// The hand-written seeds say what they must give: seed_*.goal and LogGOPSim's schedules are read,
+// bad_*.goal are refused; the files the fuzzer added (named by their SHA-1) may go either way.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "goal/goal.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The fuzzer's limits: larger schedules are only read.
+constexpr uint32_t kMaxRanksTimed = 64;
+constexpr size_t kMaxOpsTimed = 10000;
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::move(ss).str();
+}
+
+// "NAME:LINE: expected ..., found ..." with LINE a positive number.
+bool well_formed(const std::string& message, const std::string& name) {
+  if (message.compare(0, name.size() + 1, name + ":") != 0) return false;
+  size_t i = name.size() + 1;
+  const size_t digits_begin = i;
+  while (i < message.size() && message[i] >= '0' && message[i] <= '9') ++i;
+  if (i == digits_begin || message[digits_begin] == '0') return false;
+  return message.compare(i, 11, ": expected ") == 0 && message.find(", found ", i) != std::string::npos;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(PPSIM_GOAL_CORPUS))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GT(files.size(), 100u) << "the corpus in " << PPSIM_GOAL_CORPUS << " is missing or was not grown by make fuzz";
+
+  ppsim::loggp::Params early_rendezvous;
+  early_rendezvous.S = 16;
+  early_rendezvous.O = 3;
+  size_t replayed = 0, refused = 0, timed = 0, stuck = 0;
+  for (const fs::path& path : files) {
+    const std::string name = path.filename().string();
+    SCOPED_TRACE(name);
+    const bool must_fail = starts_with(name, "bad_");
+    const bool must_read = !must_fail && path.extension() == ".goal";
+    ++replayed;
+    ppsim::goal::Schedule s;
+    try {
+      s = ppsim::goal::parse(read_bytes(path), name);
+    } catch (const ppsim::goal::ParseError& e) {
+      ++refused;
+      EXPECT_TRUE(well_formed(e.what(), name)) << "message: " << e.what();
+      EXPECT_FALSE(must_read) << e.what();
+      continue;
+    }
+    EXPECT_FALSE(must_fail) << "was read, but is one of the broken seeds";
+    EXPECT_LE(uint64_t(s.ranks) * uint64_t(std::max(s.cpus, s.nics)), ppsim::goal::kMaxRanks) << "clocks the engine would keep";
+    if (s.ranks > kMaxRanksTimed || s.ops.size() > kMaxOpsTimed) continue;
+    for (const ppsim::loggp::Params& P : {ppsim::loggp::Params{}, early_rendezvous}) {
+      try {
+        ppsim::loggp::Result r = ppsim::goal::simulate(s, P);
+        ++timed;
+        EXPECT_EQ(r.finish.size(), s.ranks);
+      } catch (const ppsim::loggp::StuckError& e) {
+        ++stuck;
+        EXPECT_NE(std::string(e.what()), "");
+      }
+    }
+  }
+  // Every file was replayed, and the corpus holds both kinds of input and both outcomes.
+  EXPECT_EQ(replayed, files.size());
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(replayed - refused, 0u);
+  EXPECT_GT(timed, 0u);
+  EXPECT_GT(stuck, 0u);
+}
+
+}  // namespace

@@ -35,7 +35,7 @@ namespace {
 
 using namespace ppsim;
 
-constexpr double kBytesPerWord = 40;
+constexpr double kTrafficBytesPerWord = 40;
 
 struct Figures {
   int64_t steps = 0, messages = 0, words = 0;
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
         }
         char line[640];
         double per_step = f.steps ? f.wall / double(f.steps) : 0;
-        double ratio = f.bandwidth > 0 ? double(f.words) * kBytesPerWord / f.wall / f.bandwidth : 0;
+        double ratio = f.bandwidth > 0 ? double(f.words) * kTrafficBytesPerWord / f.wall / f.bandwidth : 0;
         double speedup = f.cpu_wall > 0 ? f.cpu_wall / f.wall : 0;
         if (markdown) {
           int n = std::snprintf(line, sizeof line, "| %s | %s | 2^%d | %lld | %lld | %.4f | %.2e | %.3g | %.3g | %.0f | %s |", op.c_str(),

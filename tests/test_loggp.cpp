@@ -85,14 +85,39 @@ TEST(GoalOracle, EveryScheduleGivesLogGOPSimsTimes) {
   for (const auto& [key, v] : j.items()) {
     SCOPED_TRACE(key);
     const std::string file = v.contains("file") ? v["file"].get<std::string>() : key.substr(0, key.find(' '));
-    const goal::Schedule s = goal::read_file(kGoalData + file);
     const LogGPParams P = params_of(v.value("params", nlohmann::json::object()));
-    if (v.value("does_not_finish", false) || v.contains("error")) {
+    if (v.value("does_not_finish", false) || v.value("crashed", false)) {
+      // LogGOPSim loops or crashes on messages to ranks that do not exist; ppsim names the line.
+      try {
+        goal::read_file(kGoalData + file);
+        ADD_FAILURE() << "read";
+      } catch (const goal::ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find(": expected a rank below num_ranks"), std::string::npos) << e.what();
+      }
+      ++stuck;
+      continue;
+    }
+    const goal::Schedule s = goal::read_file(kGoalData + file);
+    if (v.contains("error")) {  // LogGOPSim ended with operations left in its queues
+      EXPECT_THROW(goal::simulate(s, P), loggp::StuckError);
+      ++stuck;
+      continue;
+    }
+    if (v["max"].get<uint64_t>() >= loggp::kTimeLimit) {
+      // A 0-byte message with o or g below G: LogGOPSim's unsigned (s-1)*G wraps to a time near
+      // 2^64; ppsim refuses to report such a time.
       EXPECT_THROW(goal::simulate(s, P), loggp::StuckError);
       ++stuck;
       continue;
     }
     const loggp::Result r = goal::simulate(s, P);
+    // LogGOPSim times a schedule whose operations do not all run (hw_rndv_mismatch under the
+    // default S: a send is never completed); ppsim gives the same times and names what never ran.
+    if (file == "hw_rndv_mismatch.goal" && P.S == 65535) {
+      EXPECT_NE(r.unfinished, "");
+    } else if (file != "hw_rndv_mismatch.goal") {
+      EXPECT_EQ(r.unfinished, "");
+    }
     EXPECT_EQ(r.time, v["max"].get<uint64_t>()) << params_text(P);
     EXPECT_EQ(r.last_host, v["max_host"].get<uint32_t>());
     if (v.contains("hosts")) {
@@ -312,6 +337,7 @@ TEST(GoalReader, BadFilesNameTheLineAndWhatWasExpected) {
       {"num_ranks 2\n/* open\n", "f:2: expected '*/' closing the comment, found the end of the file"},
       {"num_ranks 2\nrank 0 {\nl1: jump 3\n}\n", "f:3: expected send, recv or calc, found 'jump'"},
       {"", "f:1: expected 'num_ranks N', found the end of the file"},
+      {"num_ranks 3\nrank 0 {\n}\nrank 2 {\n}\n", "f:6: expected a block for every rank below num_ranks (3), found none for rank 1"},
   };
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.text);
@@ -327,11 +353,11 @@ TEST(GoalReader, BadFilesNameTheLineAndWhatWasExpected) {
 TEST(GoalEngine, ASchedulThatCannotFinishNamesTheRankAndTheLabel) {
   auto stuck = [](const char* text) -> std::string {
     try {
-      goal::simulate(goal::parse(text, "f"), LogGPParams{});
+      const loggp::Result r = goal::simulate(goal::parse(text, "f"), LogGPParams{});
+      return r.unfinished.empty() ? "finished" : r.unfinished;
     } catch (const loggp::StuckError& e) {
       return e.what();
     }
-    return "finished";
   };
   EXPECT_EQ(stuck("num_ranks 2\nrank 0 {\n}\nrank 1 {\nr: recv 8b from 0 tag 3\n}\n"),
             "rank 1: receive r (line 5) from rank 0 (tag 3) is never matched by a send");
@@ -341,11 +367,12 @@ TEST(GoalEngine, ASchedulThatCannotFinishNamesTheRankAndTheLabel) {
             "rank 0: operation a (line 3) never runs: it requires b (line 4), which never finishes (a dependency cycle?)");
   // A rendezvous send is done only when its receive matches: two ranks that both send a large
   // message before receiving wait for each other (an eager message would not).
-  const char* exchange = "num_ranks 2\nrank 0 {\ns: send 100000b to 1\nr: recv 100000b from 1\nr requires s\n}\n"
-                         "rank 1 {\ns: send 100000b to 0\nr: recv 100000b from 0\nr requires s\n}\n";
+  const char* exchange =
+      "num_ranks 2\nrank 0 {\ns: send 100000b to 1\nr: recv 100000b from 1\nr requires s\n}\n"
+      "rank 1 {\ns: send 100000b to 0\nr: recv 100000b from 0\nr requires s\n}\n";
   EXPECT_EQ(stuck(exchange), "rank 1: send s (line 8) to rank 0 (tag 0) is never received");
   const goal::Schedule eager = goal::parse(exchange, "f");
-  EXPECT_NO_THROW(goal::simulate(eager, LogGPParams{2500, 1500, 1000, 6, 0, 100000}));
+  EXPECT_EQ(goal::simulate(eager, LogGPParams{2500, 1500, 1000, 6, 0, 100000}).unfinished, "");
 }
 
 TEST(GoalCli, ImportExportAndErrors) {

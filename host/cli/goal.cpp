@@ -108,6 +108,10 @@ int run_goal_file(const RunOptions& o, const CLI::App& run) {
     std::cerr << "ppsim: error: " << o.goal << ": the schedule cannot finish: " << e.what() << "\n";
     return 1;
   }
+  if (!r.unfinished.empty()) {
+    std::cerr << "ppsim: error: " << o.goal << ": the schedule cannot finish: " << r.unfinished << "\n";
+    return 1;
+  }
   const double sim_s = seconds_since(t1);
   uint64_t count[4] = {0, 0, 0, 0};
   for (const goal::Op& op : s.ops) ++count[op.type - loggp::kSend];

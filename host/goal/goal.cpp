@@ -54,25 +54,23 @@ class Reader {
         if (v < 1 || v > kMaxRanks) fail(n, "a number of ranks from 1 to " + std::to_string(kMaxRanks), std::string(n.text));
         ranks_ = uint32_t(v);
         have_ranks = true;
-        seen_.assign(ranks_, 0);
         end_of_line(next());
       } else if (t.kind == Tok::word && t.text == "rank") {
         if (!have_ranks) fail(t, "num_ranks before the first rank block", "rank");
         Token n = next();
         uint64_t r = number(n, "a rank");
         if (r >= ranks_) fail(n, "a rank below num_ranks (" + std::to_string(ranks_) + ")", std::string(n.text));
-        if (seen_[r]) fail(n, "each rank once", "rank " + std::to_string(r) + " again");
-        seen_[r] = 1;
         Token b = next();
         while (b.kind == Tok::newline) b = next();
         if (b.kind != Tok::open) fail(b, "'{'", b);
-        block(uint32_t(r));
+        block(uint32_t(r), n.line);
       } else {
         fail(t, have_ranks ? "'rank N {'" : "'num_ranks N'", t);
       }
       t = next();
     }
     if (!have_ranks) fail(t, "'num_ranks N'", t);
+    every_rank_once(t);
     assemble(out);
     return out;
   }
@@ -88,7 +86,7 @@ class Reader {
     bool start;
   };
   struct Block {
-    uint32_t rank, begin, end;
+    uint32_t rank, begin, end, line;
   };
 
   [[noreturn]] void fail(const Token& at, const std::string& expected, const std::string& found) const {
@@ -200,8 +198,8 @@ class Reader {
   }
 
   // `rank R {` has been read: operations and dependencies up to `}`.
-  void block(uint32_t rank) {
-    Block blk{rank, uint32_t(ops_.size()), 0};
+  void block(uint32_t rank, uint32_t line) {
+    Block blk{rank, uint32_t(ops_.size()), 0, line};
     std::unordered_map<std::string_view, uint32_t>& label_of = label_of_;
     std::vector<PendingEdge>& pending = pending_;
     label_of.clear();
@@ -255,7 +253,7 @@ class Reader {
       Token f = next();
       if (op.type != loggp::kCalc && f.kind == Tok::word && f.text == "tag") {
         Token v = next();
-        op.tag = v.kind == Tok::minus_one && op.type == loggp::kRecv ? loggp::kAny : uint32_t(number(v, "a tag", loggp::kAny - 1));
+        op.tag = v.kind == Tok::minus_one ? loggp::kAny : uint32_t(number(v, "a tag", loggp::kAny - 1));
         f = next();
       }
       if (f.kind == Tok::word && f.text == "cpu") {
@@ -306,6 +304,24 @@ class Reader {
            w == "cpu" || w == "nic";
   }
 
+  // A block for every rank, as LogGOPSim's reader needs (so that memory follows the file's size:
+  // nothing is allocated per rank before the blocks are there).
+  void every_rank_once(const Token& end) const {
+    std::vector<std::pair<uint32_t, uint32_t>> order;  // (rank, line)
+    order.reserve(blocks_.size());
+    for (const Block& b : blocks_) order.emplace_back(b.rank, b.line);
+    std::sort(order.begin(), order.end());
+    for (size_t i = 1; i < order.size(); ++i)
+      if (order[i].first == order[i - 1].first) {
+        Token at;
+        at.line = order[i].second;
+        fail(at, "each rank once", "rank " + std::to_string(order[i].first) + " again");
+      }
+    for (size_t i = 0; i < ranks_; ++i)
+      if (i >= order.size() || order[i].first != i)
+        fail(end, "a block for every rank below num_ranks (" + std::to_string(ranks_) + ")", "none for rank " + std::to_string(i));
+  }
+
   // Ranks in order, and the dependency lists as compressed rows in file order.
   void assemble(Schedule& out) {
     const size_t n = ops_.size();
@@ -315,10 +331,11 @@ class Reader {
     std::vector<uint32_t> where(n);  // file index -> final index
     for (const Block& b : blocks_)
       for (uint32_t i = b.begin; i < b.end; ++i) where[i] = count[b.rank] + (i - b.begin);
+    // (count moves into out.first below)
     out.ranks = ranks_;
     out.cpus = cpus_;
     out.nics = nics_;
-    out.first = count;
+    out.first = std::move(count);
     out.ops.resize(n);
     out.label_at.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -346,14 +363,13 @@ class Reader {
   uint32_t line_ = 1;
   uint32_t ranks_ = 0;
   int cpus_ = 1, nics_ = 1;
-  std::vector<uint8_t> seen_;
   std::vector<Op> ops_;
   std::vector<uint32_t> label_at_;
   std::string labels_;
   std::vector<Edge> edges_;
   std::vector<Block> blocks_;
   std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
-  std::vector<PendingEdge> pending_;                          // this block's dependencies
+  std::vector<PendingEdge> pending_;                         // this block's dependencies
 };
 
 // The engine's view of a parsed schedule: dependency counters, and which operations ran.

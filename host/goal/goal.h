@@ -14,9 +14,10 @@
 //   }
 //
 // Sizes in bytes ("b" or "B"), computations in ns; tag, cpu and nic default to 0; -1 as a source
-// or tag matches any. A label names an operation within its rank block (a dependency may name a
-// label defined further down). Ranks appear once each, in any order; a rank without a block has no
-// operations. Every operation keeps its order in the file: ties in LogGOPSim's timing follow it.
+// or tag matches any (a send's tag -1 too, as in LogGOPSim). A label names an operation within
+// its rank block (a dependency may name a label defined further down). Every rank has one block
+// (it may be empty), in any order. Every operation keeps its order in the file: ties in
+// LogGOPSim's timing follow it.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

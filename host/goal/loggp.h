@@ -71,6 +71,10 @@ struct Result {
   uint32_t last_host = 0;        // the lowest host that finishes at `time`
   uint64_t events = 0;           // operations and messages taken from the queue (first takes)
   uint64_t messages = 0;
+  // An operation that never ran (its dependencies never completed: a cycle, or a send never
+  // completed), named with its rank and label; "" when every operation ran. LogGOPSim prints
+  // the times all the same, and so are they here; callers report the schedule as unfinished.
+  std::string unfinished;
 };
 
 namespace detail {
@@ -265,13 +269,10 @@ class MatchQueues {
   int64_t count_ = 0;
 };
 
-inline void check_time(uint64_t t) {
-  if (t >= kTimeLimit) throw StuckError("simulated time passes 2^62 ns: sizes or parameters too large");
-}
-
 }  // namespace detail
 
-// Runs the schedule; throws StuckError when it cannot finish (names the host and operation).
+// Runs the schedule; throws StuckError when a receive or a message is left unmatched (LogGOPSim
+// then prints no times), names the first operation that never ran in Result::unfinished.
 template <class Source>
 Result simulate(Source& src, const Params& P) {
   using detail::Event;
@@ -324,7 +325,6 @@ Result simulate(Source& src, const Params& P) {
       case kCalc:
         if (o_clock <= e.time) {
           o_clock = e.time + e.size;
-          detail::check_time(o_clock);
           ++res.events;
           mark_started(e.host, e.op);
           mark_done(e.host, e.op);
@@ -341,8 +341,6 @@ Result simulate(Source& src, const Params& P) {
           mark_started(e.host, e.op);
           o_clock = e.time + P.o + (e.size - 1) * P.O;
           gs = e.time + P.g + (e.size - 1) * P.G;
-          detail::check_time(o_clock);
-          detail::check_time(gs);
           const uint32_t from = e.host;
           Event m = e;
           m.type = kMsg;
@@ -380,8 +378,6 @@ Result simulate(Source& src, const Params& P) {
           ++res.events;
           o_clock = e.time + P.o + std::max((e.size - 1) * P.O, (e.size - 1) * P.G);
           gr = e.time + P.g + (e.size - 1) * P.G;
-          detail::check_time(o_clock);
-          detail::check_time(gr);
           detail::QueueEntry got;
           if (rq.take(e.host, e.target, e.tag, got)) {
             if (e.size > P.S) {  // rendezvous: the sender's operation completes now
@@ -438,12 +434,17 @@ Result simulate(Source& src, const Params& P) {
       }
     }
   }
-  if (std::string stuck = src.never_ready(); !stuck.empty()) throw StuckError(stuck);
+  res.unfinished = src.never_ready();
 
   res.finish.assign(p, 0);
+  // Clocks are unsigned and wrap as LogGOPSim's do (a 0-byte message with o or g below G moves a
+  // clock back by G); a finishing time that wrapped past 2^64 is refused rather than reported.
   for (uint32_t h = 0; h < p; ++h) {
     uint64_t f = 0;
     for (size_t c = 0; c < ncpu; ++c) f = std::max(f, nexto[h * ncpu + c]);
+    if (f >= kTimeLimit)
+      throw StuckError("rank " + std::to_string(h) + " would finish at " + std::to_string(f) +
+                       " ns: a clock wrapped past 2^64 (a 0-byte message with o or g below G, or sizes too large)");
     res.finish[h] = f;
     if (f > res.time) {
       res.time = f;

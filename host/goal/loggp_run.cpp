@@ -95,14 +95,16 @@ class AlgorithmSource {
 
 loggp::Result loggp_run(const RunConfig& c) {
   AlgorithmSource src(c);
-  return loggp::simulate(src, c.cost.loggp);
+  loggp::Result r = loggp::simulate(src, c.cost.loggp);
+  if (!r.unfinished.empty()) throw loggp::StuckError(r.unfinished);
+  return r;
 }
 
 void write_goal(const RunConfig& c, std::ostream& out) {
   RoundReader reader(c);
   const int64_t p = c.params.p;
-  out << "// ppsim goal: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << "), p = " << p << ", m = " << words_text(c.params.m)
-      << " of " << kBytesPerWord << " bytes, root " << c.params.root << "\n"
+  out << "// ppsim goal: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << "), p = " << p
+      << ", m = " << words_text(c.params.m) << " of " << kBytesPerWord << " bytes, root " << c.params.root << "\n"
       << "// A round's operations require the receives of the processor's latest earlier round with receives; tag = round.\n"
       << "num_ranks " << p << "\n";
   std::vector<int> gate;  // label numbers of the receives the next operations wait for

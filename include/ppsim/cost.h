@@ -48,7 +48,7 @@ struct CostParams {
   uint32_t tw_class_set = 0;
   double tw_class[kMaxLinkClasses] = {};
   CostModel model = CostModel::linear;
-  LogGPParams loggp;  // model == loggp
+  LogGPParams loggp = {};  // model == loggp
 
   PPSIM_HD double tw_of_class(int k) const { return (tw_class_set >> k) & 1u ? tw_class[k] : tw; }
   void set_class_tw(int k, double value) {

@@ -228,3 +228,13 @@ def test_example_crossover_map(tmp_path):
     assert [m for m, _ in row] == [2**i for i in range(13)]
     for m, winner in row:
         assert winner == ("allreduce_hypercube" if 300 + 3 * m < 600 + 1.75 * m else "allreduce_rs_ag"), m
+
+
+def test_loggp_model_gives_loggopsims_binomial_times():
+    # LogGOPSim's times for its generator's binomial broadcast (tests/data/goal/loggopsim_times.json).
+    doc = ppsim.run(topology="full", p=8, op="broadcast", algo="broadcast_binomial_low_first", model="loggp")
+    assert doc["loggp"]["finish"] == [4500, 8542, 8542, 12584, 8542, 12584, 12584, 16626]
+    assert doc["time"] == 16626
+    # The parameters are keywords too: L, o, g, G, O, S; one message of 8 bytes costs 2o + L + 7 max(O, G).
+    two = ppsim.run(topology="full", p=2, op="broadcast", model="loggp", L=100, o=10, g=5, G=2, O=1, S=64)
+    assert two["loggp"]["finish"] == [10 + 7 * 1, 10 + 100 + 10 + 7 * 2]

@@ -1,17 +1,18 @@
 // GOAL text reader and the LogGP timing of a GOAL schedule (goal.h, loggp.h).
 #include "goal/goal.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <unordered_map>
 
 namespace ppsim::goal {
-
-std::string Schedule::label(uint32_t op) const {
-  if (label_at[op] == kNoLabel) return {};
-  return std::string(labels.c_str() + label_at[op]);
-}
 
 namespace {
 
@@ -29,7 +30,10 @@ bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::string& name) : s_(text), name_(name) {}
+  // `consumed(n)`: the first n bytes of the text will not be read again.
+  // keep_labels false: the labels stay in the file (Schedule::label reads them back).
+  Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true)
+      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {}
 
   Schedule run() {
     Schedule out;
@@ -37,9 +41,8 @@ class Reader {
     // Room for every line as an operation or a dependency: no regrowth while reading.
     const size_t lines = size_t(std::count(s_.begin(), s_.end(), '\n')) + 1;
     ops_.reserve(lines);
-    label_at_.reserve(lines);
     edges_.reserve(lines);
-    labels_.reserve(lines * 4);
+    if (keep_labels_) labels_.reserve(lines * 4);
     Token t = next();
     bool have_ranks = false;
     while (t.kind != Tok::end) {
@@ -64,6 +67,7 @@ class Reader {
         while (b.kind == Tok::newline) b = next();
         if (b.kind != Tok::open) fail(b, "'{'", b);
         block(uint32_t(r), n.line);
+        if (consumed_) consumed_(i_);
       } else {
         fail(t, have_ranks ? "'rank N {'" : "'num_ranks N'", t);
       }
@@ -231,11 +235,11 @@ class Reader {
       op.line = line;
       if (t.text == "calc") {
         op.type = loggp::kCalc;
-        op.size = number(next(), "a computation time in ns", loggp::kMaxSize);
+        op.set_size(number(next(), "a computation time in ns", loggp::kMaxSize));
       } else {
         const bool send = t.text == "send";
         op.type = send ? loggp::kSend : loggp::kRecv;
-        op.size = number(next(), "a size in bytes", loggp::kMaxSize);
+        op.set_size(number(next(), "a size in bytes", loggp::kMaxSize));
         Token b = next();
         if (b.kind != Tok::word || (b.text != "b" && b.text != "B")) fail(b, "'b' after the size", b);
         Token dir = next();
@@ -272,14 +276,11 @@ class Reader {
       }
       if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
       uint32_t index = uint32_t(ops_.size());
-      if (!label.empty()) {
-        if (!label_of.emplace(label, index).second)
-          fail(t, "a label defined once in rank " + std::to_string(rank), "'" + std::string(label) + "' again");
-        label_at_.push_back(uint32_t(labels_.size()));
+      if (!label.empty() && !label_of.emplace(label, index).second)
+        fail(t, "a label defined once in rank " + std::to_string(rank), "'" + std::string(label) + "' again");
+      if (keep_labels_) {
         labels_.append(label);
         labels_.push_back('\0');
-      } else {
-        label_at_.push_back(kNoLabel);
       }
       ops_.push_back(op);
     }
@@ -289,8 +290,6 @@ class Reader {
       at.line = e.line;
       if (waiter == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waiter) + "'");
       if (waited == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waited) + "'");
-      if (ops_[waiter->second].deps == ~uint32_t(0)) fail(at, "fewer dependencies", "too many");
-      ++ops_[waiter->second].deps;
       edges_.push_back(Edge{waited->second, waiter->second, e.start});
     }
     blk.end = uint32_t(ops_.size());
@@ -325,36 +324,61 @@ class Reader {
   // Ranks in order, and the dependency lists as compressed rows in file order.
   void assemble(Schedule& out) {
     const size_t n = ops_.size();
-    std::vector<uint32_t> count(size_t(ranks_) + 1, 0);
-    for (const Block& b : blocks_) count[b.rank + 1] = b.end - b.begin;
-    for (size_t r = 0; r < ranks_; ++r) count[r + 1] += count[r];
-    std::vector<uint32_t> where(n);  // file index -> final index
-    for (const Block& b : blocks_)
-      for (uint32_t i = b.begin; i < b.end; ++i) where[i] = count[b.rank] + (i - b.begin);
-    // (count moves into out.first below)
+    std::vector<uint32_t> first(size_t(ranks_) + 1, 0);
+    for (const Block& b : blocks_) first[b.rank + 1] = b.end - b.begin;
+    for (size_t r = 0; r < ranks_; ++r) first[r + 1] += first[r];
+    bool in_order = true;
+    for (size_t k = 0; k < blocks_.size() && in_order; ++k) in_order = blocks_[k].rank == k;
+    std::vector<uint32_t> where;  // file index -> final index (empty: the same)
+    if (in_order || !keep_labels_) std::swap(out.labels, labels_);
+    if (in_order) {
+      out.ops = std::move(ops_);
+    } else {
+      where.resize(n);
+      for (const Block& b : blocks_)
+        for (uint32_t i = b.begin; i < b.end; ++i) where[i] = first[b.rank] + (i - b.begin);
+      out.ops.resize(n);
+      std::vector<uint32_t> file_op(n);  // final index -> file index
+      for (size_t i = 0; i < n; ++i) {
+        out.ops[where[i]] = ops_[i];
+        file_op[where[i]] = uint32_t(i);
+      }
+      if (keep_labels_) {
+        std::vector<uint32_t> label_at(n, 0);  // into labels_, in file order
+        for (size_t i = 0, at = 0; i < n; ++i) {
+          label_at[i] = uint32_t(at);
+          at = labels_.find('\0', at) + 1;
+        }
+        out.labels.reserve(labels_.size());
+        for (size_t j = 0; j < n; ++j) {
+          out.labels.append(labels_.c_str() + label_at[file_op[j]]);
+          out.labels.push_back('\0');
+        }
+      }
+      std::vector<Op>().swap(ops_);
+      std::string().swap(labels_);
+    }
+    auto final_index = [&](uint32_t i) { return where.empty() ? i : where[i]; };
     out.ranks = ranks_;
     out.cpus = cpus_;
     out.nics = nics_;
-    out.first = std::move(count);
-    out.ops.resize(n);
-    out.label_at.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      out.ops[where[i]] = ops_[i];
-      out.label_at[where[i]] = label_at_[i];
-    }
-    out.labels = std::move(labels_);
+    out.first = std::move(first);
     auto rows = [&](bool start, std::vector<uint32_t>& row, std::vector<uint32_t>& col) {
+      size_t count = 0;
+      for (const Edge& e : edges_) count += e.start == start;
+      if (count == 0) return;  // no such dependency: no rows at all
       row.assign(n + 1, 0);
       for (const Edge& e : edges_)
-        if (e.start == start) ++row[where[e.from] + 1];
+        if (e.start == start) ++row[final_index(e.from) + 1];
       for (size_t i = 0; i < n; ++i) row[i + 1] += row[i];
-      col.resize(row[n]);
+      col.resize(count);
       std::vector<uint32_t> fill(row.begin(), row.end() - 1);
       for (const Edge& e : edges_)
-        if (e.start == start) col[fill[where[e.from]]++] = where[e.to];
+        if (e.start == start) col[fill[final_index(e.from)]++] = final_index(e.to);
     };
     rows(false, out.done_row, out.done_col);
     rows(true, out.start_row, out.start_col);
+    std::vector<Edge>().swap(edges_);
   }
 
   std::string_view s_;
@@ -364,26 +388,28 @@ class Reader {
   uint32_t ranks_ = 0;
   int cpus_ = 1, nics_ = 1;
   std::vector<Op> ops_;
-  std::vector<uint32_t> label_at_;
   std::string labels_;
   std::vector<Edge> edges_;
   std::vector<Block> blocks_;
   std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
   std::vector<PendingEdge> pending_;                         // this block's dependencies
+  std::function<void(size_t)> consumed_;                     // told how far the text has been read
+  bool keep_labels_ = true;
 };
 
 // The engine's view of a parsed schedule: dependency counters, and which operations ran.
 class ScheduleSource {
  public:
-  explicit ScheduleSource(const Schedule& s) : s_(s), waiting_(s.ops.size()), state_(s.ops.size(), 0) {
-    for (size_t i = 0; i < s.ops.size(); ++i) waiting_[i] = s.ops[i].deps;
+  explicit ScheduleSource(const Schedule& s) : s_(s), waiting_(s.ops.size(), 0), state_(s.ops.size(), 0) {
+    for (uint32_t j : s.done_col) ++waiting_[j];
+    for (uint32_t j : s.start_col) ++waiting_[j];
   }
   uint32_t hosts() const { return s_.ranks; }
   int cpus() const { return s_.cpus; }
   int nics() const { return s_.nics; }
   void roots(uint32_t h, std::vector<loggp::ReadyOp>& out) {
     for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
-      if (waiting_[i] == 0) push(i, out);
+      if (waiting_[i] == 0 && state_[i] == 0) push(i, out);  // (not one released since)
   }
   void started(uint32_t, uint32_t op, std::vector<loggp::ReadyOp>& out) {
     state_[op] = std::max<uint8_t>(state_[op], 2);
@@ -404,9 +430,10 @@ class ScheduleSource {
         // Something it waits for never finished (or never started).
         std::string why;
         for (size_t j = 0; j < s_.ops.size() && why.empty(); ++j) {
-          for (uint32_t k = s_.done_row[j]; k < s_.done_row[j + 1]; ++k)
+          for (uint32_t k = s_.done_row.empty() ? 0 : s_.done_row[j]; !s_.done_row.empty() && k < s_.done_row[j + 1]; ++k)
             if (s_.done_col[k] == i && state_[j] != 3) why = ": it requires " + name(h, uint32_t(j)) + ", which never finishes";
-          for (uint32_t k = s_.start_row[j]; k < s_.start_row[j + 1] && why.empty(); ++k)
+          for (uint32_t k = s_.start_row.empty() ? 0 : s_.start_row[j]; !s_.start_row.empty() && k < s_.start_row[j + 1] && why.empty();
+               ++k)
             if (s_.start_col[k] == i && state_[j] < 2) why = ": it irequires " + name(h, uint32_t(j)) + ", which never starts";
         }
         return "rank " + std::to_string(h) + ": operation " + name(h, i) + " never runs" + why + " (a dependency cycle?)";
@@ -418,9 +445,10 @@ class ScheduleSource {
   void push(uint32_t i, std::vector<loggp::ReadyOp>& out) {
     const Op& o = s_.ops[i];
     state_[i] = 1;
-    out.push_back(loggp::ReadyOp{o.size, o.peer, o.tag, i, o.cpu, o.nic, o.type});
+    out.push_back(loggp::ReadyOp{o.size(), o.peer, o.tag, i, o.cpu, o.nic, o.type});
   }
   void release(const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, uint32_t op, std::vector<loggp::ReadyOp>& out) {
+    if (row.empty()) return;
     for (uint32_t k = row[op]; k < row[op + 1]; ++k) {
       uint32_t j = col[k];
       if (--waiting_[j] == 0) push(j, out);
@@ -434,19 +462,64 @@ class ScheduleSource {
 
 }  // namespace
 
+std::string Schedule::label(uint32_t op) const {
+  if (labels.empty()) {  // read from a file: the label written on the operation's line, if any
+    std::ifstream f(name);
+    std::string text;
+    for (uint32_t l = 0; l < ops[op].line && std::getline(f, text); ++l) {
+    }
+    size_t b = text.find_first_not_of(" \t");
+    if (b == std::string::npos || !is_alpha(text[b])) return {};
+    size_t e = b;
+    while (e < text.size() && is_word_char(text[e])) ++e;
+    const size_t colon = text.find_first_not_of(" \t", e);
+    return colon != std::string::npos && text[colon] == ':' ? text.substr(b, e - b) : std::string();
+  }
+  size_t at = 0;
+  for (uint32_t i = 0; i < op; ++i) at = labels.find('\0', at) + 1;
+  return std::string(labels.c_str() + at);
+}
+
 Schedule parse(std::string_view text, const std::string& name) { return Reader(text, name).run(); }
 
 Schedule read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
   std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec)) throw ParseError(path + ": cannot be read");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw ParseError(path + ": cannot be read");
-  in.seekg(0, std::ios::beg);
-  std::string text(size_t(size), '\0');
-  if (!in.read(text.data(), size)) throw ParseError(path + ": cannot be read");
-  return parse(text, path);
+  if (std::filesystem::is_directory(path, ec)) throw ParseError(path + ": cannot be read (a directory)");
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw ParseError(path + ": cannot be read");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw ParseError(path + ": cannot be read");
+  }
+  const size_t size = size_t(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return parse(std::string_view(), path);
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) throw ParseError(path + ": cannot be read");
+  ::madvise(map, size, MADV_SEQUENTIAL);
+  // Pages of rank blocks already read are dropped from memory (they would be read back from the
+  // file if touched again), so a large file never sits in memory whole.
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  size_t released = 0;
+  auto consumed = [&](size_t n) {
+    const size_t upto = n / page * page;
+    if (upto >= released + (size_t(1) << 24)) {  // every 16 MB
+      ::madvise(static_cast<char*>(map) + released, upto - released, MADV_DONTNEED);
+      released = upto;
+    }
+  };
+  try {
+    Schedule s = Reader(std::string_view(static_cast<const char*>(map), size), path, consumed, false).run();
+    ::munmap(map, size);
+    return s;
+  } catch (...) {
+    ::munmap(map, size);
+    throw;
+  }
 }
 
 loggp::Result simulate(const Schedule& s, const loggp::Params& P) {

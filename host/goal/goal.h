@@ -39,18 +39,26 @@ struct ParseError : std::runtime_error {
 inline constexpr uint64_t kMaxRanks = uint64_t(1) << 26;
 inline constexpr uint32_t kMaxCpus = 64, kMaxNics = 64;
 
+// 20 bytes: a schedule of 2^22 operations is 80 MB of them.
 struct Op {
-  uint64_t size;  // bytes, or ns for calc
   uint32_t peer;  // send: destination, recv: source (loggp::kAny: any)
   uint32_t tag;
-  uint32_t deps;  // how many requires/irequires it waits for
   uint32_t line;
+  uint32_t size_low;  // bytes, or ns for calc: size_low + 2^32 size_high (at most loggp::kMaxSize)
+  uint8_t size_high;
   uint8_t cpu, nic, type;  // loggp::OpType
+  uint64_t size() const { return uint64_t(size_high) << 32 | size_low; }
+  void set_size(uint64_t s) {
+    size_low = uint32_t(s);
+    size_high = uint8_t(s >> 32);
+  }
 };
 
+static_assert(sizeof(Op) == 20);
+
 // The whole schedule: operations of rank r are ops[first[r] .. first[r+1]); the dependency lists are
-// compressed rows in file order (done_after[i]: operations that require i, start_after[i]: those
-// that irequire i).
+// compressed rows in file order (done_col[done_row[i] .. done_row[i+1]): the operations that
+// require i; start_row/start_col likewise for irequires, both empty when no line irequires).
 struct Schedule {
   std::string name;  // the file, for messages
   uint32_t ranks = 0;
@@ -58,16 +66,17 @@ struct Schedule {
   std::vector<uint32_t> first;
   std::vector<Op> ops;
   std::vector<uint32_t> done_row, done_col, start_row, start_col;
-  std::vector<uint32_t> label_at;  // into labels (kNoLabel: none)
-  std::string labels;              // '\0'-separated
+  // Every operation's label ("" for none) in operation order, '\0'-terminated; empty for a schedule
+  // read from a file, whose labels are read back from the file (`line`) when a message needs one.
+  std::string labels;
   uint64_t edges() const { return done_col.size() + start_col.size(); }
-  std::string label(uint32_t op) const;
+  std::string label(uint32_t op) const;  // linear in the schedule: for messages only
 };
-inline constexpr uint32_t kNoLabel = ~uint32_t(0);
 
 // Reads GOAL text; `name` is used in messages. Throws ParseError.
 Schedule parse(std::string_view text, const std::string& name);
-// Reads a file (ParseError also when it cannot be read).
+// Reads a file (ParseError also when it cannot be read). The file is mapped, not copied, and the
+// pages already read are given back as the reader goes.
 Schedule read_file(const std::string& path);
 
 // Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of

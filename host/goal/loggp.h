@@ -28,6 +28,7 @@
 //   std::string never_ready() const;                                  // "" or the first op never ready
 #pragma once
 #include <algorithm>
+#include <deque>
 #include <cstdint>
 #include <stdexcept>
 #include <functional>
@@ -43,9 +44,9 @@ namespace ppsim::loggp {
 using Params = LogGPParams;  // ppsim/cost.h: L, o, g, G, O, S and LogGOPSim's defaults
 
 // Parameter limits: every time stays below 2^62 for any schedule whose sizes are below 2^40.
-inline constexpr uint64_t kMaxParam = uint64_t(1) << 40;    // L, o, g, S
-inline constexpr uint64_t kMaxPerByte = uint64_t(1) << 20;  // G, O
-inline constexpr uint64_t kMaxSize = uint64_t(1) << 40;     // bytes of a message, ns of a calc
+inline constexpr uint64_t kMaxParam = uint64_t(1) << 40;       // L, o, g, S
+inline constexpr uint64_t kMaxPerByte = uint64_t(1) << 20;     // G, O
+inline constexpr uint64_t kMaxSize = (uint64_t(1) << 40) - 1;  // bytes of a message, ns of a calc
 inline constexpr uint64_t kTimeLimit = uint64_t(1) << 62;
 inline constexpr uint32_t kAny = ~uint32_t(0);  // source or tag -1
 
@@ -133,7 +134,7 @@ class EventQueue {
     Chunk* head = chunks_[k.head].get();
     if (k.pos == head->n) {  // a spent chunk (the bucket goes on in the next)
       const uint32_t next = head->next;
-      free_chunks_.push_back(k.head);
+      free_chunk(k.head);
       k.head = next;
       k.pos = 0;
       head = chunks_[next].get();
@@ -142,7 +143,7 @@ class EventQueue {
     --k.size;
     --count_;
     if (k.size == 0) {  // the bucket is spent: recycle it
-      free_chunks_.push_back(k.head);
+      free_chunk(k.head);
       free_buckets_.push_back(current_);
       index_.erase(t);
       std::pop_heap(times_.begin(), times_.end(), std::greater<>());
@@ -155,7 +156,10 @@ class EventQueue {
 
  private:
   static constexpr uint32_t kNone = ~uint32_t(0);
-  static constexpr uint32_t kChunk = 512;
+  // 8192 events (384 KB, above malloc's mmap threshold): a chunk freed beyond the few kept for
+  // reuse goes back to the system, so the queue's memory follows the events it holds.
+  static constexpr uint32_t kChunk = 8192;
+  static constexpr size_t kKeptChunks = 8;
   struct Chunk {
     Event ev[kChunk];
     uint32_t n = 0, next = kNone;
@@ -165,11 +169,23 @@ class EventQueue {
     uint64_t size = 0, last_ts = 0;
     bool sorted = true;
   };
+  void free_chunk(uint32_t c) {
+    if (free_chunks_.size() < kKeptChunks) {
+      free_chunks_.push_back(c);
+    } else {
+      chunks_[c].reset();
+      dead_chunks_.push_back(c);
+    }
+  }
   uint32_t new_chunk() {
     uint32_t c;
-    if (free_chunks_.empty()) {
+    if (free_chunks_.empty() && !dead_chunks_.empty()) {
+      c = dead_chunks_.back();
+      dead_chunks_.pop_back();
+      chunks_[c] = std::unique_ptr<Chunk>(new Chunk);
+    } else if (free_chunks_.empty()) {
       c = uint32_t(chunks_.size());
-      chunks_.push_back(std::make_unique<Chunk>());
+      chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));
     } else {
       c = free_chunks_.back();
       free_chunks_.pop_back();
@@ -205,7 +221,7 @@ class EventQueue {
     k.sorted = true;
   }
   std::vector<std::unique_ptr<Chunk>> chunks_;
-  std::vector<uint32_t> free_chunks_;
+  std::vector<uint32_t> free_chunks_, dead_chunks_;  // kept for reuse; given back
   std::vector<Bucket> buckets_;
   std::vector<uint32_t> free_buckets_;
   std::unordered_map<uint64_t, uint32_t> index_;
@@ -215,8 +231,7 @@ class EventQueue {
 };
 
 // A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
-struct QueueEntry {
-  uint64_t size;
+struct QueueEntry {  // (the size that decides eager or rendezvous is the event's, not the entry's)
   uint32_t src, tag, op;
   int32_t next;
 };
@@ -264,7 +279,7 @@ class MatchQueues {
 
  private:
   std::vector<int32_t> head_, tail_;
-  std::vector<QueueEntry> pool_;
+  std::deque<QueueEntry> pool_;  // grows without copying (a schedule may post millions of receives)
   int32_t free_ = -1;
   int64_t count_ = 0;
 };
@@ -295,12 +310,11 @@ Result simulate(Source& src, const Params& P) {
     std::sort(batch.begin(), batch.end(), by_type);
   };
 
-  for (uint32_t h = 0; h < p; ++h) {
-    batch.clear();
-    src.roots(h, batch);
-    sort_batch();
-    for (const ReadyOp& r : batch) aq.push(Event{0, aqtime++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
-  }
+  // The operations ready from the start (LogGOPSim queues them all at time 0, host by host, before
+  // anything else, so they come first: they are taken here one host at a time instead of being
+  // queued, and every later event is numbered after them).
+  uint64_t root_ts = 0;
+  aqtime = uint64_t(1) << 62;
 
   auto mark_started = [&](uint32_t h, uint32_t op) {
     size_t before = ready.size();
@@ -315,8 +329,7 @@ Result simulate(Source& src, const Params& P) {
     hosts_touched.push_back(h);
   };
 
-  while (!aq.empty()) {
-    Event e = aq.pop();
+  auto handle = [&](Event e) {
     ready.clear();
     marks.clear();
     hosts_touched.clear();
@@ -369,7 +382,7 @@ Result simulate(Source& src, const Params& P) {
           }
           mark_done(e.host, e.op);
         } else {
-          rq.append(e.host, detail::QueueEntry{e.size, e.target, e.tag, e.op, -1});
+          rq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});
         }
       } break;
       case kMsg: {
@@ -389,7 +402,7 @@ Result simulate(Source& src, const Params& P) {
             }
             mark_done(e.host, got.op);
           } else {
-            uq.append(e.host, detail::QueueEntry{e.size, e.target, e.tag, e.op, -1});
+            uq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});
           }
         } else {
           e.time = std::max(o_clock, gr);
@@ -398,7 +411,7 @@ Result simulate(Source& src, const Params& P) {
       } break;
       default: break;
     }
-    if (ready.empty()) continue;
+    if (ready.empty()) return;
     // Hosts in increasing order; each host's newly ready operations in the order they became
     // ready, then by type; each gets its creation stamp.
     std::sort(hosts_touched.begin(), hosts_touched.end());
@@ -415,7 +428,15 @@ Result simulate(Source& src, const Params& P) {
         aq.push(Event{t, aqtime++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
       }
     }
+  };
+  std::vector<ReadyOp> roots;
+  for (uint32_t h = 0; h < p; ++h) {
+    roots.clear();
+    src.roots(h, roots);
+    std::sort(roots.begin(), roots.end(), by_type);
+    for (const ReadyOp& r : roots) handle(Event{0, root_ts++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
   }
+  while (!aq.empty()) handle(aq.pop());
 
   // Everything must have run: no receive left posted, no message left unreceived, no operation
   // left waiting for one that never completed.

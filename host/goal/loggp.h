@@ -28,7 +28,6 @@
 //   std::string never_ready() const;                                  // "" or the first op never ready
 #pragma once
 #include <algorithm>
-#include <deque>
 #include <cstdint>
 #include <stdexcept>
 #include <functional>
@@ -156,8 +155,7 @@ class EventQueue {
 
  private:
   static constexpr uint32_t kNone = ~uint32_t(0);
-  // 8192 events (384 KB, above malloc's mmap threshold): a chunk freed beyond the few kept for
-  // reuse goes back to the system, so the queue's memory follows the events it holds.
+  // 8192 events (384 KB, above malloc's mmap threshold): a chunk freed goes back to the system.
   static constexpr uint32_t kChunk = 8192;
   static constexpr size_t kKeptChunks = 8;
   struct Chunk {
@@ -169,8 +167,11 @@ class EventQueue {
     uint64_t size = 0, last_ts = 0;
     bool sorted = true;
   };
+  // Spent chunks are kept for reuse up to as many as are in use (so the queue holds at most twice
+  // what it needs, and a steady stream of events allocates nothing); beyond that they are freed.
   void free_chunk(uint32_t c) {
-    if (free_chunks_.size() < kKeptChunks) {
+    --live_;
+    if (free_chunks_.size() < std::max(kKeptChunks, live_)) {
       free_chunks_.push_back(c);
     } else {
       chunks_[c].reset();
@@ -178,6 +179,7 @@ class EventQueue {
     }
   }
   uint32_t new_chunk() {
+    ++live_;
     uint32_t c;
     if (free_chunks_.empty() && !dead_chunks_.empty()) {
       c = dead_chunks_.back();
@@ -222,6 +224,7 @@ class EventQueue {
   }
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::vector<uint32_t> free_chunks_, dead_chunks_;  // kept for reuse; given back
+  size_t live_ = 0;                                  // chunks holding events
   std::vector<Bucket> buckets_;
   std::vector<uint32_t> free_buckets_;
   std::unordered_map<uint64_t, uint32_t> index_;
@@ -247,7 +250,7 @@ class MatchQueues {
       pool_[size_t(i)] = e;
     } else {
       i = int32_t(pool_.size());
-      pool_.push_back(e);
+      pool_.push_back(e);  // (the entries live in blocks: growing copies nothing)
     }
     pool_[size_t(i)].next = -1;
     if (tail_[host] >= 0) pool_[size_t(tail_[host])].next = i;
@@ -279,7 +282,22 @@ class MatchQueues {
 
  private:
   std::vector<int32_t> head_, tail_;
-  std::deque<QueueEntry> pool_;  // grows without copying (a schedule may post millions of receives)
+  // The entries, in blocks of 2^16 (a schedule may post millions of receives: growing copies nothing).
+  class Pool {
+   public:
+    size_t size() const { return n_; }
+    QueueEntry& operator[](size_t i) { return blocks_[i >> 16][i & 0xFFFF]; }
+    const QueueEntry& operator[](size_t i) const { return blocks_[i >> 16][i & 0xFFFF]; }
+    void push_back(const QueueEntry& e) {
+      if ((n_ >> 16) == blocks_.size()) blocks_.emplace_back(new QueueEntry[size_t(1) << 16]);
+      (*this)[n_++] = e;
+    }
+
+   private:
+    std::vector<std::unique_ptr<QueueEntry[]>> blocks_;
+    size_t n_ = 0;
+  };
+  Pool pool_;
   int32_t free_ = -1;
   int64_t count_ = 0;
 };

@@ -79,11 +79,22 @@ struct Result {
 
 namespace detail {
 
+// 40 bytes: the creation stamp (48 bits) shares a word with the CPU, NIC and type, so that the word
+// orders events as the stamp does.
 struct Event {
-  uint64_t time, ts, size;
+  uint64_t time, key, size;  // key: ts << 16 | cpu << 10 | nic << 4 | type
   uint32_t host, target, tag, op;
-  uint8_t cpu, nic, type;
+  uint64_t ts() const { return key >> 16; }
+  uint32_t cpu() const { return uint32_t(key >> 10) & 63u; }
+  uint32_t nic() const { return uint32_t(key >> 4) & 63u; }
+  uint8_t type() const { return uint8_t(key & 15u); }
+  void set_ts(uint64_t ts) { key = ts << 16 | (key & 0xFFFFu); }
+  void set_type(uint8_t t) { key = (key & ~uint64_t(15)) | t; }
 };
+inline Event make_event(uint64_t time, uint64_t ts, const ReadyOp& r, uint32_t host) {
+  return Event{time, ts << 16 | uint64_t(r.cpu) << 10 | uint64_t(r.nic) << 4 | r.type, r.size, host, r.peer, r.tag, r.op};
+}
+static_assert(sizeof(Event) == 40);
 
 // Events in order of (time, ts); ts is unique, so the order is total. A bucket per distinct time
 // (a min-heap holds the times): schedules put many events at one time (every processor of a
@@ -109,8 +120,8 @@ class EventQueue {
       last_bucket_ = b;
     }
     Bucket& k = buckets_[b];
-    if (k.size > 0 && k.last_ts > e.ts) k.sorted = false;
-    k.last_ts = e.ts;
+    if (k.size > 0 && k.last_ts > e.key) k.sorted = false;
+    k.last_ts = e.key;
     Chunk* tail = chunks_[k.tail].get();
     if (tail->n == kChunk) {
       const uint32_t c = new_chunk();
@@ -216,7 +227,7 @@ class EventQueue {
     all.reserve(k.size);
     for (uint32_t c = k.head, from = k.pos; c != kNone; c = chunks_[c]->next, from = 0)
       all.insert(all.end(), chunks_[c]->ev + from, chunks_[c]->ev + chunks_[c]->n);
-    std::sort(all.begin(), all.end(), [](const Event& x, const Event& y) { return x.ts < y.ts; });
+    std::sort(all.begin(), all.end(), [](const Event& x, const Event& y) { return x.key < y.key; });
     size_t i = 0;
     for (uint32_t c = k.head, from = k.pos; c != kNone; c = chunks_[c]->next, from = 0)
       for (uint32_t j = from; j < chunks_[c]->n; ++j) chunks_[c]->ev[j] = all[i++];
@@ -332,7 +343,7 @@ Result simulate(Source& src, const Params& P) {
   // anything else, so they come first: they are taken here one host at a time instead of being
   // queued, and every later event is numbered after them).
   uint64_t root_ts = 0;
-  aqtime = uint64_t(1) << 62;
+  aqtime = uint64_t(1) << 46;  // (stamps have 48 bits: 2^46 roots and 2^47 other events at most)
 
   auto mark_started = [&](uint32_t h, uint32_t op) {
     size_t before = ready.size();
@@ -351,8 +362,9 @@ Result simulate(Source& src, const Params& P) {
     ready.clear();
     marks.clear();
     hosts_touched.clear();
-    uint64_t& o_clock = nexto[e.host * ncpu + e.cpu];
-    switch (e.type) {
+    const uint32_t cpu = e.cpu(), nic = e.nic();
+    uint64_t& o_clock = nexto[e.host * ncpu + cpu];
+    switch (e.type()) {
       case kCalc:
         if (o_clock <= e.time) {
           o_clock = e.time + e.size;
@@ -365,7 +377,7 @@ Result simulate(Source& src, const Params& P) {
         }
         break;
       case kSend: {
-        uint64_t& gs = nextgs[e.host * nnic + e.nic];
+        uint64_t& gs = nextgs[e.host * nnic + nic];
         if (std::max(o_clock, gs) <= e.time) {
           ++res.events;
           ++res.messages;
@@ -374,11 +386,11 @@ Result simulate(Source& src, const Params& P) {
           gs = e.time + P.g + (e.size - 1) * P.G;
           const uint32_t from = e.host;
           Event m = e;
-          m.type = kMsg;
+          m.set_type(kMsg);
           m.host = e.target;
           m.target = from;
           m.time = e.time + P.o + P.L;
-          m.ts = aqtime++;
+          m.set_ts(aqtime++);
           aq.push(m);
           if (e.size <= P.S) mark_done(from, e.op);  // eager: done when handed to the NIC
         } else {
@@ -393,8 +405,8 @@ Result simulate(Source& src, const Params& P) {
         if (uq.take(e.host, e.target, e.tag, got)) {
           if (e.size > P.S) {  // rendezvous: the sender's operation completes now
             mark_done(got.src, got.op);
-            uint64_t& so = nexto[got.src * ncpu + e.cpu];
-            uint64_t& sg = nextgs[got.src * nnic + e.nic];
+            uint64_t& so = nexto[got.src * ncpu + cpu];
+            uint64_t& sg = nextgs[got.src * nnic + nic];
             so = std::max(so, e.time);
             sg = std::max(sg, e.time);
           }
@@ -404,7 +416,7 @@ Result simulate(Source& src, const Params& P) {
         }
       } break;
       case kMsg: {
-        uint64_t& gr = nextgr[e.host * nnic + e.nic];
+        uint64_t& gr = nextgr[e.host * nnic + nic];
         if (std::max(o_clock, gr) <= e.time) {
           ++res.events;
           o_clock = e.time + P.o + std::max((e.size - 1) * P.O, (e.size - 1) * P.G);
@@ -413,8 +425,8 @@ Result simulate(Source& src, const Params& P) {
           if (rq.take(e.host, e.target, e.tag, got)) {
             if (e.size > P.S) {  // rendezvous: the sender's operation completes now
               mark_done(e.target, e.op);
-              uint64_t& so = nexto[e.target * ncpu + e.cpu];
-              uint64_t& sg = nextgs[e.target * nnic + e.nic];
+              uint64_t& so = nexto[e.target * ncpu + cpu];
+              uint64_t& sg = nextgs[e.target * nnic + nic];
               so = std::max(so, e.time);
               sg = std::max(sg, e.time);
             }
@@ -443,7 +455,7 @@ Result simulate(Source& src, const Params& P) {
       for (const ReadyOp& r : batch) {
         uint64_t t = nexto[h * ncpu + r.cpu];
         if (r.type == kSend) t = std::max(t, nextgs[h * nnic + r.nic]);
-        aq.push(Event{t, aqtime++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
+        aq.push(detail::make_event(t, aqtime++, r, h));
       }
     }
   };
@@ -452,7 +464,7 @@ Result simulate(Source& src, const Params& P) {
     roots.clear();
     src.roots(h, roots);
     std::sort(roots.begin(), roots.end(), by_type);
-    for (const ReadyOp& r : roots) handle(Event{0, root_ts++, r.size, h, r.peer, r.tag, r.op, r.cpu, r.nic, r.type});
+    for (const ReadyOp& r : roots) handle(detail::make_event(0, root_ts++, r, h));
   }
   while (!aq.empty()) handle(aq.pop());
 

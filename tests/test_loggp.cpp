@@ -168,6 +168,18 @@ TEST(LogGP, AlgorithmsWithTheGeneratorsPatternsGiveItsTimes) {
 
 namespace {
 
+// c under loggp into out, if the checks of a run accept it.
+bool accepted(RunConfig c, RunConfig& out) {
+  c.cost.model = CostModel::loggp;
+  try {
+    validate_config(c, false);
+  } catch (const ConfigError&) {
+    return false;
+  }
+  out = c;
+  return true;
+}
+
 // A configuration every registered algorithm accepts: the first of a few machines it runs on.
 bool accepting_config(const AlgorithmInfo& a, RunConfig& out) {
   struct Machine {
@@ -192,14 +204,7 @@ bool accepting_config(const AlgorithmInfo& a, RunConfig& out) {
       c.ports.k = a.sends_per_step;
       c.params.kports = a.sends_per_step;
     }
-    c.cost.model = CostModel::loggp;
-    try {
-      validate_config(c, false);
-    } catch (const ConfigError&) {
-      continue;
-    }
-    out = c;
-    return true;
+    if (accepted(c, out)) return true;
   }
   // Those written for a line or ring that runs on a hypercube in Gray-code order.
   for (TopologyKind logical : {TopologyKind::linear, TopologyKind::ring}) {
@@ -207,14 +212,7 @@ bool accepting_config(const AlgorithmInfo& a, RunConfig& out) {
     RunConfig c = make_config(a.name, logical, 8, "", 3);
     c.mapped = true;
     c.mapping = Mapping{MapKind::gray, c.topology, make_topology(TopologyKind::hypercube, 8, "")};
-    c.cost.model = CostModel::loggp;
-    try {
-      validate_config(c, false);
-    } catch (const ConfigError&) {
-      continue;
-    }
-    out = c;
-    return true;
+    if (accepted(c, out)) return true;
   }
   return false;
 }

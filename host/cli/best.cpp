@@ -54,7 +54,7 @@ std::string run_candidate(const RunOptions& base, const std::string& name, int64
     c = build_config(o, backend);
     validate_config(c);
     r = run_cpu(c);
-    add_loggp_times(c, r);  // --model loggp
+    add_loggp_times(c, r);         // --model loggp
   } catch (const UsageError& e) {  // not for this topology, p or m
     return e.what();
   } catch (const ConfigError& e) {  // sizes, memory
@@ -307,14 +307,8 @@ void add_best_options(CLI::App* best, BestOptions& b) {
                    {"--gamma", "time per combined word"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
-                   {"--combine", "operator"},
-                   {"--model", "linear | loggp (LogGOPSim's clocks, ns)"},
-                   {"--L", "loggp: latency (ns)"},
-                   {"--o", "loggp: CPU overhead per message (ns)"},
-                   {"--g", "loggp: NIC gap between messages (ns)"},
-                   {"--G", "loggp: NIC gap per byte (ns)"},
-                   {"--O", "loggp: CPU overhead per byte (ns)"},
-                   {"--S", "loggp: largest eager message (bytes)"}});
+                   {"--combine", "operator"}});
+  add_loggp_options(best, o);
   best->add_flag("--json", b.json, "print JSON");
   best->add_option("--emit", b.emit,
                    "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)")

@@ -31,37 +31,6 @@ std::string loggp_text(const LogGPParams& g) {
          " O=" + std::to_string(g.O) + " S=" + std::to_string(g.S) + " (ns, bytes)";
 }
 
-// Writes through a temporary file, so that a failed export leaves nothing behind.
-void write_goal_file(const RunConfig& c, const std::string& path) {
-  if (path == "-") {
-    write_goal(c, std::cout);
-    return;
-  }
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  {
-    std::ofstream f(tmp);
-    if (!f) throw UsageError("--out: cannot write " + path);
-    try {
-      write_goal(c, f);
-    } catch (...) {
-      f.close();
-      std::filesystem::remove(tmp, ec);
-      throw;
-    }
-    if (!f.good()) {
-      f.close();
-      std::filesystem::remove(tmp, ec);
-      throw UsageError("--out: failed writing " + path);
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError("--out: cannot write " + path);
-  }
-}
-
 int export_goal(const RunOptions& o, const std::string& out) {
   if (out.empty()) throw UsageError("give --out FILE (- for stdout)");
   require_writable(out, "--out");
@@ -69,7 +38,7 @@ int export_goal(const RunOptions& o, const std::string& out) {
   RunConfig c = build_config(o, backend);
   validate_config(c, false);
   try {
-    write_goal_file(c, out);
+    write_file_atomically(out, "--out", [&](std::ostream& f) { write_goal(c, f); });
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(e.what());
   }

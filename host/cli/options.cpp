@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <type_traits>
@@ -331,6 +332,17 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
 
 }  // namespace
 
+void add_loggp_options(CLI::App* app, RunOptions& o) {
+  add_run_options(app, o,
+                  {{"--model", "linear | loggp (LogGOPSim's clocks, ns)"},
+                   {"--L", "loggp: latency (ns)"},
+                   {"--o", "loggp: CPU overhead per message (ns)"},
+                   {"--g", "loggp: NIC gap between messages (ns)"},
+                   {"--G", "loggp: NIC gap per byte (ns)"},
+                   {"--O", "loggp: CPU overhead per byte (ns)"},
+                   {"--S", "loggp: largest eager message (bytes)"}});
+}
+
 LogGPParams loggp_params(const RunOptions& o) {
   for (int64_t v : {o.loggp_L, o.loggp_o, o.loggp_g, o.loggp_G, o.loggp_O, o.loggp_S})
     if (v < 0) throw UsageError("--L, --o, --g, --G, --O and --S must not be negative");
@@ -427,28 +439,38 @@ int verification_exit_code(bool verified, int64_t mismatches) {
   return 1;
 }
 
-void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
+void write_file_atomically(const std::string& path, const std::string& option, const std::function<void(std::ostream&)>& write) {
   if (path == "-") {
-    std::cout << doc.dump(1) << "\n";
+    write(std::cout);
     return;
   }
   const std::string tmp = path + ".tmp";
   std::error_code ec;
   {
     std::ofstream f(tmp);
-    if (!f) throw UsageError("--json: cannot write " + path);
-    f << doc.dump(1) << "\n";
+    if (!f) throw UsageError(option + ": cannot write " + path);
+    try {
+      write(f);
+    } catch (...) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      throw;
+    }
     if (!f.good()) {
       f.close();
       std::filesystem::remove(tmp, ec);
-      throw UsageError("--json: failed writing " + path);
+      throw UsageError(option + ": failed writing " + path);
     }
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    throw UsageError("--json: cannot write " + path);
+    throw UsageError(option + ": cannot write " + path);
   }
+}
+
+void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
+  write_file_atomically(path, "--json", [&](std::ostream& out) { out << doc.dump(1) << "\n"; });
 }
 
 void require_writable(const std::string& path, const std::string& option) {

@@ -1,6 +1,7 @@
 // Options shared by the subcommands that run configurations (run, sweep, best, draw), and turning
 // them into a RunConfig with every check the CLI makes.
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,8 @@ struct DescribedOption {
 };
 void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options);
 
+// Registers --model and --L --o --g --G --O --S (sweep and best: every point or cell).
+void add_loggp_options(CLI::App* app, RunOptions& o);
 // --L --o --g --G --O --S, checked. Throws UsageError.
 LogGPParams loggp_params(const RunOptions& o);
 
@@ -70,6 +73,9 @@ std::string verified_text(bool verified, int64_t mismatches);
 // A completed run's exit code: 0, or 1 with one line on stderr when it failed verification.
 int verification_exit_code(bool verified, int64_t mismatches);
 
+// Writes a file through a temporary name (no partial file, also when `write` throws), or to stdout
+// for "-"; `option` names the option in messages.
+void write_file_atomically(const std::string& path, const std::string& option, const std::function<void(std::ostream&)>& write);
 // Writes JSON to a file through a temporary name (no partial file), or to stdout for "-".
 void write_json_atomically(const std::string& path, const nlohmann::json& doc);
 

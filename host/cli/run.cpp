@@ -79,8 +79,8 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   out << "  steps " << r.steps << ", time " << r.time;
   if (c.cost.model == CostModel::loggp) {
     const LogGPParams& g = c.cost.loggp;
-    out << " ns under LogGP (L=" << g.L << " o=" << g.o << " g=" << g.g << " G=" << g.G << " O=" << g.O << " S=" << g.S
-        << "), processor " << r.last_processor << " finishes last";
+    out << " ns under LogGP (L=" << g.L << " o=" << g.o << " g=" << g.g << " G=" << g.G << " O=" << g.O << " S=" << g.S << "), processor "
+        << r.last_processor << " finishes last";
     if (r.finish.size() <= 16) {
       out << "\n  finish (ns):";
       for (uint64_t f : r.finish) out << " " << f;

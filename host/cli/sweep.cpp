@@ -247,14 +247,8 @@ void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
                    {"--sources", "kbroadcast/kscatter sources"},
                    {"--gamma", "time per combined word"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
-                   {"--segments", "pipelined broadcast: segments"},
-                   {"--model", "linear | loggp (LogGOPSim's clocks, ns; every point)"},
-                   {"--L", "loggp: latency (ns)"},
-                   {"--o", "loggp: CPU overhead per message (ns)"},
-                   {"--g", "loggp: NIC gap between messages (ns)"},
-                   {"--G", "loggp: NIC gap per byte (ns)"},
-                   {"--O", "loggp: CPU overhead per byte (ns)"},
-                   {"--S", "loggp: largest eager message (bytes)"}});
+                   {"--segments", "pipelined broadcast: segments"}});
+  add_loggp_options(sweep, o);
   sweep->add_option("--csv", s.csv, "write rows as CSV (- for stdout)");
   sweep->add_option("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");
   sweep->add_option("--plot", s.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");

@@ -222,10 +222,10 @@ nlohmann::json option_columns(const RunOptions& o) {
   auto count = [](const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(parse_count(text, "")); };
   Operation op = Operation::allreduce;
   parse_operation(o.op, op);  // checked by point_options
-  return {{"topology", o.topology},   {"dims", o.dims},      {"p", count(o.p)}, {"logical", o.logical}, {"map", o.map},
-          {"op", operation_name(op)}, {"algo", o.algo},      {"m", count(o.m)}, {"root", o.root},       {"ports", o.ports},
-          {"lambda", o.lambda},       {"ts", o.ts},          {"tw", o.tw},      {"th", o.th},           {"gamma", o.gamma},
-          {"routing", o.routing},     {"model", o.model},    {"combine", o.combine}};
+  return {{"topology", o.topology},   {"dims", o.dims},   {"p", count(o.p)},     {"logical", o.logical}, {"map", o.map},
+          {"op", operation_name(op)}, {"algo", o.algo},   {"m", count(o.m)},     {"root", o.root},       {"ports", o.ports},
+          {"lambda", o.lambda},       {"ts", o.ts},       {"tw", o.tw},          {"th", o.th},           {"gamma", o.gamma},
+          {"routing", o.routing},     {"model", o.model}, {"combine", o.combine}};
 }
 
 nlohmann::json config_columns(const RunConfig& c) {

@@ -358,6 +358,15 @@ Result simulate(Source& src, const Params& P) {
     hosts_touched.push_back(h);
   };
 
+  // A rendezvous send completes when its receive matches it: its host's clocks (of the CPU and
+  // NIC numbers the matching event carries, as in LogGOPSim) move up to that moment.
+  auto rendezvous_done = [&](uint32_t sender, uint32_t op, uint32_t cpu, uint32_t nic, uint64_t now) {
+    mark_done(sender, op);
+    uint64_t& so = nexto[sender * ncpu + cpu];
+    uint64_t& sg = nextgs[sender * nnic + nic];
+    so = std::max(so, now);
+    sg = std::max(sg, now);
+  };
   auto handle = [&](Event e) {
     ready.clear();
     marks.clear();
@@ -403,13 +412,7 @@ Result simulate(Source& src, const Params& P) {
         mark_started(e.host, e.op);
         detail::QueueEntry got;
         if (uq.take(e.host, e.target, e.tag, got)) {
-          if (e.size > P.S) {  // rendezvous: the sender's operation completes now
-            mark_done(got.src, got.op);
-            uint64_t& so = nexto[got.src * ncpu + cpu];
-            uint64_t& sg = nextgs[got.src * nnic + nic];
-            so = std::max(so, e.time);
-            sg = std::max(sg, e.time);
-          }
+          if (e.size > P.S) rendezvous_done(got.src, got.op, cpu, nic, e.time);
           mark_done(e.host, e.op);
         } else {
           rq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});
@@ -423,13 +426,7 @@ Result simulate(Source& src, const Params& P) {
           gr = e.time + P.g + (e.size - 1) * P.G;
           detail::QueueEntry got;
           if (rq.take(e.host, e.target, e.tag, got)) {
-            if (e.size > P.S) {  // rendezvous: the sender's operation completes now
-              mark_done(e.target, e.op);
-              uint64_t& so = nexto[e.target * ncpu + cpu];
-              uint64_t& sg = nextgs[e.target * nnic + nic];
-              so = std::max(so, e.time);
-              sg = std::max(sg, e.time);
-            }
+            if (e.size > P.S) rendezvous_done(e.target, e.op, cpu, nic, e.time);
             mark_done(e.host, got.op);
           } else {
             uq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});

@@ -106,8 +106,9 @@ class EventQueue {
   bool empty() const { return count_ == 0; }
   void push(const Event& e) {
     uint32_t b;
-    if (e.time == last_time_ && last_bucket_ != kNone) {
-      b = last_bucket_;
+    Recent& hit = recent_[(e.time ^ (e.time >> 7)) & (kRecent - 1)];
+    if (hit.bucket != kNone && hit.time == e.time) {
+      b = hit.bucket;
     } else {
       auto [it, fresh] = index_.try_emplace(e.time, 0);
       if (fresh) {
@@ -116,8 +117,7 @@ class EventQueue {
         std::push_heap(times_.begin(), times_.end(), std::greater<>());
       }
       b = it->second;
-      last_time_ = e.time;
-      last_bucket_ = b;
+      hit = Recent{e.time, b};
     }
     Bucket& k = buckets_[b];
     if (k.size > 0 && k.last_ts > e.key) k.sorted = false;
@@ -158,7 +158,8 @@ class EventQueue {
       index_.erase(t);
       std::pop_heap(times_.begin(), times_.end(), std::greater<>());
       times_.pop_back();
-      if (last_bucket_ == current_) last_bucket_ = kNone;
+      Recent& hit = recent_[(t ^ (t >> 7)) & (kRecent - 1)];
+      if (hit.bucket == current_) hit.bucket = kNone;
       current_ = kNone;
     }
     return e;
@@ -240,8 +241,15 @@ class EventQueue {
   std::vector<uint32_t> free_buckets_;
   std::unordered_map<uint64_t, uint32_t> index_;
   std::vector<uint64_t> times_;  // min-heap of the times with a bucket
-  uint64_t count_ = 0, last_time_ = 0, current_time_ = 0;
-  uint32_t last_bucket_ = kNone, current_ = kNone;
+  uint64_t count_ = 0, current_time_ = 0;
+  uint32_t current_ = kNone;
+  // The buckets of recently used times (a symmetric schedule puts events at a few times in turn).
+  struct Recent {
+    uint64_t time = 0;
+    uint32_t bucket = kNone;
+  };
+  static constexpr size_t kRecent = 16;
+  Recent recent_[kRecent];
 };
 
 // A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
@@ -332,12 +340,9 @@ Result simulate(Source& src, const Params& P) {
   std::vector<std::pair<uint32_t, uint32_t>> marks;  // (host, index into ready) of this event
   std::vector<ReadyOp> batch;
   std::vector<uint32_t> hosts_touched;
+  // LogGOPSim sorts operations made ready together by type with std::sort: not stable beyond 16
+  // of them, but the same library sort on the same sequence gives the same order.
   auto by_type = [](const ReadyOp& a, const ReadyOp& b) { return a.type < b.type; };
-  auto sort_batch = [&] {
-    // LogGOPSim's std::sort on the type: not stable beyond 16 operations, but the same library
-    // sort on the same sequence gives the same order.
-    std::sort(batch.begin(), batch.end(), by_type);
-  };
 
   // The operations ready from the start (LogGOPSim queues them all at time 0, host by host, before
   // anything else, so they come first: they are taken here one host at a time instead of being
@@ -441,19 +446,27 @@ Result simulate(Source& src, const Params& P) {
     if (ready.empty()) return;
     // Hosts in increasing order; each host's newly ready operations in the order they became
     // ready, then by type; each gets its creation stamp.
+    auto stamp = [&](uint32_t h, std::vector<ReadyOp>& ops) {
+      std::sort(ops.begin(), ops.end(), by_type);
+      for (const ReadyOp& r : ops) {
+        uint64_t t = nexto[h * ncpu + r.cpu];
+        if (r.type == kSend) t = std::max(t, nextgs[h * nnic + r.nic]);
+        aq.push(detail::make_event(t, aqtime++, r, h));
+      }
+    };
+    bool one_host = true;  // the common case: every operation made ready is one host's
+    for (const auto& m : marks) one_host = one_host && m.first == marks.front().first;
+    if (one_host) {
+      stamp(marks.front().first, ready);
+      return;
+    }
     std::sort(hosts_touched.begin(), hosts_touched.end());
     hosts_touched.erase(std::unique(hosts_touched.begin(), hosts_touched.end()), hosts_touched.end());
     for (uint32_t h : hosts_touched) {
       batch.clear();
       for (const auto& [mh, i] : marks)
         if (mh == h) batch.push_back(ready[i]);
-      if (batch.empty()) continue;
-      sort_batch();
-      for (const ReadyOp& r : batch) {
-        uint64_t t = nexto[h * ncpu + r.cpu];
-        if (r.type == kSend) t = std::max(t, nextgs[h * nnic + r.nic]);
-        aq.push(detail::make_event(t, aqtime++, r, h));
-      }
+      if (!batch.empty()) stamp(h, batch);
     }
   };
   std::vector<ReadyOp> roots;

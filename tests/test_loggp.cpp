@@ -362,8 +362,9 @@ TEST(GoalEngine, ASchedulThatCannotFinishNamesTheRankAndTheLabel) {
             "rank 1: receive r (line 5) from rank 0 (tag 3) is never matched by a send");
   EXPECT_EQ(stuck("num_ranks 2\nrank 0 {\ns: send 8b to 1 tag 2\n}\nrank 1 {\n}\n"),
             "rank 0: send s (line 3) to rank 1 (tag 2) is never received");
-  EXPECT_EQ(stuck("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\na requires b\nb requires a\n}\n"),
-            "rank 0: operation a (line 3) never runs: it requires b (line 4), which never finishes (a dependency cycle?)");
+  EXPECT_EQ(
+      stuck("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\na requires b\nb requires a\n}\n"),
+      "rank 0: operation a (line 3) never runs: it requires b (line 4), which never finishes (a dependency cycle, or a send that is never completed)");
   // A rendezvous send is done only when its receive matches: two ranks that both send a large
   // message before receiving wait for each other (an eager message would not).
   const char* exchange =

@@ -4,8 +4,6 @@
 #include "goal.h"
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 

@@ -436,7 +436,8 @@ class ScheduleSource {
                ++k)
             if (s_.start_col[k] == i && state_[j] < 2) why = ": it irequires " + name(h, uint32_t(j)) + ", which never starts";
         }
-        return "rank " + std::to_string(h) + ": operation " + name(h, i) + " never runs" + why + " (a dependency cycle?)";
+        return "rank " + std::to_string(h) + ": operation " + name(h, i) + " never runs" + why +
+               " (a dependency cycle, or a send that is never completed)";
       }
     return {};
   }

@@ -243,7 +243,7 @@ int run_crossover(const BestOptions& b) {
   print_crossover(map, b.json);
   if (!b.plot.empty()) plot_crossover(map, b.plot);
   if (format) {
-    write_text_atomically(b.emit[1], text, "--emit");
+    write_file_atomically(b.emit[1], "--emit", [&](std::ostream& out) { out << text; });
     const auto out = left_out_algorithms(map, *format);
     std::ostream& note = b.json ? std::cerr : std::cout;
     note << b.emit[0] << " written to " << b.emit[1] << "; each cell names the simulated winner among the algorithms "

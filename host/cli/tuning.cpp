@@ -278,26 +278,6 @@ std::string tuning_file_text(const CrossoverMap& map, TuningFormat f) {
   return f == TuningFormat::ompi_rules ? ompi_text(map) : mpich_text(map);
 }
 
-void write_text_atomically(const std::string& path, const std::string& text, const std::string& option) {
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  {
-    std::ofstream f(tmp);
-    if (!f) throw UsageError(option + ": cannot write " + path);
-    f << text;
-    if (!f.good()) {
-      f.close();
-      std::filesystem::remove(tmp, ec);
-      throw UsageError(option + ": failed writing " + path);
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError(option + ": cannot write " + path);
-  }
-}
-
 void plot_crossover(const CrossoverMap& map, const std::string& path) {
   check_plot_file(path);
   // One colour index per algorithm that wins somewhere, in order of first win.

@@ -46,9 +46,6 @@ int library_winner(const BestRow& row, TuningFormat f);
 std::string tuning_file_text(const CrossoverMap& map, TuningFormat f);
 std::vector<std::string> left_out_algorithms(const CrossoverMap& map, TuningFormat f);
 
-// Writes `text` to `path` through a temporary name: no partial file. `option` names the option in errors.
-void write_text_atomically(const std::string& path, const std::string& text, const std::string& option);
-
 // Draws the map as a heat map (m across, p up, one colour per winning algorithm) with gnuplot.
 void plot_crossover(const CrossoverMap& map, const std::string& path);
 

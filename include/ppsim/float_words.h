@@ -15,42 +15,19 @@
 
 namespace ppsim {
 
-PPSIM_HD inline double bits_double(uint64_t w) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(w));
-#else
-  double d;
-  std::memcpy(&d, &w, sizeof d);
-  return d;
-#endif
+// The same bits read as another type of the same size (memcpy: host and device compilers make it
+// a plain move).
+template <class To, class From>
+PPSIM_HD inline To same_bits(From from) {
+  static_assert(sizeof(To) == sizeof(From), "a word and its number have the same size");
+  To to;
+  memcpy(&to, &from, sizeof to);
+  return to;
 }
-PPSIM_HD inline uint64_t double_bits(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-  uint64_t w;
-  std::memcpy(&w, &d, sizeof w);
-  return w;
-#endif
-}
-PPSIM_HD inline float bits_float(uint32_t w) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(w);
-#else
-  float f;
-  std::memcpy(&f, &w, sizeof f);
-  return f;
-#endif
-}
-PPSIM_HD inline uint32_t float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t w;
-  std::memcpy(&w, &f, sizeof w);
-  return w;
-#endif
-}
+PPSIM_HD inline double bits_double(uint64_t w) { return same_bits<double>(w); }
+PPSIM_HD inline uint64_t double_bits(double d) { return same_bits<uint64_t>(d); }
+PPSIM_HD inline float bits_float(uint32_t w) { return same_bits<float>(w); }
+PPSIM_HD inline uint32_t float_bits(float f) { return same_bits<uint32_t>(f); }
 
 // An IEEE binary format as the exact sums (host/exact_sum.h) and the ulp distance need it. Values
 // are (-1)^s * M * 2^q with M < 2^precision; q >= min_quantum (the subnormals' spacing).

@@ -215,7 +215,8 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
     json finish = nullptr;  // per processor, for small p
     if (r.finish.size() <= kReportFinishTimes) finish = r.finish;
     doc["loggp"] = {
-        {"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds}};
+        {"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds},
+        {"timing", r.loggp_timing}};
   }
   uint64_t words = 0;
   for (const auto& b : r.buffers) words += b.size();

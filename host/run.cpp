@@ -35,10 +35,11 @@ struct LoggpTiming {
   loggp::Result result;
   std::string error;
   double seconds = 0;
+  bool lockstep = false;
   void run(const RunConfig& c) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      result = loggp_run(c);
+      result = loggp_run(c, false, &lockstep);
     } catch (const loggp::StuckError& e) {
       error = std::string("LogGP timing: ") + e.what();
     }
@@ -51,6 +52,7 @@ struct LoggpTiming {
     r.last_processor = result.last_host;
     r.loggp_events = result.events;
     r.loggp_seconds = seconds;
+    r.loggp_timing = lockstep ? "rounds" : "events";
   }
 };
 

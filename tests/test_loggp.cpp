@@ -16,11 +16,13 @@
 
 #include "goal/goal.h"
 #include "goal/loggp_run.h"
+#include "loggp_configs.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
+using ppsim::testing_support::accepting_config;
 using ppsim::testing_support::make_config;
 
 namespace {
@@ -165,59 +167,6 @@ TEST(LogGP, AlgorithmsWithTheGeneratorsPatternsGiveItsTimes) {
   }
   EXPECT_GE(compared, 5 * 3);
 }
-
-namespace {
-
-// c under loggp into out, if the checks of a run accept it.
-bool accepted(RunConfig c, RunConfig& out) {
-  c.cost.model = CostModel::loggp;
-  try {
-    validate_config(c, false);
-  } catch (const ConfigError&) {
-    return false;
-  }
-  out = c;
-  return true;
-}
-
-// A configuration every registered algorithm accepts: the first of a few machines it runs on.
-bool accepting_config(const AlgorithmInfo& a, RunConfig& out) {
-  struct Machine {
-    TopologyKind kind;
-    int64_t p;
-    const char* dims;
-  };
-  const Machine machines[] = {{TopologyKind::full, 6, ""},    {TopologyKind::hypercube, 8, ""}, {TopologyKind::ring, 7, ""},
-                              {TopologyKind::mesh, 0, "2x3"}, {TopologyKind::torus, 0, "3x3"},  {TopologyKind::full, 8, ""},
-                              {TopologyKind::linear, 5, ""},  {TopologyKind::star, 5, ""},      {TopologyKind::bintree, 7, ""},
-                              {TopologyKind::binomial, 8, ""}};
-  for (const Machine& m : machines) {
-    if (!a.runs_on(m.kind)) continue;
-    RunConfig c = make_config(a.name, m.kind, m.p, m.dims, 3);
-    if (a.op == Operation::scan) c.params.n = 0;
-    if (a.needs_m_divisible_by_p()) c.params.m = c.params.p * 2;
-    if (a.needs_all_port()) {
-      c.ports.model = PortModel::all;
-      c.params.all_port = true;
-    } else if (a.sends_per_step > 1) {
-      c.ports.model = PortModel::kport;
-      c.ports.k = a.sends_per_step;
-      c.params.kports = a.sends_per_step;
-    }
-    if (accepted(c, out)) return true;
-  }
-  // Those written for a line or ring that runs on a hypercube in Gray-code order.
-  for (TopologyKind logical : {TopologyKind::linear, TopologyKind::ring}) {
-    if (!a.runs_on(logical)) continue;
-    RunConfig c = make_config(a.name, logical, 8, "", 3);
-    c.mapped = true;
-    c.mapping = Mapping{MapKind::gray, c.topology, make_topology(TopologyKind::hypercube, 8, "")};
-    if (accepted(c, out)) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 // The round trip: an algorithm's LogGP times equal those of its exported GOAL schedule read back,
 // for every registered algorithm, eager and rendezvous, with and without per-byte overhead.

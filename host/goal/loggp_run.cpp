@@ -2,44 +2,17 @@
 #include "goal/loggp_run.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "algorithms/all.h"
-#include "ppsim/postal.h"
+#include "goal/loggp_rounds.h"
 
 namespace ppsim {
 
 namespace {
 
-// One processor's operations of one round, read from the algorithm (or a test's override).
-class RoundReader {
- public:
-  explicit RoundReader(const RunConfig& c)
-      : c_(c), postal_(c.params), a_(postal_.attached(c.params)), rounds_(c.algorithm->rounds(c.params)) {}
-  int rounds() const { return rounds_; }
-  const StepOps& read(int64_t proc, int round) {
-    ops_.nsend = ops_.nrecv = 0;
-    ops_.overflow = false;
-    if (c_.test_ops_override) c_.test_ops_override(a_, proc, round, ops_);
-    else algorithm_ops(c_.algorithm->id, a_, proc, round, ops_);
-    if (ops_.overflow)
-      throw loggp::StuckError("processor " + std::to_string(proc) + ", round " + std::to_string(round) + ": more than " +
-                              std::to_string(kMaxOps) + " sends or receives");
-    return ops_;
-  }
-
- private:
-  const RunConfig& c_;
-  const PostalTable postal_;
-  const AlgoParams a_;
-  const int rounds_;
-  StepOps ops_;
-};
-
-uint64_t bytes_of(int64_t words) { return uint64_t(words) * uint64_t(kBytesPerWord); }
-
-// An operation's id: its round, whether it is a receive, its index among the round's sends or receives.
-constexpr uint32_t op_id(int round, bool recv, int index) { return uint32_t(round) << 6 | uint32_t(recv) << 5 | uint32_t(index); }
+using loggp_rounds::bytes_of;
+using loggp_rounds::RoundReader;
 
 class AlgorithmSource {
  public:
@@ -67,22 +40,9 @@ class AlgorithmSource {
  private:
   // The rounds up to and including the next one with receives.
   void release(uint32_t h, std::vector<loggp::ReadyOp>& out) {
-    int r = next_round_[h];
-    for (; r <= reader_.rounds(); ++r) {
-      const StepOps& ops = reader_.read(h, r);
-      for (int k = 0; k < ops.nsend; ++k)
-        out.push_back(
-            loggp::ReadyOp{bytes_of(ops.send[k].len), uint32_t(ops.send[k].to), uint32_t(r), op_id(r, false, k), 0, 0, loggp::kSend});
-      for (int k = 0; k < ops.nrecv; ++k)
-        out.push_back(
-            loggp::ReadyOp{bytes_of(ops.recv[k].len), uint32_t(ops.recv[k].from), uint32_t(r), op_id(r, true, k), 0, 0, loggp::kRecv});
-      if (ops.nrecv > 0) {
-        outstanding_[h] = ops.nrecv;
-        ++r;
-        break;
-      }
-    }
-    next_round_[h] = r;
+    int nrecv = 0;
+    next_round_[h] = loggp_rounds::read_batch(reader_, h, next_round_[h], [&](const loggp::ReadyOp& r) { out.push_back(r); }, nrecv);
+    if (nrecv > 0) outstanding_[h] = nrecv;
   }
 
   RoundReader reader_;
@@ -93,7 +53,14 @@ class AlgorithmSource {
 
 }  // namespace
 
-loggp::Result loggp_run(const RunConfig& c) {
+loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep) {
+  if (lockstep) *lockstep = false;
+  if (!events_only) {
+    if (std::optional<loggp::Result> r = loggp_lockstep(c)) {
+      if (lockstep) *lockstep = true;
+      return std::move(*r);
+    }
+  }
   AlgorithmSource src(c);
   loggp::Result r = loggp::simulate(src, c.cost.loggp);
   if (!r.unfinished.empty()) throw loggp::StuckError(r.unfinished);

@@ -8,6 +8,7 @@
 // Nothing is stored per round: each processor keeps the round it is at and how many of its
 // receives are outstanding (O(p) memory besides the event queue).
 #pragma once
+#include <optional>
 #include <ostream>
 
 #include "goal/loggp.h"
@@ -16,7 +17,13 @@
 namespace ppsim {
 
 // The LogGP times of c's algorithm (c.cost.loggp). Throws loggp::StuckError if it cannot finish.
-loggp::Result loggp_run(const RunConfig& c);
+// Round by round where the algorithm runs in lockstep (loggp_lockstep.cpp), else (or with
+// `events_only`) with the event engine (loggp.h); both give the same times. `lockstep`, if given,
+// says which ran.
+loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lockstep = nullptr);
+
+// Round by round only: nothing where the lockstep conditions fail (loggp_lockstep.cpp).
+std::optional<loggp::Result> loggp_lockstep(const RunConfig& c);
 
 // Writes c's algorithm as GOAL text (goal/goal.h); a comment line names the run.
 void write_goal(const RunConfig& c, std::ostream& out);

@@ -54,11 +54,13 @@ struct RunResult {
   std::vector<TraceStep> trace;
   std::string backend = "cpu";
   // --model loggp: every processor's finishing time (ns), the lowest processor finishing last (time
-  // is its finish), the events LogGP took, and the seconds its timing took (part of wall_seconds).
+  // is its finish), the events LogGP took, the seconds its timing took (part of wall_seconds), and
+  // which timing gave them: "rounds" (lockstep, round by round) or "events" (the event engine).
   std::vector<uint64_t> finish;
   int64_t last_processor = -1;
   uint64_t loggp_events = 0;
   double loggp_seconds = 0.0;
+  std::string loggp_timing;
 };
 
 // Adds one step's figures to the run's totals (postal model: a step costs 1); both backends call it.

@@ -1,0 +1,169 @@
+// The LogGP timing round by round (loggp_lockstep.cpp) against the event engine (loggp.h), whose
+// times are LogGOPSim's (test_loggp.cpp): every registered algorithm on small and larger machines,
+// under parameters that make sends wait for the NIC, messages wait for the CPU, and events meet at
+// one time. Where its conditions fail it must decline (the run then goes to the event engine),
+// never give other times.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <string>
+
+#include "goal/loggp_run.h"
+#include "loggp_configs.h"
+#include "ppsim/run.h"
+
+using namespace ppsim;
+using ppsim::testing_support::accepting_config;
+using ppsim::testing_support::make_config;
+
+namespace {
+
+std::string text(const LogGPParams& p) {
+  return "L=" + std::to_string(p.L) + " o=" + std::to_string(p.o) + " g=" + std::to_string(p.g) + " G=" + std::to_string(p.G) +
+         " O=" + std::to_string(p.O) + " S=" + std::to_string(p.S);
+}
+
+// The lockstep times equal the event engine's, if it gives any. True if it did.
+bool same_as_events(const RunConfig& c) {
+  const std::optional<loggp::Result> ls = loggp_lockstep(c);
+  if (!ls) return false;
+  const loggp::Result ev = loggp_run(c, true);
+  EXPECT_EQ(ls->finish, ev.finish);
+  EXPECT_EQ(ls->time, ev.time);
+  EXPECT_EQ(ls->last_host, ev.last_host);
+  EXPECT_EQ(ls->events, ev.events);
+  EXPECT_EQ(ls->messages, ev.messages);
+  return true;
+}
+
+}  // namespace
+
+TEST(LogGPLockstep, EqualsTheEventEngineWhereverItRuns) {
+  std::vector<LogGPParams> sets = {
+      LogGPParams{},                             // LogGOPSim's defaults
+      LogGPParams{700, 90, 40, 3, 5, 65535},     // per-byte CPU overhead above the gap's
+      LogGPParams{0, 1000, 1000, 0, 0, 65535},   // L = 0 and o = g: arrivals meet sends
+      LogGPParams{1000, 0, 500, 1, 0, 65535},    // o = 0
+      LogGPParams{2500, 1500, 4000, 6, 0, 65535},  // g > o: sends wait for the NIC
+      LogGPParams{10, 2000, 10, 0, 0, 65535},    // o >> L: messages wait for the CPU
+  };
+  std::mt19937_64 rng(15);
+  for (int i = 0; i < 6; ++i) {  // and a few drawn at random (fixed seed)
+    auto draw = [&](uint64_t hi) { return uint64_t(rng() % (hi + 1)); };
+    sets.push_back(LogGPParams{draw(3000), draw(2000), draw(2000), draw(8), draw(4), 65535});
+  }
+  int ran = 0, cases = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (bool larger : {false, true}) {
+      RunConfig c;
+      if (!accepting_config(a, c, larger)) continue;
+      for (const LogGPParams& P : sets) {
+        SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + " " + text(P));
+        c.cost.loggp = P;
+        ++cases;
+        if (same_as_events(c)) ++ran;
+      }
+    }
+  }
+  // Most algorithms run in lockstep most of the time (the count is printed to watch it).
+  std::printf("lockstep timing ran in %d of %d cases\n", ran, cases);
+  EXPECT_GT(ran, cases / 2);
+}
+
+// The algorithms of the benchmarks, at sizes where any slip in the order would show.
+TEST(LogGPLockstep, LargerMachinesOfTheCommonAlgorithms) {
+  struct Case {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p, m;
+  };
+  const Case cases[] = {{"allreduce_hypercube", TopologyKind::hypercube, 4096, 1},
+                        {"allreduce_hypercube", TopologyKind::full, 1024, 300},
+                        {"broadcast_binomial_low_first", TopologyKind::full, 1000, 5},
+                        {"barrier_dissemination", TopologyKind::full, 777, 1},
+                        {"allgather_ring", TopologyKind::ring, 96, 2},
+                        {"reduce_scatter_pairwise", TopologyKind::full, 64, 128}};
+  for (const Case& k : cases) {
+    for (const LogGPParams& P : {LogGPParams{}, LogGPParams{700, 90, 40, 3, 5, 65535}}) {
+      SCOPED_TRACE(std::string(k.algo) + " p=" + std::to_string(k.p) + " " + text(P));
+      RunConfig c = make_config(k.algo, k.kind, k.p, "", k.m);
+      c.cost.model = CostModel::loggp;
+      c.cost.loggp = P;
+      EXPECT_TRUE(same_as_events(c));
+    }
+  }
+}
+
+namespace {
+
+// Processor 2 receives from 0 and from 1 in round 1; both send at time 0.
+void two_at_once(const AlgoParams&, int64_t proc, int round, StepOps& out) {
+  if (round != 1) return;
+  if (proc < 2) out.add_send(2, 0, 0, 1);
+  if (proc == 2) {
+    out.add_recv(0, 0, 0, 1, RecvMode::copy);
+    out.add_recv(1, 0, 0, 1, RecvMode::copy);
+  }
+}
+
+// Round 1: 0 sends a message of `len` words to 1.
+int64_t g_len = 1;
+void one_message(const AlgoParams&, int64_t proc, int round, StepOps& out) {
+  if (round != 1) return;
+  if (proc == 0) out.add_send(1, 0, 0, g_len);
+  if (proc == 1) out.add_recv(0, 0, 0, g_len, RecvMode::copy);
+}
+
+RunConfig overridden(void (*ops)(const AlgoParams&, int64_t, int, StepOps&), const LogGPParams& P) {
+  RunConfig c = make_config("broadcast_binomial", TopologyKind::full, 4, "", 1);
+  c.test_ops_override = ops;
+  c.cost.model = CostModel::loggp;
+  c.cost.loggp = P;
+  return c;
+}
+
+}  // namespace
+
+// Where the engine's order would rest on more than the times, or on the other processor's clocks,
+// the lockstep timing declines and the event engine's times stand.
+TEST(LogGPLockstep, DeclinesWhereItsConditionsFail) {
+  // Two messages made at time 0 on two processors arrive at one time: the engine orders them by
+  // events further back.
+  RunConfig c = overridden(two_at_once, LogGPParams{});
+  EXPECT_FALSE(loggp_lockstep(c).has_value());
+  const loggp::Result ev = loggp_run(c);
+  // The first arrives at o + L; each costs the CPU o + (8 - 1)G, the second waiting for the first.
+  EXPECT_EQ(ev.finish[2], 2500u + 1500 + 2 * (1500 + 7 * 6));
+
+  // A rendezvous (above S bytes) ties the sender's clocks to the receiver's.
+  g_len = 10;
+  c = overridden(one_message, LogGPParams{2500, 1500, 1000, 6, 0, 79});
+  EXPECT_FALSE(loggp_lockstep(c).has_value());
+  // Eager at S: the same message runs in lockstep, sender o + 79 O, receiver at o + L, then o + 79 G.
+  c.cost.loggp.S = 80;
+  ASSERT_TRUE(same_as_events(c));
+  EXPECT_EQ(loggp_run(c).finish[1], 1500u + 2500 + 1500 + 79 * 6);
+
+  // A 0-byte message wraps LogGOPSim's unsigned (s - 1): left to the event engine.
+  g_len = 0;
+  c = overridden(one_message, LogGPParams{});
+  EXPECT_FALSE(loggp_lockstep(c).has_value());
+  g_len = 1;
+}
+
+// The run reports which timing ran; `--model loggp` gives the same times either way.
+TEST(LogGPLockstep, RunReportsTheTimingAndBothAgree) {
+  RunConfig c = make_config("allreduce_hypercube", TopologyKind::hypercube, 256, "", 4);
+  c.cost.model = CostModel::loggp;
+  bool lockstep = false;
+  const loggp::Result r = loggp_run(c, false, &lockstep);
+  EXPECT_TRUE(lockstep);
+  const loggp::Result e = loggp_run(c, true, &lockstep);
+  EXPECT_FALSE(lockstep);
+  EXPECT_EQ(r.finish, e.finish);
+  const RunResult run = run_simulation(c, Backend::cpu);
+  EXPECT_TRUE(run.verified);
+  EXPECT_EQ(run.finish, e.finish);
+  EXPECT_EQ(run.loggp_timing, "rounds");
+}

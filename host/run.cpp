@@ -36,10 +36,10 @@ struct LoggpTiming {
   std::string error;
   double seconds = 0;
   bool lockstep = false;
-  void run(const RunConfig& c) {
+  void run(const RunConfig& c, int threads = 1) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      result = loggp_run(c, false, &lockstep);
+      result = loggp_run(c, false, &lockstep, threads);
     } catch (const loggp::StuckError& e) {
       error = std::string("LogGP timing: ") + e.what();
     }
@@ -69,14 +69,20 @@ void add_loggp_times(const RunConfig& c, RunResult& r) {
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
   if (notice) notice->clear();
   if (c.cost.model != CostModel::loggp) return on_backend(c, requested, notice);
-  // The clocks need only the rounds, not the data: they are computed on a thread of their own
-  // while the backend moves and verifies the data.
+  // The clocks need only the rounds, not the data: they are computed on threads of their own
+  // while the backend moves and verifies the data. The CPU backend and the clocks share the cores
+  // (half each unless --threads says how many the data takes); beside a device, the clocks take
+  // all but one.
   const auto t0 = std::chrono::steady_clock::now();
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  RunConfig data = c;
+  int clock_threads = std::max(1, cores - 1);
+  if (requested != Backend::cuda) {
+    if (data.threads == 0) data.threads = std::max(1, cores - std::max(1, cores / 2));
+    clock_threads = std::max(1, cores - data.threads);
+  }
   LoggpTiming t;
-  std::thread clocks([&] { t.run(c); });
-  RunConfig data = c;  // the CPU backend leaves the clocks a core
-  if (data.threads == 0) data.threads = int(std::max(1u, std::thread::hardware_concurrency()) - 1);
-  if (data.threads == 0) data.threads = 1;
+  std::thread clocks([&] { t.run(c, clock_threads); });
   RunResult r;
   try {
     r = on_backend(data, requested, notice);

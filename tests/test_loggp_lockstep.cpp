@@ -95,6 +95,28 @@ TEST(LogGPLockstep, LargerMachinesOfTheCommonAlgorithms) {
   }
 }
 
+// The processors' batches of a round are timed on several threads: the same times on any number.
+TEST(LogGPLockstep, ThreadsGiveTheSameTimes) {
+  struct Case {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p;
+  };
+  for (const Case& k : {Case{"allreduce_hypercube", TopologyKind::hypercube, 16384}, Case{"broadcast_binomial_low_first", TopologyKind::full, 12289},
+                        Case{"barrier_dissemination", TopologyKind::full, 10001}}) {
+    SCOPED_TRACE(k.algo);
+    RunConfig c = make_config(k.algo, k.kind, k.p, "", 2);
+    c.cost.model = CostModel::loggp;
+    const std::optional<loggp::Result> one = loggp_lockstep(c, 1), three = loggp_lockstep(c, 3);
+    ASSERT_TRUE(one.has_value());
+    ASSERT_TRUE(three.has_value());
+    EXPECT_EQ(one->finish, three->finish);
+    EXPECT_EQ(one->time, three->time);
+    EXPECT_EQ(one->events, three->events);
+    EXPECT_EQ(one->messages, three->messages);
+  }
+}
+
 namespace {
 
 // Processor 2 receives from 0 and from 1 in round 1; both send at time 0.

@@ -24,7 +24,9 @@
 // Memory is O(p) besides the messages of rounds to come; no queue of the whole machine's events.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -38,25 +40,19 @@ namespace {
 
 using loggp::ReadyOp;
 
-// A message of round `round` from `from` to `to`, started at `sent` (it arrives at sent + o + L).
+// A message of a round, from `from`, started at `sent` (it arrives at sent + o + L); `link` is its
+// receiver until it is delivered, then the receiver's next message of the round (-1: none).
 struct Msg {
   uint64_t size, sent;
-  uint32_t from, to, round;
-  int32_t next;  // the receiver's next message of this round (-1: none)
+  uint32_t from;
+  int32_t link;
 };
 
-// An operation of a batch waiting for its round with receives: `start`, a send's start found when
-// the batch was timed alone.
+// An operation of a batch, in the engine's order; `start`: a send's start when timed alone.
 struct Op {
   uint64_t size, start;
   uint32_t peer, tag;
   uint8_t type;
-};
-
-// A batch waiting for its round with receives: its processor and where its operations are kept.
-struct Waiting {
-  uint32_t h, nops;
-  size_t first_op;
 };
 
 struct Clocks {
@@ -82,10 +78,11 @@ class BatchTimer {
 
   // Returns false where the lockstep conditions fail. Without messages, records the sends' starts;
   // with them, checks the sends against those and requires every receive to complete.
-  bool run(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs) {
+  // The messages are of round `round` (they match receives of that tag).
+  bool run(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round = 0) {
     const bool alone = msgs.empty();
     if (nops <= 2 && msgs.size() <= 1)
-      if (std::optional<bool> done = plain(c, pr, ops, nops, msgs)) return *done;
+      if (std::optional<bool> done = plain(c, pr, ops, nops, msgs, round)) return *done;
     ev_.clear();
     rq_.clear();
     uq_.clear();
@@ -125,7 +122,7 @@ class BatchTimer {
           ++events;
           c.o = t + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
           c.gr = t + P_.g + (m.size - 1) * P_.G;
-          if (take(rq_, [&](uint32_t i) { return ops[i].peer == m.from && ops[i].tag == m.round; })) released = --outstanding == 0;
+          if (take(rq_, [&](uint32_t i) { return ops[i].peer == m.from && ops[i].tag == round; })) released = --outstanding == 0;
           else uq_.push_back(e.idx);
         }
       } else if (Op& op = ops[e.idx]; op.type == loggp::kSend) {
@@ -141,7 +138,7 @@ class BatchTimer {
         }
       } else {
         ++events;
-        if (take(uq_, [&](uint32_t j) { return msgs[j]->from == op.peer && msgs[j]->round == op.tag; })) released = --outstanding == 0;
+        if (take(uq_, [&](uint32_t j) { return msgs[j]->from == op.peer && round == op.tag; })) released = --outstanding == 0;
         else rq_.push_back(e.idx);
       }
       if (ready > 0) {
@@ -159,7 +156,7 @@ class BatchTimer {
   // The common batches, where the engine's order is plain, in closed form: a send, a receive, or a
   // send then a receive (an exchange), alone or with one message that arrives after they started.
   // Nothing where the order needs the general loop.
-  std::optional<bool> plain(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs) {
+  std::optional<bool> plain(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round) {
     if (nops == 0) return std::nullopt;
     const bool has_send = ops[0].type == loggp::kSend;
     const bool has_recv = ops[nops - 1].type == loggp::kRecv;
@@ -172,7 +169,7 @@ class BatchTimer {
       arrival = msgs[0]->sent + P_.o + P_.L;
       if (!pr.root && arrival <= pr.t_rel) return false;  // it may come among the previous batch's events
       if (arrival <= (has_send ? start : c.o)) return std::nullopt;
-      if (msgs[0]->from != ops[nops - 1].peer || msgs[0]->round != ops[nops - 1].tag) return std::nullopt;
+      if (msgs[0]->from != ops[nops - 1].peer || round != ops[nops - 1].tag) return std::nullopt;
     }
     events = messages = 0;
     if (has_send) {
@@ -262,90 +259,158 @@ class ByRound {
 
 }  // namespace
 
-std::optional<loggp::Result> loggp_lockstep(const RunConfig& c) {
+namespace {
+
+// What a thread needs to time batches: its own reader, timer and scratch, and the messages and
+// waiting processors it makes, by round (gathered from every thread when their round comes).
+struct Worker {
+  Worker(const RunConfig& c, int rounds, size_t guess) : reader(c), timer(c.cost.loggp), sent(rounds, guess), waiting(rounds, guess) {}
+  loggp_rounds::RoundReader reader;
+  BatchTimer timer;
+  ByRound<Msg> sent;
+  ByRound<uint32_t> waiting;
+  std::vector<Op> ops;
+  std::vector<const Msg*> msgs;
+  int nrecv = 0;
+  uint64_t events = 0, messages = 0;
+  size_t taken = 0;  // messages of the round
+  bool failed = false;
+};
+
+// Appends every worker's vector of round r to `all`, and gives theirs back.
+template <class T>
+void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*by_round, int r, HugeVector<T>& all) {
+  all.clear();
+  size_t n = 0;
+  for (auto& w : workers) n += ((*w).*by_round)[r].size();
+  all.reserve(n);
+  for (auto& w : workers) {
+    HugeVector<T>& v = ((*w).*by_round)[r];
+    all.insert(all.end(), v.begin(), v.end());
+    ((*w).*by_round).done(r);
+  }
+}
+
+}  // namespace
+
+std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
   const loggp::Params& P = c.cost.loggp;
   const uint32_t p = uint32_t(c.params.p);
-  loggp_rounds::RoundReader reader(c);
-  const int R = reader.rounds();
+  const int R = c.algorithm->rounds(c.params);
+  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
 
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, R, t == 0 ? size_t(p) : 0));
   HugeVector<Proc> procs(p);
   std::vector<uint64_t> finish(p, 0);
-  ByRound<Msg> sent(R, p);           // messages by round
-  ByRound<Waiting> waiting(R, p);    // batches by their round with receives
-  ByRound<Op> waiting_ops(R, 2 * size_t(p));  // and their operations
   HugeVector<int32_t> inbox(p, -1);
-  std::vector<ReadyOp> ready;
-  HugeVector<Op> last_ops;
-  std::vector<const Msg*> none, msgs;
-  BatchTimer timer(P);
-  loggp::Result res;
+  HugeVector<Msg> round_msgs;
+  HugeVector<uint32_t> waiting;
+  const std::vector<const Msg*> none;
 
-  // Times h's batch from its release alone: its messages go out, and it waits for the round it
-  // receives in. The operations come in the engine's order: each round's sends, then its receives,
-  // and only the last round receives, so they are sorted by type already; the engine's std::sort
-  // keeps them so up to 16 (insertion sort), beyond that it is called as the engine calls it.
-  auto release = [&](uint32_t h) {
-    Proc& pr = procs[h];
-    ready.clear();
-    int nrecv = 0;
-    const int next = pr.first <= R ? loggp_rounds::read_batch(reader, h, pr.first, [&](const ReadyOp& o) { ready.push_back(o); }, nrecv) : pr.first;
-    if (ready.size() > 16) std::sort(ready.begin(), ready.end(), [](const ReadyOp& a, const ReadyOp& b) { return a.type < b.type; });
-    HugeVector<Op>& ops = nrecv > 0 ? waiting_ops[next - 1] : last_ops;
-    if (nrecv == 0) ops.clear();
-    const size_t first_op = ops.size();
-    for (const ReadyOp& o : ready) {
+  // h's batch from round `first`, in the engine's order: each round's sends, then its receives, and
+  // only the last round receives, so they are sorted by type already; the engine's std::sort keeps
+  // them so up to 16 (insertion sort), beyond that it is called as the engine calls it (on the same
+  // sequence of types: the same order). `next`: the round after it; false: not all eager.
+  auto read = [&](Worker& w, uint32_t h, int first, int& next) {
+    w.ops.clear();
+    w.nrecv = 0;
+    next = first;
+    if (first <= R)
+      next = loggp_rounds::read_batch(w.reader, h, first, [&](const ReadyOp& o) { w.ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type}); },
+                                      w.nrecv);
+    if (w.ops.size() > 16) std::sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) { return a.type < b.type; });
+    for (const Op& o : w.ops)
       if (o.size == 0 || o.size > P.S || o.peer >= p) return false;  // rendezvous, or a 0-byte clock wrap
-      ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type});
-    }
+    return true;
+  };
+  // Times h's batch from its release alone: its messages go out, and it waits for the round it
+  // receives in (where it is read again).
+  auto release = [&](Worker& w, uint32_t h) {
+    Proc& pr = procs[h];
+    int next = 0;
     Clocks clk = pr.at_release;
-    if (!timer.run(clk, pr, ops.data() + first_op, uint32_t(ready.size()), none)) return false;
-    for (size_t i = first_op; i < ops.size(); ++i)
-      if (ops[i].type == loggp::kSend) sent[int(ops[i].tag)].push_back(Msg{ops[i].size, ops[i].start, h, ops[i].peer, ops[i].tag, -1});
-    if (nrecv > 0) {
-      waiting[next - 1].push_back(Waiting{h, uint32_t(ready.size()), first_op});
+    if (!read(w, h, pr.first, next) || !w.timer.run(clk, pr, w.ops.data(), uint32_t(w.ops.size()), none)) return false;
+    for (const Op& o : w.ops)
+      if (o.type == loggp::kSend) w.sent[int(o.tag)].push_back(Msg{o.size, o.start, h, int32_t(o.peer)});
+    if (w.nrecv > 0) {
+      w.waiting[next - 1].push_back(h);
     } else {  // nothing to wait for: its last batch
       finish[h] = clk.o;
-      res.events += timer.events;
-      res.messages += timer.messages;
+      w.events += w.timer.events;
+      w.messages += w.timer.messages;
     }
     return true;
   };
+  // Times h's batch with the messages of round r, then releases its next.
+  auto receive = [&](Worker& w, uint32_t h, int r) {
+    Proc& pr = procs[h];
+    w.msgs.clear();
+    for (int32_t k = inbox[h]; k >= 0; k = round_msgs[size_t(k)].link) w.msgs.push_back(&round_msgs[size_t(k)]);
+    inbox[h] = -1;
+    w.taken += w.msgs.size();
+    if (w.msgs.empty()) return false;  // a receive no message matches: the engine reports it
+    int next = 0;
+    Clocks clk = pr.at_release;
+    read(w, h, pr.first, next);
+    if (!w.timer.run(clk, pr, w.ops.data(), uint32_t(w.ops.size()), none) ||
+        !w.timer.run(clk = pr.at_release, pr, w.ops.data(), uint32_t(w.ops.size()), w.msgs, uint32_t(r)))
+      return false;
+    w.events += w.timer.events;
+    w.messages += w.timer.messages;
+    pr.at_release = clk;
+    pr.t_rel = w.timer.release_time;
+    pr.first = r + 1;
+    pr.root = false;
+    return release(w, h);
+  };
+  // f(worker, i) for i in [0, n), the range split among the threads.
+  auto in_parallel = [&](size_t n, auto&& f) {
+    auto part = [&](int t) {
+      Worker& w = *workers[size_t(t)];
+      const size_t lo = n * size_t(t) / size_t(threads), hi = n * size_t(t + 1) / size_t(threads);
+      for (size_t i = lo; i < hi && !w.failed; ++i) w.failed = !f(w, i);
+    };
+    if (threads == 1 || n < 4096) {
+      for (size_t i = 0; i < n && !workers[0]->failed; ++i) workers[0]->failed = !f(*workers[0], i);
+      return;
+    }
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(part, t);
+    part(0);
+    for (auto& th : pool) th.join();
+  };
+  auto failed = [&] {
+    for (auto& w : workers)
+      if (w->failed) return true;
+    return false;
+  };
 
-  for (uint32_t h = 0; h < p; ++h)
-    if (!release(h)) return std::nullopt;
+  in_parallel(p, [&](Worker& w, size_t h) { return release(w, uint32_t(h)); });
+  if (failed()) return std::nullopt;
   for (int r = 1; r <= R; ++r) {
     // The messages of round r to their receivers, and the batches that receive in round r.
-    HugeVector<Msg>& round_msgs = sent[r];
+    gather(workers, &Worker::sent, r, round_msgs);
+    gather(workers, &Worker::waiting, r, waiting);
     for (size_t k = 0; k < round_msgs.size(); ++k) {
       Msg& m = round_msgs[k];
-      m.next = inbox[m.to];
-      inbox[m.to] = int32_t(k);
+      const uint32_t to = uint32_t(m.link);
+      m.link = inbox[to];
+      inbox[to] = int32_t(k);
     }
+    in_parallel(waiting.size(), [&](Worker& w, size_t i) { return receive(w, waiting[i], r); });
+    if (failed()) return std::nullopt;
     size_t taken = 0;
-    HugeVector<Op>& ops = waiting_ops[r];
-    for (const Waiting& w : waiting[r]) {
-      Proc& pr = procs[w.h];
-      msgs.clear();
-      for (int32_t k = inbox[w.h]; k >= 0; k = round_msgs[size_t(k)].next) msgs.push_back(&round_msgs[size_t(k)]);
-      inbox[w.h] = -1;
-      taken += msgs.size();
-      if (msgs.empty()) return std::nullopt;  // a receive no message matches: the engine reports it
-      Clocks clk = pr.at_release;
-      if (!timer.run(clk, pr, ops.data() + w.first_op, w.nops, msgs)) return std::nullopt;
-      res.events += timer.events;
-      res.messages += timer.messages;
-      pr.at_release = clk;
-      pr.t_rel = timer.release_time;
-      pr.first = r + 1;
-      pr.root = false;
-      if (!release(w.h)) return std::nullopt;
-    }
+    for (auto& w : workers) taken += std::exchange(w->taken, 0);
     if (taken != round_msgs.size()) return std::nullopt;  // a message no receive of its round takes
-    sent.done(r);
-    waiting.done(r);
-    waiting_ops.done(r);
   }
 
+  loggp::Result res;
+  for (auto& w : workers) {
+    res.events += w->events;
+    res.messages += w->messages;
+  }
   for (uint32_t h = 0; h < p; ++h) {
     if (finish[h] >= loggp::kTimeLimit) return std::nullopt;  // the event engine reports it
     if (finish[h] > res.time) {

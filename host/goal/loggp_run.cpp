@@ -53,10 +53,10 @@ class AlgorithmSource {
 
 }  // namespace
 
-loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep) {
+loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, int threads) {
   if (lockstep) *lockstep = false;
   if (!events_only) {
-    if (std::optional<loggp::Result> r = loggp_lockstep(c)) {
+    if (std::optional<loggp::Result> r = loggp_lockstep(c, threads)) {
       if (lockstep) *lockstep = true;
       return std::move(*r);
     }

@@ -20,10 +20,11 @@ namespace ppsim {
 // Round by round where the algorithm runs in lockstep (loggp_lockstep.cpp), else (or with
 // `events_only`) with the event engine (loggp.h); both give the same times. `lockstep`, if given,
 // says which ran.
-loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lockstep = nullptr);
+loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lockstep = nullptr, int threads = 1);
 
-// Round by round only: nothing where the lockstep conditions fail (loggp_lockstep.cpp).
-std::optional<loggp::Result> loggp_lockstep(const RunConfig& c);
+// Round by round only, on `threads` threads (0: one per core): nothing where the lockstep
+// conditions fail (loggp_lockstep.cpp). The times do not depend on the threads.
+std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads = 1);
 
 // Writes c's algorithm as GOAL text (goal/goal.h); a comment line names the run.
 void write_goal(const RunConfig& c, std::ostream& out);

@@ -393,6 +393,7 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
     // The messages of round r to their receivers, and the batches that receive in round r.
     gather(workers, &Worker::sent, r, round_msgs);
     gather(workers, &Worker::waiting, r, waiting);
+    if (round_msgs.size() > size_t(INT32_MAX)) return std::nullopt;  // (the links are 32 bits)
     for (size_t k = 0; k < round_msgs.size(); ++k) {
       Msg& m = round_msgs[k];
       const uint32_t to = uint32_t(m.link);

@@ -137,6 +137,15 @@ void one_message(const AlgoParams&, int64_t proc, int round, StepOps& out) {
   if (proc == 1) out.add_recv(0, 0, 0, g_len, RecvMode::copy);
 }
 
+// Round 1: 0 sends to 1 more messages than a round holds.
+void too_many(const AlgoParams&, int64_t proc, int round, StepOps& out) {
+  if (round != 1) return;
+  for (int k = 0; k <= kMaxOps; ++k) {
+    if (proc == 0) out.add_send(1, 0, 0, 1);
+    if (proc == 1) out.add_recv(0, 0, 0, 1, RecvMode::copy);
+  }
+}
+
 RunConfig overridden(void (*ops)(const AlgoParams&, int64_t, int, StepOps&), const LogGPParams& P) {
   RunConfig c = make_config("broadcast_binomial", TopologyKind::full, 4, "", 1);
   c.test_ops_override = ops;
@@ -172,6 +181,11 @@ TEST(LogGPLockstep, DeclinesWhereItsConditionsFail) {
   c = overridden(one_message, LogGPParams{});
   EXPECT_FALSE(loggp_lockstep(c).has_value());
   g_len = 1;
+
+  // More operations in a round than a step holds: the event engine names them.
+  c = overridden(too_many, LogGPParams{});
+  EXPECT_FALSE(loggp_lockstep(c, 2).has_value());
+  EXPECT_THROW(loggp_run(c), loggp::StuckError);
 }
 
 // The run reports which timing ran; `--model loggp` gives the same times either way.

@@ -24,6 +24,7 @@
 // Memory is O(p) besides the messages of rounds to come; no queue of the whole machine's events.
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -317,9 +318,14 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
     w.ops.clear();
     w.nrecv = 0;
     next = first;
-    if (first <= R)
-      next = loggp_rounds::read_batch(w.reader, h, first, [&](const ReadyOp& o) { w.ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type}); },
-                                      w.nrecv);
+    if (first <= R) {
+      try {
+        next = loggp_rounds::read_batch(w.reader, h, first, [&](const ReadyOp& o) { w.ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type}); },
+                                        w.nrecv);
+      } catch (const loggp::StuckError&) {
+        return false;  // more operations in a round than a step holds: the event engine reports it
+      }
+    }
     if (w.ops.size() > 16) std::sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) { return a.type < b.type; });
     for (const Op& o : w.ops)
       if (o.size == 0 || o.size > P.S || o.peer >= p) return false;  // rendezvous, or a 0-byte clock wrap
@@ -367,19 +373,24 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
   };
   // f(worker, i) for i in [0, n), the range split among the threads.
   auto in_parallel = [&](size_t n, auto&& f) {
-    auto part = [&](int t) {
+    // (an exception on a thread, say memory running out, is thrown again on the caller's)
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+    auto part = [&](int t, int parts) {
       Worker& w = *workers[size_t(t)];
-      const size_t lo = n * size_t(t) / size_t(threads), hi = n * size_t(t + 1) / size_t(threads);
-      for (size_t i = lo; i < hi && !w.failed; ++i) w.failed = !f(w, i);
+      const size_t lo = n * size_t(t) / size_t(parts), hi = n * size_t(t + 1) / size_t(parts);
+      try {
+        for (size_t i = lo; i < hi && !w.failed; ++i) w.failed = !f(w, i);
+      } catch (...) {
+        errors[size_t(t)] = std::current_exception();
+      }
     };
-    if (threads == 1 || n < 4096) {
-      for (size_t i = 0; i < n && !workers[0]->failed; ++i) workers[0]->failed = !f(*workers[0], i);
-      return;
-    }
+    const int parts = n < 4096 ? 1 : threads;
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(part, t);
-    part(0);
+    for (int t = 1; t < parts; ++t) pool.emplace_back(part, t, parts);
+    part(0, parts);
     for (auto& th : pool) th.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
   };
   auto failed = [&] {
     for (auto& w : workers)

@@ -11,6 +11,7 @@
 
 #include "best.h"
 #include "bounds.h"
+#include "goal.h"
 #include "options.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/cuda_backend.h"
@@ -75,7 +76,13 @@ py::object run(const std::vector<std::string>& args) {
   CLI::App* run = nullptr;
   const auto app = parse_command("run", args, [&](CLI::App* sub) { add_run_options(run = sub, o); });
   nlohmann::json doc;
-  if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
+  if (!o.goal.empty()) {  // as `ppsim run --goal FILE`
+    check_goal_options(o, *run);
+    {
+      py::gil_scoped_release unlocked;
+      doc = time_goal_file(o).json;
+    }
+  } else if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
     const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), *run);
     PramResult r;
     {
@@ -96,6 +103,13 @@ py::object run(const std::vector<std::string>& args) {
   }
   if (!o.json.empty()) write_json_atomically(o.json, doc);
   return to_python(doc);
+}
+
+// An algorithm's rounds as GOAL text, as `ppsim goal --out -` prints it.
+std::string goal_schedule(const std::vector<std::string>& args) {
+  RunOptions o;
+  parse_command("goal", args, [&](CLI::App* sub) { add_goal_options(sub, o); });
+  return goal_text(o);
 }
 
 // A sweep planned at once and run a point at a time, so that Python iterates over rows as they come.
@@ -210,6 +224,7 @@ PYBIND11_MODULE(_core, m) {
       .def("row", &Sweep::row, "runs point i and returns its row");
   m.attr("sweep_columns") = kSweepColumns;
   m.def("best", &best, "as `ppsim best --json`");
+  m.def("goal", &goal_schedule, "an algorithm's rounds as GOAL text, as `ppsim goal --out -`");
   m.def("bounds", &bounds, "as `ppsim bounds --json`");
   m.def("algorithms", &algorithm_list);
   m.def("topologies", &topology_dicts);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "commands.h"
 #include "goal/goal.h"
@@ -45,7 +46,20 @@ int export_goal(const RunOptions& o, const std::string& out) {
 
 }  // namespace
 
-int run_goal_file(const RunOptions& o, const CLI::App& run) {
+std::string goal_text(const RunOptions& o) {
+  Backend backend = Backend::cpu;
+  RunConfig c = build_config(o, backend);
+  validate_config(c, false);
+  std::ostringstream text;
+  try {
+    write_goal(c, text);
+  } catch (const loggp::StuckError& e) {
+    throw ScheduleError(e.what());
+  }
+  return text.str();
+}
+
+void check_goal_options(const RunOptions& o, const CLI::App& run) {
   // Everything but the LogGP parameters and the report comes from the file.
   for (const CLI::Option* opt : run.get_options()) {
     const std::string name = opt->get_name();
@@ -56,70 +70,74 @@ int run_goal_file(const RunOptions& o, const CLI::App& run) {
   }
   if (o.model != "linear" && o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
   if (run.count("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
-  const LogGPParams params = loggp_params(o);
-  if (!o.json.empty()) require_writable(o.json, "--json");
+}
 
+GoalTiming time_goal_file(const RunOptions& o) {
+  GoalTiming t;
+  t.params = loggp_params(o);
   const auto t0 = std::chrono::steady_clock::now();
-  goal::Schedule s;
   try {
-    s = goal::read_file(o.goal);
+    t.schedule = goal::read_file(o.goal);
   } catch (const goal::ParseError& e) {
     throw UsageError(e.what());
   }
-  const double read_s = seconds_since(t0);
+  t.read_seconds = seconds_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
-  loggp::Result r;
   try {
-    r = goal::simulate(s, params);
+    t.result = goal::simulate(t.schedule, t.params);
   } catch (const loggp::StuckError& e) {
-    std::cerr << "ppsim: error: " << o.goal << ": the schedule cannot finish: " << e.what() << "\n";
-    return 1;
+    throw ScheduleError(o.goal + ": the schedule cannot finish: " + e.what());
   }
-  if (!r.unfinished.empty()) {
-    std::cerr << "ppsim: error: " << o.goal << ": the schedule cannot finish: " << r.unfinished << "\n";
-    return 1;
-  }
-  const double sim_s = seconds_since(t1);
-  uint64_t count[4] = {0, 0, 0, 0};
-  for (const goal::Op& op : s.ops) ++count[op.type - loggp::kSend];
+  if (!t.result.unfinished.empty()) throw ScheduleError(o.goal + ": the schedule cannot finish: " + t.result.unfinished);
+  t.simulate_seconds = seconds_since(t1);
+  for (const goal::Op& op : t.schedule.ops) ++t.count[op.type - loggp::kSend];
+  const loggp::Result& r = t.result;
+  const goal::Schedule& s = t.schedule;
+  t.json = nlohmann::json{{"goal", o.goal},
+                          {"ranks", s.ranks},
+                          {"operations", s.ops.size()},
+                          {"sends", t.count[0]},
+                          {"recvs", t.count[1]},
+                          {"calcs", t.count[2]},
+                          {"dependencies", s.edges()},
+                          {"model", loggp_json(t.params)},
+                          {"time", r.time},
+                          {"last_rank", r.last_host},
+                          {"finish", r.finish.size() <= kReportFinishTimes ? nlohmann::json(r.finish) : nlohmann::json(nullptr)},
+                          {"events", r.events},
+                          {"read_seconds", t.read_seconds},
+                          {"simulate_seconds", t.simulate_seconds}};
+  return t;
+}
 
-  if (!o.json.empty()) {
-    nlohmann::json doc{{"goal", o.goal},
-                       {"ranks", s.ranks},
-                       {"operations", s.ops.size()},
-                       {"sends", count[0]},
-                       {"recvs", count[1]},
-                       {"calcs", count[2]},
-                       {"dependencies", s.edges()},
-                       {"model", loggp_json(params)},
-                       {"time", r.time},
-                       {"last_rank", r.last_host},
-                       {"finish", r.finish.size() <= kReportFinishTimes ? nlohmann::json(r.finish) : nlohmann::json(nullptr)},
-                       {"events", r.events},
-                       {"read_seconds", read_s},
-                       {"simulate_seconds", sim_s}};
-    write_json_atomically(o.json, doc);
+int run_goal_file(const RunOptions& o, const CLI::App& run) {
+  check_goal_options(o, run);
+  loggp_params(o);
+  if (!o.json.empty()) require_writable(o.json, "--json");
+  GoalTiming t;
+  try {
+    t = time_goal_file(o);
+  } catch (const ScheduleError& e) {
+    std::cerr << "ppsim: error: " << e.what() << "\n";
+    return 1;
   }
+  if (!o.json.empty()) write_json_atomically(o.json, t.json);
   if (o.json != "-") {
-    std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.ops.size() << " operations (" << count[0]
-              << " sends, " << count[1] << " receives, " << count[2] << " calcs), " << s.edges() << " dependencies\n"
-              << "  " << loggp_text(params) << "\n"
+    const goal::Schedule& s = t.schedule;
+    const loggp::Result& r = t.result;
+    std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.ops.size() << " operations (" << t.count[0]
+              << " sends, " << t.count[1] << " receives, " << t.count[2] << " calcs), " << s.edges() << " dependencies\n"
+              << "  " << loggp_text(t.params) << "\n"
               << "  time " << r.time << " ns (rank " << r.last_host << " finishes last)\n";
     if (s.ranks <= 16)
       for (uint32_t h = 0; h < s.ranks; ++h) std::cout << "  rank " << h << ": " << r.finish[h] << "\n";
-    std::cout << "  events " << r.events << ", read " << read_s << " s, simulated " << sim_s << " s\n";
+    std::cout << "  events " << r.events << ", read " << t.read_seconds << " s, simulated " << t.simulate_seconds << " s\n";
   }
   return 0;
 }
 
-Subcommand add_goal_command(CLI::App& app) {
-  struct GoalOptions {
-    RunOptions run;
-    std::string out;
-  };
-  auto g = std::make_shared<GoalOptions>();
-  auto* goal = app.add_subcommand("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
-  add_run_options(goal, g->run,
+void add_goal_options(CLI::App* goal, RunOptions& o) {
+  add_run_options(goal, o,
                   {{"--topology", "topology the algorithm is chosen for (GOAL has no topology)"},
                    {"--p", "processors (ranks)"},
                    {"--dims", "mesh/torus extents RxC or RxCxD; fattree KxN; dragonfly AxHxC"},
@@ -140,6 +158,16 @@ Subcommand add_goal_command(CLI::App& app) {
                    {"--segments", "pipelined broadcast: segments"},
                    {"--ports", "port model (a round may post this many sends)"},
                    {"--combine", "operator (some algorithms depend on it)"}});
+}
+
+Subcommand add_goal_command(CLI::App& app) {
+  struct GoalOptions {
+    RunOptions run;
+    std::string out;
+  };
+  auto g = std::make_shared<GoalOptions>();
+  auto* goal = app.add_subcommand("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
+  add_goal_options(goal, g->run);
   goal->add_option("--out", g->out, "GOAL file to write (- for stdout)");
   return {goal, [g] { return export_goal(g->run, g->out); }};
 }

@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 from ._core import ConfigError, ScheduleError
 
-__all__ = ["run", "sweep", "best", "bounds", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
+__all__ = ["run", "sweep", "best", "bounds", "goal", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
 
 
 def _args(options):
@@ -87,6 +87,13 @@ def best(**options):
     """The algorithms of an operation ranked by simulated time over a range of m, as
     ``ppsim best --json``: {"rows", "changes", "formula_changes", "refused"}."""
     return _core.best(_args(options))
+
+
+def goal(**options):
+    """An algorithm's rounds as a GOAL schedule, LogGOPSim's format (the text ``ppsim goal --out -``
+    writes): goal(topology="full", p=8, op="broadcast", m=4). ``run(goal="file.goal", L=...)``
+    times such a file under LogGP, as ``ppsim run --goal``."""
+    return _core.goal(_args(options))
 
 
 def bounds(**options):

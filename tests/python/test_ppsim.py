@@ -238,3 +238,23 @@ def test_loggp_model_gives_loggopsims_binomial_times():
     # The parameters are keywords too: L, o, g, G, O, S; one message of 8 bytes costs 2o + L + 7 max(O, G).
     two = ppsim.run(topology="full", p=2, op="broadcast", model="loggp", L=100, o=10, g=5, G=2, O=1, S=64)
     assert two["loggp"]["finish"] == [10 + 7 * 1, 10 + 100 + 10 + 7 * 2]
+    assert doc["loggp"]["timing"] in ("rounds", "events")
+
+
+def test_goal_export_and_import(tmp_path):
+    # An algorithm's GOAL text (as `ppsim goal --out -`), read back by run(goal=...): the same times.
+    text = ppsim.goal(topology="full", p=8, op="broadcast", algo="broadcast_binomial_low_first", m=4)
+    assert text.splitlines()[2] == "num_ranks 8"
+    path = tmp_path / "bcast.goal"
+    path.write_text(text)
+    imported = ppsim.run(goal=str(path), L=700, o=90)
+    direct = ppsim.run(topology="full", p=8, op="broadcast", algo="broadcast_binomial_low_first", m=4, model="loggp", L=700, o=90)
+    assert imported["finish"] == direct["loggp"]["finish"]
+    assert imported["time"] == direct["time"] and imported["ranks"] == 8
+    with pytest.raises(ppsim.ConfigError, match="does not apply to --goal"):
+        ppsim.run(goal=str(path), p=8)
+    path.write_text("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\n}\n")
+    with pytest.raises(ppsim.ScheduleError, match="cannot finish"):
+        ppsim.run(goal=str(path))
+    with pytest.raises(ppsim.ConfigError):
+        ppsim.goal(topology="full", p=8, op="broadcast", backend="cpu")

@@ -258,10 +258,6 @@ class ByRound {
   size_t largest_, fresh_ = 0, done_ = 0;
 };
 
-}  // namespace
-
-namespace {
-
 // What a thread needs to time batches: its own reader, timer and scratch, and the messages and
 // waiting processors it makes, by round (gathered from every thread when their round comes).
 struct Worker {

@@ -137,6 +137,18 @@ void one_message(const AlgoParams&, int64_t proc, int round, StepOps& out) {
   if (proc == 1) out.add_recv(0, 0, 0, g_len, RecvMode::copy);
 }
 
+// Round 1: 2 sends to 0 and 3 to 1 (at time 0, from the start); round 2: 0 and 1 send to 4, at one
+// time, their sends made at one time by the two messages' arrivals.
+void tie_further_back(const AlgoParams&, int64_t proc, int round, StepOps& out) {
+  if (round == 1 && (proc == 2 || proc == 3)) out.add_send(proc - 2, 0, 0, 1);
+  if (round == 1 && proc < 2) out.add_recv(proc + 2, 0, 0, 1, RecvMode::copy);
+  if (round == 2 && proc < 2) out.add_send(4, 0, 0, 1);
+  if (round == 2 && proc == 4) {
+    out.add_recv(0, 0, 0, 1, RecvMode::copy);
+    out.add_recv(1, 0, 0, 1, RecvMode::copy);
+  }
+}
+
 // Round 1: 0 sends to 1 more messages than a round holds.
 void too_many(const AlgoParams&, int64_t proc, int round, StepOps& out) {
   if (round != 1) return;
@@ -159,13 +171,21 @@ RunConfig overridden(void (*ops)(const AlgoParams&, int64_t, int, StepOps&), con
 // Where the engine's order would rest on more than the times, or on the other processor's clocks,
 // the lockstep timing declines and the event engine's times stand.
 TEST(LogGPLockstep, DeclinesWhereItsConditionsFail) {
-  // Two messages made at time 0 on two processors arrive at one time: the engine orders them by
-  // events further back.
+  // Two messages made at time 0 on two processors arrive at one time: their sends were made at the
+  // start, which the engine numbers processor by processor, so the lockstep timing orders them.
   RunConfig c = overridden(two_at_once, LogGPParams{});
-  EXPECT_FALSE(loggp_lockstep(c).has_value());
+  ASSERT_TRUE(same_as_events(c));
   const loggp::Result ev = loggp_run(c);
   // The first arrives at o + L; each costs the CPU o + (8 - 1)G, the second waiting for the first.
   EXPECT_EQ(ev.finish[2], 2500u + 1500 + 2 * (1500 + 7 * 6));
+  // The same one level further on: the sends were made at one time by two arrivals, whose own order
+  // lies further back still. Left to the engine.
+  c = make_config("broadcast_binomial", TopologyKind::full, 5, "", 1);
+  c.test_ops_override = tie_further_back;
+  c.cost.model = CostModel::loggp;
+  EXPECT_FALSE(loggp_lockstep(c).has_value());
+  // Two hops of o + L, each receive o + 7G, and the second message at 4 waits for the first.
+  EXPECT_EQ(loggp_run(c).finish[4], 2 * (1500u + 2500) + 3 * (1500 + 7 * 6));
 
   // A rendezvous (above S bytes) ties the sender's clocks to the receiver's.
   g_len = 10;

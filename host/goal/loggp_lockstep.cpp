@@ -16,11 +16,12 @@
 //   - with its messages a batch starts every send when it did alone (none arrived in time to delay
 //     one: the arrival times other processors were given stay true);
 //   - the completing receive is the batch's last event (no send of it left waiting, no message
-//     left unmatched), and every message for the next batch arrives after it;
+//     left unmatched), and every message for the next batch comes after it;
 //   - events at one time are taken in order of creation as the engine takes them: a processor's own
-//     in the order it made them, a message against anything made elsewhere by the time it was made
-//     (two made at one time on two processors: the engine's order would depend on events further
-//     back, so the run is left to it).
+//     in the order it made them, a message against anything made elsewhere by the time it was made,
+//     two made at one time on two processors by when the events that made them were made in turn
+//     (those made at the start processor by processor); where the order lies further back still,
+//     or on one processor's events elsewhere, the run is left to the engine.
 // Memory is O(p) besides the messages of rounds to come; no queue of the whole machine's events.
 #include <algorithm>
 #include <cstdint>
@@ -45,9 +46,14 @@ using loggp::ReadyOp;
 // receiver until it is delivered, then the receiver's next message of the round (-1: none).
 struct Msg {
   uint64_t size, sent;
+  uint64_t sent_made;  // when its send was made: its sender's batch's release (made_key)
   uint32_t from;
   int32_t link;
 };
+
+// When an event was made, as the engine orders events at one time: 0 for those made at the start
+// (LogGOPSim numbers them first, processor by processor), else 1 + the time.
+inline uint64_t made_key(uint64_t time, bool at_start) { return at_start ? 0 : time + 1; }
 
 // An operation of a batch, in the engine's order; `start`: a send's start when timed alone.
 struct Op {
@@ -64,9 +70,34 @@ struct Clocks {
 struct Proc {
   Clocks at_release;
   uint64_t t_rel = 0;  // the time of the event that released the batch
-  int32_t first = 1;   // the batch's first round
-  bool root = true;    // the first batch: ready from the start, before any message
+  // That event: when it was made (made_key) and where the event that made it ran, and when that
+  // event was made in turn (made_key).
+  uint64_t rel_made = 0, rel_made2 = 0;
+  uint32_t rel_host = 0;
+  int32_t first = 1;  // the batch's first round
+  bool root = true;   // the first batch: ready from the start, before any message
 };
+
+// Two events at one time were made by events e1 and e2 that ran at one time on two processors:
+// the engine takes them in the order of e1's and e2's own creation: when each was made (made2, a
+// made_key) and, for two made at the start, the processor each is on (host2). Returns -1 (first
+// before second), 1, or 0 where that order needs events further back.
+inline int order_further_back(uint64_t made2_a, uint32_t host2_a, uint64_t made2_b, uint32_t host2_b) {
+  if (made2_a != made2_b) return made2_a < made2_b ? -1 : 1;
+  if (made2_a == 0 && host2_a != host2_b) return host2_a < host2_b ? -1 : 1;  // both made at the start: by processor
+  return 0;
+}
+
+// A message for a batch must come after the event that released it: it arrives later, or at that
+// time but made after that event was (the engine's order at one time), or the batch is the first.
+inline bool after_release(const Msg& m, uint64_t arrival, const Proc& pr) {
+  if (pr.root || arrival > pr.t_rel) return true;
+  if (arrival < pr.t_rel) return false;
+  const uint64_t made = made_key(m.sent, false);
+  if (made != pr.rel_made) return made > pr.rel_made;
+  if (m.from == pr.rel_host) return false;  // (made at one time on one processor: not for here)
+  return order_further_back(pr.rel_made2, pr.rel_host, m.sent_made, m.from) < 0;
+}
 
 // One processor's batch under the engine's rules for one host (loggp.h): its operations (the
 // order the engine gives them) and the messages that arrive for them.
@@ -75,13 +106,18 @@ class BatchTimer {
   explicit BatchTimer(const loggp::Params& P) : P_(P) {}
 
   uint64_t events = 0, messages = 0;  // of the last run
-  uint64_t release_time = 0;          // when the last receive completed
+  uint64_t release_time = 0;          // when the last receive completed;
+  uint64_t release_made = 0, release_made2 = 0;  // the completing event, as Proc::rel_made ...
+  uint32_t release_host = 0;
 
   // Returns false where the lockstep conditions fail. Without messages, records the sends' starts;
   // with them, checks the sends against those and requires every receive to complete.
   // The messages are of round `round` (they match receives of that tag).
-  bool run(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round = 0) {
+  bool run(Clocks& c, uint32_t h, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round = 0) {
     const bool alone = msgs.empty();
+    h_ = h;
+    own_made2_ = pr.rel_made;
+    msgs_ = &msgs;
     if (nops <= 2 && msgs.size() <= 1)
       if (std::optional<bool> done = plain(c, pr, ops, nops, msgs, round)) return *done;
     ev_.clear();
@@ -98,7 +134,7 @@ class BatchTimer {
     }
     for (uint32_t j = 0; j < msgs.size(); ++j) {
       const uint64_t at = msgs[j]->sent + P_.o + P_.L;
-      if (!pr.root && at <= pr.t_rel) return false;  // it may come among the previous batch's events
+      if (!after_release(*msgs[j], at, pr)) return false;  // it may come among the previous batch's events
       ev_.push_back(Ev{at, msgs[j]->sent, j, true});
     }
     bool released = false;
@@ -145,7 +181,18 @@ class BatchTimer {
       if (ready > 0) {
         e.time = ready;  // put back for when its clocks allow
       } else {
-        if (released) release_time = t;
+        if (released) {
+          release_time = t;
+          if (e.msg) {  // made by a send elsewhere
+            release_made = made_key(msgs[e.idx]->sent, false);
+            release_host = msgs[e.idx]->from;
+            release_made2 = msgs[e.idx]->sent_made;
+          } else {  // one of the batch's receives: made by the batch's release
+            release_made = made_key(pr.t_rel, pr.root);
+            release_host = h_;
+            release_made2 = pr.rel_made;
+          }
+        }
         ev_[best] = ev_.back();
         ev_.pop_back();
       }
@@ -168,7 +215,7 @@ class BatchTimer {
     uint64_t arrival = 0;
     if (!msgs.empty()) {
       arrival = msgs[0]->sent + P_.o + P_.L;
-      if (!pr.root && arrival <= pr.t_rel) return false;  // it may come among the previous batch's events
+      if (!after_release(*msgs[0], arrival, pr)) return false;  // it may come among the previous batch's events
       if (arrival <= (has_send ? start : c.o)) return std::nullopt;
       if (msgs[0]->from != ops[nops - 1].peer || round != ops[nops - 1].tag) return std::nullopt;
     }
@@ -190,6 +237,9 @@ class BatchTimer {
       c.o = t + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
       c.gr = t + P_.g + (m.size - 1) * P_.G;
       release_time = t;
+      release_made = made_key(m.sent, false);
+      release_host = m.from;
+      release_made2 = m.sent_made;
     }
     return true;
   }
@@ -204,11 +254,16 @@ class BatchTimer {
   bool before_at_same_time(const Ev& a, const Ev& b, bool root) {
     if (!a.msg && !b.msg) return a.idx < b.idx;
     if (root && a.msg != b.msg) return !a.msg;
-    if (a.made == b.made) {
-      fail_ = true;  // made at the same time by two processors' events
-      return false;
-    }
-    return a.made < b.made;
+    if (a.made != b.made) return a.made < b.made;
+    // Made at one time by events on two processors (on one, it is left to the engine): in the order
+    // those events were made. A message's was its send, made by its sender's batch's release; the
+    // batch's own operations', the release here, made when rel_made says.
+    const uint32_t host_a = a.msg ? msg(a).from : h_, host_b = b.msg ? msg(b).from : h_;
+    const int order = host_a == host_b ? 0
+                                       : order_further_back(a.msg ? msg(a).sent_made : own_made2_, host_a,
+                                                            b.msg ? msg(b).sent_made : own_made2_, host_b);
+    if (order == 0) fail_ = true;
+    return order < 0;
   }
   // Removes the first entry that matches (the engine's queues are scanned front to back).
   template <class Match>
@@ -220,6 +275,10 @@ class BatchTimer {
   }
 
   const loggp::Params& P_;
+  const Msg& msg(const Ev& e) const { return *(*msgs_)[e.idx]; }
+  uint32_t h_ = 0;                                 // the processor
+  uint64_t own_made2_ = 0;                         // when its batch's release was made (made_key)
+  const std::vector<const Msg*>* msgs_ = nullptr;  // the run's messages
   std::vector<Ev> ev_;
   std::vector<uint32_t> rq_, uq_;  // posted receives (operation indices), unexpected messages
   bool fail_ = false;
@@ -333,9 +392,9 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
     Proc& pr = procs[h];
     int next = 0;
     Clocks clk = pr.at_release;
-    if (!read(w, h, pr.first, next) || !w.timer.run(clk, pr, w.ops.data(), uint32_t(w.ops.size()), none)) return false;
+    if (!read(w, h, pr.first, next) || !w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none)) return false;
     for (const Op& o : w.ops)
-      if (o.type == loggp::kSend) w.sent[int(o.tag)].push_back(Msg{o.size, o.start, h, int32_t(o.peer)});
+      if (o.type == loggp::kSend) w.sent[int(o.tag)].push_back(Msg{o.size, o.start, made_key(pr.t_rel, pr.root), h, int32_t(o.peer)});
     if (w.nrecv > 0) {
       w.waiting[next - 1].push_back(h);
     } else {  // nothing to wait for: its last batch
@@ -356,13 +415,16 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
     int next = 0;
     Clocks clk = pr.at_release;
     read(w, h, pr.first, next);
-    if (!w.timer.run(clk, pr, w.ops.data(), uint32_t(w.ops.size()), none) ||
-        !w.timer.run(clk = pr.at_release, pr, w.ops.data(), uint32_t(w.ops.size()), w.msgs, uint32_t(r)))
+    if (!w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none) ||
+        !w.timer.run(clk = pr.at_release, h, pr, w.ops.data(), uint32_t(w.ops.size()), w.msgs, uint32_t(r)))
       return false;
     w.events += w.timer.events;
     w.messages += w.timer.messages;
     pr.at_release = clk;
     pr.t_rel = w.timer.release_time;
+    pr.rel_made = w.timer.release_made;
+    pr.rel_made2 = w.timer.release_made2;
+    pr.rel_host = w.timer.release_host;
     pr.first = r + 1;
     pr.root = false;
     return release(w, h);

@@ -304,9 +304,10 @@ class ByRound {
     }
     return v;
   }
-  void done(int r) {
+  // `used`: how many round r had (its vector may have been swapped for an empty one).
+  void done(int r, size_t used) {
     HugeVector<T>& v = v_[size_t(r)];
-    largest_ = std::max(done_++ == 0 ? 0 : largest_, v.size());
+    largest_ = std::max(done_++ == 0 ? 0 : largest_, used);
     v.clear();
     if (kept_.size() < 4) kept_.push_back(std::move(v));
     HugeVector<T>().swap(v);
@@ -333,17 +334,23 @@ struct Worker {
   bool failed = false;
 };
 
-// Appends every worker's vector of round r to `all`, and gives theirs back.
+// Appends every worker's vector of round r to `all`, and gives theirs back (one worker's is taken
+// as it is: no copy).
 template <class T>
 void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*by_round, int r, HugeVector<T>& all) {
   all.clear();
+  if (workers.size() == 1) {
+    all.swap((*workers[0].*by_round)[r]);
+    (*workers[0].*by_round).done(r, all.size());  // (keeps all's former buffer for a later round)
+    return;
+  }
   size_t n = 0;
   for (auto& w : workers) n += ((*w).*by_round)[r].size();
   all.reserve(n);
   for (auto& w : workers) {
     HugeVector<T>& v = ((*w).*by_round)[r];
     all.insert(all.end(), v.begin(), v.end());
-    ((*w).*by_round).done(r);
+    ((*w).*by_round).done(r, v.size());
   }
 }
 

@@ -5,7 +5,7 @@
 #include "algorithms/all.h"
 #include "pram/all.h"
 #include "ppsim/operation.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim {
 

@@ -10,7 +10,7 @@
 
 #include "algorithms/all.h"
 #include "ppsim/engine.h"
-#include "step_rules.h"
+#include "rules/step_rules.h"
 
 namespace ppsim {
 namespace rounds {

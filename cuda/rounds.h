@@ -19,7 +19,7 @@
 
 #include "ppsim/postal.h"
 #include "round_bodies.h"
-#include "run_rules.h"
+#include "rules/run_rules.h"
 #include "verify_bodies.h"
 
 namespace ppsim {

@@ -11,7 +11,7 @@
 
 #include "ppsim/verify.h"
 #include "round_bodies.h"
-#include "verify_rules.h"
+#include "rules/verify_rules.h"
 
 namespace ppsim {
 namespace rounds {

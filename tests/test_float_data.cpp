@@ -1,7 +1,7 @@
 // Floating-point data (issue 13): --combine fsum (IEEE double in the word) and fsum32 (IEEE float in
 // the word's low 32 bits). Reassociation changes bits, so a run is verified against the exact sum:
 // each folded word within (n - 1) u Σ|x| of it, copies bit for bit. The checks here compute their
-// own references, independently of ppsim's long accumulator (host/exact_sum.h): random inputs in
+// own references, independently of ppsim's long accumulator (host/rules/exact_sum.h): random inputs in
 // [-1, 1) are multiples of 2^-52 (2^-23 for floats) and iota inputs are integers, so the test scales
 // every input and every result to an integer, sums exactly in 64 or 128 bits, rounds with the
 // hardware's int -> double (float) conversion, and counts ulps with std::nextafter.
@@ -19,7 +19,7 @@
 
 #include <sys/wait.h>
 
-#include "exact_sum.h"
+#include "rules/exact_sum.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"

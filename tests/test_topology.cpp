@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ppsim/topology.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 #include "topology_search.h"
 
 using namespace ppsim;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ppsim/topology.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim::testing_support {
 

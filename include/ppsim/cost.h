@@ -5,7 +5,7 @@
 //   cut-through        : T = t_s + l*t_h + t_w*m*c
 //   store-and-forward  : T = t_s + l*(t_h + t_w*m*c)
 //
-// Link classes (--tw-class): a topology sorts its links into classes (host/topologies/unit.h), and a
+// Link classes (--tw-class): a topology sorts its links into classes (host/machine/topologies/unit.h), and a
 // class may have its own per-word time. The term t_w*m*c then becomes the largest
 // t_w(class(l)) * m * load(l) over the links l of the route, computed in that order; with no class
 // given it is t_w * m * c exactly as before.

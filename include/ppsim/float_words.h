@@ -29,7 +29,7 @@ PPSIM_HD inline uint64_t double_bits(double d) { return same_bits<uint64_t>(d); 
 PPSIM_HD inline float bits_float(uint32_t w) { return same_bits<float>(w); }
 PPSIM_HD inline uint32_t float_bits(float f) { return same_bits<uint32_t>(f); }
 
-// An IEEE binary format as the exact sums (host/exact_sum.h) and the ulp distance need it. Values
+// An IEEE binary format as the exact sums (host/rules/exact_sum.h) and the ulp distance need it. Values
 // are (-1)^s * M * 2^q with M < 2^precision; q >= min_quantum (the subnormals' spacing).
 struct FloatFormat {
   int bits;              // of the encoding: 64 or 32 (sign, exponent field, precision - 1 fraction bits)

@@ -1,5 +1,5 @@
 // A static interconnect: processors, directed links, a deterministic minimal route per ordered pair.
-// Plain data, usable on the host and the device; per-kind behaviour lives in host/topologies/.
+// Plain data, usable on the host and the device; per-kind behaviour lives in host/machine/topologies/.
 #pragma once
 #include <string>
 #include <vector>
@@ -8,9 +8,9 @@
 namespace ppsim {
 
 // The one list of topologies, in the order `ppsim list` shows them: X(kind, unit). Each unit is one
-// header in host/topologies/ that answers every question about its kind (host/topologies/unit.h);
+// header in host/machine/topologies/ that answers every question about its kind (host/machine/topologies/unit.h);
 // every dispatch on a kind is generated from this list. Adding a topology: write its unit, include
-// it in host/topologies/all.h, add it here.
+// it in host/machine/topologies/all.h, add it here.
 #define PPSIM_TOPOLOGIES(X) \
   X(linear, Linear)         \
   X(ring, Ring)             \

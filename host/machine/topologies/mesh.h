@@ -16,7 +16,7 @@
 // Table 2-1: 2-D mesh diameter 2(sqrt p - 1), bisection sqrt p, arc connectivity 2, 2(p - sqrt p)
 // links; 2-D torus 2 floor(sqrt p / 2), 2 sqrt p, 4, 2p; k-ary d-cube d floor(k/2), 2k^(d-1), 2d, dp.
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -11,7 +11,7 @@
 // counted in a per-link array: a link's load is the number of messages its sender puts on it.
 // Diameter 1, bisection p^2/4, arc connectivity p-1, p(p-1)/2 links (Table 2-1).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

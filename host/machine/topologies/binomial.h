@@ -16,7 +16,7 @@
 // (from p/2 - 1 up to 0 and down to p - 1), bisection width 1 (the link 0 - p/2 splits the
 // halves), arc connectivity 1, p - 1 links.
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -17,7 +17,7 @@
 #pragma once
 #include <cstdint>
 
-#include "hd_atomics.h"
+#include "rules/hd_atomics.h"
 #include "ppsim/cost.h"
 #include "ppsim/barrier_token.h"
 #include "ppsim/mapping.h"
@@ -25,7 +25,7 @@
 #include "ppsim/operators.h"
 #include "ppsim/ports.h"
 #include "ppsim/schedule.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim::rules {
 

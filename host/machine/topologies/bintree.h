@@ -11,7 +11,7 @@
 // id 2v, down (parent -> v) id 2v+1. Table 2-1: diameter 2 log((p+1)/2), bisection width 1, arc
 // connectivity 1, p - 1 links.
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -7,7 +7,7 @@
 // Fig. 4-12 congestion shows). Links: node i, +1 -> id 2i, -1 -> id 2i+1.
 // Diameter floor(p/2), bisection 2, arc connectivity 2, p links (Table 2-1; p >= 3).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -15,7 +15,7 @@
 #pragma once
 #include <cstdint>
 
-#include "exact_sum.h"
+#include "rules/exact_sum.h"
 #include "ppsim/operation.h"
 #include "ppsim/operators.h"
 

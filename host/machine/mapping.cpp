@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim {
 

@@ -7,7 +7,7 @@
 
 #include "goal/loggp.h"
 #include "ppsim/engine.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim {
 

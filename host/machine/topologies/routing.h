@@ -1,6 +1,6 @@
 // Route, hop count, link-id space and link classes of a Topology (host and device), through its unit.
 #pragma once
-#include "topologies/all.h"
+#include "machine/topologies/all.h"
 
 namespace ppsim {
 

@@ -23,10 +23,10 @@
 #endif
 
 #include "algorithms/all.h"
-#include "apply_words.h"
+#include "cpu/apply_words.h"
 #include "ppsim/engine.h"
 #include "ppsim/postal.h"
-#include "run_rules.h"
+#include "rules/run_rules.h"
 
 namespace ppsim {
 

@@ -11,7 +11,7 @@
 // the processors into halves always separates floor(p/2) leaves from the centre, so ppsim reports
 // floor(p/2) (checked by exhaustive search in the tests).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ppsim/engine.h"
-#include "verify_rules.h"
+#include "rules/verify_rules.h"
 
 namespace ppsim {
 

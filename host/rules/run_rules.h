@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "ppsim/engine.h"
-#include "step_rules.h"
+#include "rules/step_rules.h"
 
 namespace ppsim {
 

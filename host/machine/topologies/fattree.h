@@ -28,7 +28,7 @@
 // either side): full bisection, as many links as half of the processors have; arc connectivity 1
 // (a processor has one link); n * p links.
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "ppsim/topology.h"
-#include "topologies/routing.h"
+#include "machine/topologies/routing.h"
 
 namespace ppsim {
 

@@ -13,7 +13,7 @@
 // Counting all 2p-1 nodes as Table 2-1's "p": diameter 2 log p, bisection 1, arc connectivity 1,
 // 2p-2 links.
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -5,7 +5,7 @@
 // Route: straight along the line. Links: node i, direction +1 -> id 2i, direction -1 -> id 2i+1.
 // Diameter p-1, bisection 1, arc connectivity 1, p-1 links (Table 2-1).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

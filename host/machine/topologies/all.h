@@ -2,17 +2,17 @@
 // PPSIM_TOPOLOGIES (include/ppsim/topology.h). Every per-kind question (route, hops, link space,
 // metrics, names, drawing, ...) goes through with_topology_unit.
 #pragma once
-#include "topologies/binomial.h"
-#include "topologies/bintree.h"
-#include "topologies/dragonfly.h"
-#include "topologies/fattree.h"
-#include "topologies/full.h"
-#include "topologies/hypercube.h"
-#include "topologies/linear.h"
-#include "topologies/mesh.h"
-#include "topologies/ring.h"
-#include "topologies/star.h"
-#include "topologies/tree.h"
+#include "machine/topologies/binomial.h"
+#include "machine/topologies/bintree.h"
+#include "machine/topologies/dragonfly.h"
+#include "machine/topologies/fattree.h"
+#include "machine/topologies/full.h"
+#include "machine/topologies/hypercube.h"
+#include "machine/topologies/linear.h"
+#include "machine/topologies/mesh.h"
+#include "machine/topologies/ring.h"
+#include "machine/topologies/star.h"
+#include "machine/topologies/tree.h"
 
 namespace ppsim {
 

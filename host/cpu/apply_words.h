@@ -5,7 +5,7 @@
 
 #include "ppsim/operators.h"
 #include "ppsim/schedule.h"
-#include "step_rules.h"
+#include "rules/step_rules.h"
 
 namespace ppsim {
 

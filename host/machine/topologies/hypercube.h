@@ -9,7 +9,7 @@
 // Route: E-cube, correcting differing bits from the least significant up. Link id = node*d + k.
 // Diameter log p, bisection p/2, arc connectivity log p, (p log p)/2 links (Table 2-1).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

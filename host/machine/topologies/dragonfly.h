@@ -30,7 +30,7 @@
 // over splits of the processors has no closed form here, and for small dragonflies a cut through
 // routers or terminal links can be smaller or larger).
 #pragma once
-#include "topologies/unit.h"
+#include "machine/topologies/unit.h"
 
 namespace ppsim::topo {
 

@@ -13,6 +13,7 @@
 #include "bounds.h"
 #include "goal.h"
 #include "options.h"
+#include "output_file.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/errors.h"
@@ -53,37 +54,29 @@ py::object to_python(const nlohmann::json& j) {
   }
 }
 
-// Parses `args` (the options, without the command name) as the CLI's subcommand `command`, whose
-// options `add` registers on it. A CLI11 parse error becomes a UsageError with CLI11's message.
-// The app returned records which options were given.
+// Parses `args` (the options, without the command name) as the CLI's subcommand `name`, whose
+// options `add` registers on it; a bad option is a UsageError with the command line's message.
+// The command returned records which options were given.
 template <class Add>
-std::unique_ptr<CLI::App> parse_command(const char* command, const std::vector<std::string>& args, Add add) {
-  auto app = std::make_unique<CLI::App>("ppsim");
-  add(app->add_subcommand(command));
-  read_integers_in_decimal(*app);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
-  reversed.push_back(command);
-  try {
-    app->parse(reversed);
-  } catch (const CLI::Error& e) {
-    throw UsageError(e.what());
-  }
-  return app;
+Command parse_command(const char* name, const std::vector<std::string>& args, Add add) {
+  Command command(name, "");
+  add(command);
+  parse_options(command, args);
+  return command;
 }
 
 py::object run(const std::vector<std::string>& args) {
   RunOptions o;
-  CLI::App* run = nullptr;
-  const auto app = parse_command("run", args, [&](CLI::App* sub) { add_run_options(run = sub, o); });
+  const Command run = parse_command("run", args, [&](Command& c) { add_run_options(c, o); });
   nlohmann::json doc;
   if (!o.goal.empty()) {  // as `ppsim run --goal FILE`
-    check_goal_options(o, *run);
+    check_goal_options(o, run);
     {
       py::gil_scoped_release unlocked;
       doc = time_goal_file(o).json;
     }
   } else if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
-    const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), *run);
+    const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), run);
     PramResult r;
     {
       py::gil_scoped_release unlocked;
@@ -101,14 +94,14 @@ py::object run(const std::vector<std::string>& args) {
     }
     doc = run_json(c, backend, r);
   }
-  if (!o.json.empty()) write_json_atomically(o.json, doc);
+  if (!o.json.empty()) write_json(o.json, doc);
   return to_python(doc);
 }
 
 // An algorithm's rounds as GOAL text, as `ppsim goal --out -` prints it.
 std::string goal_schedule(const std::vector<std::string>& args) {
   RunOptions o;
-  parse_command("goal", args, [&](CLI::App* sub) { add_goal_options(sub, o); });
+  parse_command("goal", args, [&](Command& c) { add_goal_options(c, o); });
   return goal_text(o);
 }
 
@@ -116,7 +109,7 @@ std::string goal_schedule(const std::vector<std::string>& args) {
 class Sweep {
  public:
   explicit Sweep(const std::vector<std::string>& args) {
-    parse_command("sweep", args, [&](CLI::App* sub) { add_sweep_options(sub, s_); });
+    parse_command("sweep", args, [&](Command& c) { add_sweep_options(c, s_); });
     if (!s_.csv.empty() || !s_.jsonl.empty() || !s_.plot.empty())
       throw UsageError("csv, jsonl and plot do not apply to ppsim.sweep: iterate over its rows (or call .to_pandas())");
     device_ = s_.run.backend != "cpu" && cuda_status().usable;
@@ -142,7 +135,7 @@ class Sweep {
 
 py::object best(const std::vector<std::string>& args) {
   BestOptions b;
-  parse_command("best", args, [&](CLI::App* sub) { add_best_options(sub, b); });
+  parse_command("best", args, [&](Command& c) { add_best_options(c, b); });
   BestResult result;
   {
     py::gil_scoped_release unlocked;
@@ -153,7 +146,7 @@ py::object best(const std::vector<std::string>& args) {
 
 py::object bounds(const std::vector<std::string>& args) {
   BoundsOptions o;
-  parse_command("bounds", args, [&](CLI::App* sub) { add_bounds_options(sub, o); });
+  parse_command("bounds", args, [&](Command& c) { add_bounds_options(c, o); });
   return to_python(bounds_json(o));
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -167,6 +168,47 @@ TEST_F(Cli, SweepTakesAListOfOperations) {
   EXPECT_EQ(ppsim("sweep --op allreduce --topology ring --p 8 --algo broadcast_binomial --jsonl - --quiet").code, 2);
 }
 
+// Without --csv or --jsonl a sweep answers on screen: a header and one aligned line per point, in
+// point order, with the figures of the JSON rows.
+TEST_F(Cli, SweepWithoutAnOutputPrintsATable) {
+  const std::string args = "sweep --op allgather --topology ring --p 2^2..2^4 --m 1 --algo allgather_ring,allgather_ring_bidirectional";
+  Outcome table = ppsim(args + " --quiet");
+  ASSERT_EQ(table.code, 0) << table.err;
+  Outcome rows = ppsim(args + " --quiet --jsonl -");
+  ASSERT_EQ(rows.code, 0) << rows.err;
+  std::vector<std::string> lines;
+  std::istringstream in(table.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::vector<json> docs;
+  std::istringstream jin(rows.out);
+  for (std::string line; std::getline(jin, line);) docs.push_back(json::parse(line));
+  ASSERT_EQ(docs.size(), 6u);  // 3 sizes x 2 algorithms
+  ASSERT_EQ(lines.size(), docs.size() + 1);
+  std::istringstream header(lines[0]);
+  std::vector<std::string> names{std::istream_iterator<std::string>(header), std::istream_iterator<std::string>()};
+  EXPECT_EQ(names, (std::vector<std::string>{"topology", "p", "m", "algo", "steps", "time", "formula", "verified", "status"}));
+  const size_t status_at = lines[0].find("status");
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const std::string& line = lines[i + 1];
+    std::istringstream cells(line);
+    std::string topology, p, m, algo, steps, time, formula, verified, status;
+    cells >> topology >> p >> m >> algo >> steps >> time >> formula >> verified >> status;
+    EXPECT_EQ(topology, docs[i]["topology"]) << line;
+    EXPECT_EQ(p, docs[i]["p"].dump()) << line;
+    EXPECT_EQ(algo, docs[i]["algo"]) << line;
+    EXPECT_EQ(line.find(docs[i]["status"] == "ok" ? "ok" : "refused: "), status_at) << "the status column is aligned: " << line;
+    if (docs[i]["status"] == "ok") {
+      EXPECT_EQ(steps, docs[i]["steps"].dump()) << line;
+      EXPECT_DOUBLE_EQ(std::stod(time), docs[i]["time"].get<double>()) << line;
+      EXPECT_DOUBLE_EQ(std::stod(formula), docs[i]["formula_time"].get<double>()) << line;
+      EXPECT_EQ(verified, "yes") << line;
+    } else {  // the bidirectional ring needs two ports: refused, with the reason of its JSON row
+      EXPECT_EQ(steps, "-") << line;
+      EXPECT_NE(line.find(docs[i]["reason"].get<std::string>()), std::string::npos) << line;
+    }
+  }
+}
+
 // Every whole-number option takes B^E as --p and --m do, and is read in decimal.
 TEST_F(Cli, WholeNumbersTakePowers) {
   Outcome o = ppsim("run --topology full --p 2^3 --op scan --algo scan_postal_b --n 2^5 --lambda 2^1 --backend cpu --json -");
@@ -267,7 +309,6 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
 TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
   const std::string out = (dir_ / "out").string();
   const std::vector<std::string> bad = {
-      "sweep --op allgather --topology ring --p 8",
       "sweep --op allgather --topology ring --p 2^3..2^1 --csv '" + out + "'",
       "sweep --op allgather --topology ring --p 8 --m 1,,2 --csv '" + out + "'",
       "sweep --op allgather --topology ring --p 8 --ts x --csv '" + out + "'",

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "output_file.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 #include "sweep.h"
@@ -243,7 +244,7 @@ int run_crossover(const BestOptions& b) {
   print_crossover(map, b.json);
   if (!b.plot.empty()) plot_crossover(map, b.plot);
   if (format) {
-    write_file_atomically(b.emit[1], "--emit", [&](std::ostream& out) { out << text; });
+    write_output(b.emit[1], "--emit", text);
     const auto out = left_out_algorithms(map, *format);
     std::ostream& note = b.json ? std::cerr : std::cout;
     note << b.emit[0] << " written to " << b.emit[1] << "; each cell names the simulated winner among the algorithms "
@@ -287,15 +288,15 @@ CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, c
   return map;
 }
 
-void add_best_options(CLI::App* best, BestOptions& b) {
+void add_best_options(Command& best, BestOptions& b) {
   RunOptions& o = b.run;
   add_run_options(best, o,
                   {{"--op", "operation"},
                    {"--topology", "topology"},
                    {"--p", "processors: one, or a list or range for a crossover map (2^2..2^12)"},
                    {"--dims", "mesh/torus/fattree/dragonfly extents"}});
-  best->add_option("--m", b.m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)")->capture_default_str();
-  best->add_option("--algo", b.algos, "candidates, comma-separated (default: all that apply)");
+  best.text("--m", b.m, "message sizes: list or range (1..1024 doubles, 1..64:1 every size)", true);
+  best.text("--algo", b.algos, "candidates, comma-separated (default: all that apply)");
   add_run_options(best, o,
                   {{"--ts", "startup time"},
                    {"--tw", "per-word time"},
@@ -309,22 +310,22 @@ void add_best_options(CLI::App* best, BestOptions& b) {
                    {"--segments", "pipelined broadcast: segments"},
                    {"--combine", "operator"}});
   add_loggp_options(best, o);
-  best->add_flag("--json", b.json, "print JSON");
-  best->add_option("--emit", b.emit,
-                   "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)")
-      ->expected(2);
-  best->add_option("--plot", b.plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
+  best.flag("--json", b.json, "print JSON");
+  best.words("--emit", b.emit, 2,
+             "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)");
+  best.text("--plot", b.plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
 }
 
-Subcommand add_best_command(CLI::App& app) {
+Command best_command() {
   auto b = std::make_shared<BestOptions>();
-  auto* best = app.add_subcommand("best", "rank the algorithms of an operation by simulated time over a range of m");
+  Command best("best", "rank the algorithms of an operation by simulated time over a range of m");
   add_best_options(best, *b);
-  return {best, [b] {
-            const bool grid = b->run.p.find_first_of(",.") != std::string::npos;
-            if (grid || !b->emit.empty() || !b->plot.empty()) return run_crossover(*b);
-            return run_best(b->run, b->m, b->algos, b->json);
-          }};
+  best.run = [b](const Command&) {
+    const bool grid = b->run.p.find_first_of(",.") != std::string::npos;
+    if (grid || !b->emit.empty() || !b->plot.empty()) return run_crossover(*b);
+    return run_best(b->run, b->m, b->algos, b->json);
+  };
+  return best;
 }
 
 }  // namespace ppsim::cli

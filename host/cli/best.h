@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "options.h"
@@ -52,6 +51,6 @@ struct BestOptions {
   std::vector<std::string> emit;  // FORMAT FILE
   bool json = false;
 };
-void add_best_options(CLI::App* best, BestOptions& b);
+void add_best_options(Command& best, BestOptions& b);
 
 }  // namespace ppsim::cli

@@ -53,18 +53,20 @@ nlohmann::json bounds_json(const BoundsOptions& o) {
   return {{"n", o.n}, {"k", o.k}, {"lambda", o.lambda}, {"G", g}, {"min_steps", steps}};
 }
 
-void add_bounds_options(CLI::App* bounds, BoundsOptions& o) {
-  bounds->add_option("--n", o.n, "processors (or values)")->required();
-  bounds->add_option("--k", o.k, "ports")->capture_default_str();
-  bounds->add_option("--lambda", o.lambda, "postal latency")->capture_default_str();
-  bounds->add_flag("--json", o.json, "print JSON");
+void add_bounds_options(Command& bounds, BoundsOptions& o) {
+  bounds.integer("--n", o.n, "processors (or values)");
+  bounds.require("--n");
+  bounds.integer("--k", o.k, "ports", true);
+  bounds.integer("--lambda", o.lambda, "postal latency", true);
+  bounds.flag("--json", o.json, "print JSON");
 }
 
-Subcommand add_bounds_command(CLI::App& app) {
+Command bounds_command() {
   auto o = std::make_shared<BoundsOptions>();
-  auto* bounds = app.add_subcommand("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
+  Command bounds("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
   add_bounds_options(bounds, *o);
-  return {bounds, [o] { return print_bounds(*o); }};
+  bounds.run = [o](const Command&) { return print_bounds(*o); };
+  return bounds;
 }
 
 }  // namespace ppsim::cli

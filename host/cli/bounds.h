@@ -2,8 +2,9 @@
 #pragma once
 #include <cstdint>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include "command_line.h"
 
 namespace ppsim::cli {
 
@@ -14,7 +15,7 @@ struct BoundsOptions {
 };
 
 // Registers the options of `bounds` on a subcommand (the CLI's and the Python module's).
-void add_bounds_options(CLI::App* bounds, BoundsOptions& o);
+void add_bounds_options(Command& bounds, BoundsOptions& o);
 // {n, k, lambda, G: [G(0) .. G(min_steps)], min_steps}, as `ppsim bounds --json` prints it. Throws UsageError.
 nlohmann::json bounds_json(const BoundsOptions& o);
 

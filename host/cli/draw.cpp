@@ -9,14 +9,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 
 #include "commands.h"
+#include "output_file.h"
 
 namespace ppsim::cli {
 
@@ -35,7 +34,10 @@ Point position(const Topology& t, int64_t v) {
   return {at.x, at.y};
 }
 
-std::string node_name(const Topology& t, int64_t v) { return v < t.p ? "n" + std::to_string(v) : "s" + std::to_string(v); }
+std::string node_name(const Topology& t, int64_t v) {
+  std::string name(1, v < t.p ? 'n' : 's');  // a processor, or a switch
+  return name.append(std::to_string(v));
+}
 
 std::string pos(Point p) {
   char text[64];
@@ -145,72 +147,66 @@ std::string draw_heatmap(const RunConfig& c, const RunResult& r) {
   return dot.str();
 }
 
+// The picture's format: --format, or the extension of --out; the two must agree.
+std::string draw_format(const std::string& format, const std::string& out) {
+  if (!format.empty() && format != "dot" && format != "svg" && format != "png") throw UsageError("--format must be dot, svg or png");
+  if (out == "-") return format.empty() ? "dot" : format;
+  const size_t dot = out.find_last_of('.'), slash = out.find_last_of('/');
+  const std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : out.substr(dot + 1);
+  const bool known = ext == "dot" || ext == "svg" || ext == "png";
+  if (known && !format.empty() && format != ext)
+    throw UsageError("--format " + format + " does not match --out " + out + " (." + ext + "): name the file ." + format +
+                     ", or leave --format out");
+  if (known) return ext;
+  if (format.empty()) throw UsageError("--out " + out + ": name it .dot, .svg or .png, or give --format");
+  return format;
+}
+
 }  // namespace
 
-int run_draw(const RunOptions& o, const std::string& kind, std::string format, std::string out) {
-  namespace fs = std::filesystem;
-  if (out.empty()) {  // DOT on stdout, as Graphviz tools expect; pictures need a file
-    if (!format.empty() && format != "dot")
-      throw UsageError("--format " + format + " needs --out FILE (without --out, DOT goes to stdout)");
-    out = "-";
-  }
-  if (format.empty()) {
-    std::string ext = out == "-" ? ".dot" : fs::path(out).extension().string();
-    format = ext.empty() ? "" : ext.substr(1);
-  }
-  if (format != "dot" && format != "svg" && format != "png") throw UsageError("--format must be dot, svg or png");
+int run_draw(const RunOptions& o, const std::string& kind, const std::string& format_option, const std::string& out_option) {
+  // Without --out: DOT on stdout, as Graphviz tools expect.
+  if (out_option.empty() && !format_option.empty() && format_option != "dot")
+    throw UsageError("--format " + format_option + " needs --out (FILE, or - for stdout)");
+  const std::string out = out_option.empty() ? std::string(1, '-') : out_option;
+  const std::string format = draw_format(format_option, out);
   if (kind != "messages" && kind != "spacetime" && kind != "heatmap") throw UsageError("--kind must be messages, spacetime or heatmap");
   require_writable(out, "--out");
+  if (format != "dot" && std::system("command -v neato >/dev/null 2>&1") != 0)
+    throw UsageError("--format " + format + " needs Graphviz (Debian package graphviz; scripts/setup.sh installs it)");
   Backend backend = Backend::cpu;
   RunConfig c = build_config(o, backend);
   if (c.topology.p > 64) throw UsageError("ppsim draw is for small machines: p <= 64 (got " + std::to_string(c.topology.p) + ")");
   c.trace = true;
   c.threads = 1;
   RunResult r = run_cpu(c);
-  std::string dot = kind == "messages" ? draw_messages(c, r) : kind == "spacetime" ? draw_spacetime(c, r) : draw_heatmap(c, r);
-  if (format == "dot" && out == "-") {
-    std::fputs(dot.c_str(), stdout);
-    return 0;
-  }
-  const fs::path target = fs::absolute(out), tmp = target.string() + ".tmp";
+  const std::string dot = kind == "messages" ? draw_messages(c, r) : kind == "spacetime" ? draw_spacetime(c, r) : draw_heatmap(c, r);
   if (format == "dot") {
-    {
-      std::ofstream f(tmp);
-      f << dot;
-      if (!f.good()) throw UsageError("cannot write " + out);
-    }
-    fs::rename(tmp, target);
+    write_output(out, "--out", dot);
     return 0;
   }
-  if (std::system("command -v neato >/dev/null 2>&1") != 0)
-    throw UsageError("--format " + format + " needs Graphviz (Debian package graphviz; scripts/setup.sh installs it)");
-  const fs::path dot_file = target.string() + ".dot.tmp";
-  {
-    std::ofstream f(dot_file);
-    f << dot;
-  }
-  int rc = std::system(("neato -n2 -T" + format + " '" + dot_file.string() + "' -o '" + tmp.string() + "' 2>/dev/null").c_str());
-  fs::remove(dot_file);
-  if (rc != 0 || !fs::exists(tmp)) {
-    fs::remove(tmp);
-    throw UsageError("Graphviz failed to render " + out);
-  }
-  fs::rename(tmp, target);
+  write_rendered(
+      out, "--out", format, [&](const std::string&) { return dot; },
+      [&](const std::string& input, const std::string& picture) {
+        return "neato -n2 -T" + format + " '" + input + "' -o '" + picture + "' 2>/dev/null";
+      },
+      "Graphviz failed to render " + out);
   return 0;
 }
 
-Subcommand add_draw_command(CLI::App& app) {
+Command draw_command() {
   struct DrawOptions {
     RunOptions run;
     std::string kind = "messages", format, out;
   };
   auto d = std::make_shared<DrawOptions>();
-  auto* draw = app.add_subcommand("draw", "draw a small run with Graphviz: messages, space-time diagram or link heat map");
+  Command draw("draw", "draw a small run with Graphviz: messages, space-time diagram or link heat map");
   add_run_options(draw, d->run);
-  draw->add_option("--kind", d->kind, "messages | spacetime | heatmap")->capture_default_str();
-  draw->add_option("--format", d->format, "dot | svg | png (default: from --out)");
-  draw->add_option("--out", d->out, "output file: .dot, .svg or .png (default, or -: DOT on stdout)");
-  return {draw, [d] { return run_draw(d->run, d->kind, d->format, d->out); }};
+  draw.text("--kind", d->kind, "messages | spacetime | heatmap", true);
+  draw.text("--format", d->format, "dot | svg | png (default: from --out)");
+  draw.text("--out", d->out, "output file: .dot, .svg or .png, or - for stdout (default: DOT on stdout)");
+  draw.run = [d](const Command&) { return run_draw(d->run, d->kind, d->format, d->out); };
+  return draw;
 }
 
 }  // namespace ppsim::cli

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "goal/goal.h"
 #include "goal/loggp_run.h"
+#include "output_file.h"
 #include "ppsim/report.h"
 
 namespace ppsim::cli {
@@ -37,7 +38,7 @@ int export_goal(const RunOptions& o, const std::string& out) {
   RunConfig c = build_config(o, backend);
   validate_config(c, false);
   try {
-    write_file_atomically(out, "--out", [&](std::ostream& f) { write_goal(c, f); });
+    write_output(out, "--out", [&](std::ostream& f) { write_goal(c, f); });
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(e.what());
   }
@@ -59,17 +60,16 @@ std::string goal_text(const RunOptions& o) {
   return text.str();
 }
 
-void check_goal_options(const RunOptions& o, const CLI::App& run) {
+void check_goal_options(const RunOptions& o, const Command& run) {
   // Everything but the LogGP parameters and the report comes from the file.
-  for (const CLI::Option* opt : run.get_options()) {
-    const std::string name = opt->get_name();
-    if (opt->count() == 0 || name == "--goal" || name == "--json" || name == "--help" || name == "--model" || name == "--L" ||
-        name == "--o" || name == "--g" || name == "--G" || name == "--O" || name == "--S")
+  for (const std::string& name : run.given_names()) {
+    if (name == "--goal" || name == "--json" || name == "--model" || name == "--L" || name == "--o" || name == "--g" || name == "--G" ||
+        name == "--O" || name == "--S")
       continue;
     throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S and --json do)");
   }
   if (o.model != "linear" && o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
-  if (run.count("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
+  if (run.given("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
 }
 
 GoalTiming time_goal_file(const RunOptions& o) {
@@ -110,7 +110,7 @@ GoalTiming time_goal_file(const RunOptions& o) {
   return t;
 }
 
-int run_goal_file(const RunOptions& o, const CLI::App& run) {
+int run_goal_file(const RunOptions& o, const Command& run) {
   check_goal_options(o, run);
   loggp_params(o);
   if (!o.json.empty()) require_writable(o.json, "--json");
@@ -121,7 +121,7 @@ int run_goal_file(const RunOptions& o, const CLI::App& run) {
     std::cerr << "ppsim: error: " << e.what() << "\n";
     return 1;
   }
-  if (!o.json.empty()) write_json_atomically(o.json, t.json);
+  if (!o.json.empty()) write_json(o.json, t.json);
   if (o.json != "-") {
     const goal::Schedule& s = t.schedule;
     const loggp::Result& r = t.result;
@@ -136,7 +136,7 @@ int run_goal_file(const RunOptions& o, const CLI::App& run) {
   return 0;
 }
 
-void add_goal_options(CLI::App* goal, RunOptions& o) {
+void add_goal_options(Command& goal, RunOptions& o) {
   add_run_options(goal, o,
                   {{"--topology", "topology the algorithm is chosen for (GOAL has no topology)"},
                    {"--p", "processors (ranks)"},
@@ -160,16 +160,17 @@ void add_goal_options(CLI::App* goal, RunOptions& o) {
                    {"--combine", "operator (some algorithms depend on it)"}});
 }
 
-Subcommand add_goal_command(CLI::App& app) {
+Command goal_command() {
   struct GoalOptions {
     RunOptions run;
     std::string out;
   };
   auto g = std::make_shared<GoalOptions>();
-  auto* goal = app.add_subcommand("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
+  Command goal("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
   add_goal_options(goal, g->run);
-  goal->add_option("--out", g->out, "GOAL file to write (- for stdout)");
-  return {goal, [g] { return export_goal(g->run, g->out); }};
+  goal.text("--out", g->out, "GOAL file to write (- for stdout)");
+  goal.run = [g](const Command&) { return export_goal(g->run, g->out); };
+  return goal;
 }
 
 }  // namespace ppsim::cli

@@ -1,8 +1,8 @@
 // `ppsim goal` (export) and `ppsim run --goal FILE` (import), goal.cpp.
 #pragma once
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "goal/goal.h"
 #include "goal/loggp.h"
@@ -12,11 +12,11 @@
 namespace ppsim::cli {
 
 // `run --goal FILE`: reads the schedule and times it under LogGP; exit 0, 1 when it cannot finish.
-int run_goal_file(const RunOptions& o, const CLI::App& run);
+int run_goal_file(const RunOptions& o, const Command& run);
 
 // The parts `run --goal` and the Python module share:
 // the options of `run` that apply to --goal (UsageError for the others),
-void check_goal_options(const RunOptions& o, const CLI::App& run);
+void check_goal_options(const RunOptions& o, const Command& run);
 // the schedule o.goal read and timed (UsageError: not GOAL; ScheduleError: it cannot finish), with
 // the JSON document `run --goal FILE --json` writes,
 struct GoalTiming {
@@ -31,6 +31,6 @@ GoalTiming time_goal_file(const RunOptions& o);
 // and an algorithm's rounds as GOAL text (what `ppsim goal --out -` prints), with the options
 // `ppsim goal` takes.
 std::string goal_text(const RunOptions& o);
-void add_goal_options(CLI::App* goal, RunOptions& o);
+void add_goal_options(Command& goal, RunOptions& o);
 
 }  // namespace ppsim::cli

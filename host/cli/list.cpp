@@ -98,11 +98,12 @@ int list_all() {
 
 }  // namespace
 
-Subcommand add_list_command(CLI::App& app) {
-  auto* list = app.add_subcommand("list", "list topologies, operations, algorithms and operators");
+Command list_command() {
   auto markdown = std::make_shared<bool>(false);
-  list->add_flag("--markdown", *markdown, "print the algorithm table in Markdown");
-  return {list, [markdown] { return *markdown ? list_markdown() : list_all(); }};
+  Command list("list", "list topologies, operations, algorithms and operators");
+  list.flag("--markdown", *markdown, "print the algorithm table in Markdown");
+  list.run = [markdown](const Command&) { return *markdown ? list_markdown() : list_all(); };
+  return list;
 }
 
 }  // namespace ppsim::cli

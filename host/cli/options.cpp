@@ -4,9 +4,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <type_traits>
@@ -18,25 +15,6 @@
 #include "ppsim/mapping.h"
 
 namespace ppsim::cli {
-
-int64_t parse_count(const std::string& text, const char* option) {
-  const std::string what = std::string(option) + " '" + text + "'";
-  auto whole = [&](const std::string& s) {  // decimal digits, within 64 bits
-    int64_t v = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || ptr != s.data() + s.size())
-      throw UsageError(what + " is not a whole number (or 2^k)");
-    if (ec != std::errc()) throw UsageError(what + " is too large");
-    return v;
-  };
-  size_t caret = text.find('^');
-  if (caret == std::string::npos) return whole(text);
-  const int64_t base = whole(text.substr(0, caret)), exp = whole(text.substr(caret + 1));
-  if (exp > 62 || std::pow(double(base), double(exp)) > 9.2e18) throw UsageError(what + " is too large");
-  int64_t r = 1;
-  for (int64_t i = 0; i < exp; ++i) r *= base;
-  return r;
-}
 
 InputSpec parse_input(const std::string& text, OperatorKind k) {
   const std::string usage = "--input '" + text + "' is neither 'iota' nor 'random:SEED' (fsum, fsum32: also 'random:SEED:LO:HI')";
@@ -74,31 +52,6 @@ InputSpec parse_input(const std::string& text, OperatorKind k) {
   return in;
 }
 
-void read_integers_in_decimal(CLI::App& app) {
-  // A power written B^E (as --p and --m take it) is turned into its decimal digits first.
-  const CLI::Validator whole_number(
-      [](std::string& text) -> std::string {
-        if (text.find('^') != std::string::npos) {
-          try {
-            text = std::to_string(parse_count(text, "value"));
-          } catch (const UsageError&) {
-            return "'" + text + "' is not a whole number or a power B^E within 64 bits";
-          }
-        }
-        int64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ptr != end || ec == std::errc::invalid_argument) return "'" + text + "' is not a whole number";
-        if (ec != std::errc()) return "'" + text + "' is out of range (64 bits)";
-        if (text.size() > 1 && text[0] == '0') return "'" + text + "': write it without leading zeros (it is read in decimal)";
-        return "";
-      },
-      "");
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    for (CLI::Option* opt : sub->get_options())
-      if (opt->get_type_name() == "INT") opt->transform(whole_number);
-}
-
 namespace {
 
 // Each option bound to a field of RunOptions, once: its name, its field, whether --help shows its
@@ -118,6 +71,7 @@ struct RunOptionSpec {
   RunField field;
   bool shows_default;
   std::string run_description;
+  int64_t lo = INT32_MIN;  // integers: the least value the reader takes
 };
 const RunOptionSpec kRunOptions[] = {
     {"--machine", &RunOptions::machine, true,
@@ -132,7 +86,7 @@ const RunOptionSpec kRunOptions[] = {
     {"--algo", &RunOptions::algo, false, "algorithm (default: the topology's natural one)"},
     {"--m", &RunOptions::m, true, "words per message unit"},
     {"--root", &RunOptions::root, true, "root of broadcast/reduce/scatter/gather"},
-    {"--n", &RunOptions::n, false, "scan: number of elements in all (default p; scan_postal_b spreads n > p)"},
+    {"--n", &RunOptions::n, false, "scan: number of elements in all (default p; scan_postal_b spreads n > p)", 1},
     {"--exclusive", &RunOptions::exclusive, false, "scan: exclusive prefix (processor 0 gets the identity)"},
     {"--shift", &RunOptions::shift, true, "shift: distance q (processor i's data goes to (i + q) mod p)"},
     {"--group-stride", &RunOptions::group_stride, true, "multicast: members are root + j*stride (mod p)"},
@@ -165,32 +119,31 @@ const RunOptionSpec kRunOptions[] = {
     {"--trace", &RunOptions::trace, false, "record buffers and messages after every step (small runs)"},
 };
 
-CLI::Option* register_option(CLI::App* app, RunOptions& o, const RunOptionSpec& spec, const std::string& description) {
-  return std::visit(
-      [&](auto field) -> CLI::Option* {
+void register_option(Command& command, RunOptions& o, const RunOptionSpec& spec, const std::string& description) {
+  std::visit(
+      [&](auto field) {
         auto& value = o.*field;
-        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) {
-          return app->add_flag(spec.name, value, description);
-        } else {
-          CLI::Option* opt = app->add_option(spec.name, value, description);
-          return spec.shows_default ? opt->capture_default_str() : opt;
-        }
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, bool>) command.flag(spec.name, value, description);
+        else if constexpr (std::is_same_v<T, std::string>) command.text(spec.name, value, description, spec.shows_default);
+        else if constexpr (std::is_same_v<T, double>) command.real(spec.name, value, description, spec.shows_default);
+        else command.integer(spec.name, value, description, spec.shows_default, T(spec.lo));
       },
       spec.field);
 }
 
 }  // namespace
 
-void add_run_options(CLI::App* app, RunOptions& o) {
-  for (const RunOptionSpec& spec : kRunOptions) register_option(app, o, spec, spec.run_description);
+void add_run_options(Command& command, RunOptions& o) {
+  for (const RunOptionSpec& spec : kRunOptions) register_option(command, o, spec, spec.run_description);
 }
 
-void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options) {
+void add_run_options(Command& command, RunOptions& o, std::initializer_list<DescribedOption> options) {
   for (const DescribedOption& option : options) {
     auto spec = std::find_if(std::begin(kRunOptions), std::end(kRunOptions),
                              [&](const RunOptionSpec& s) { return std::string(s.name) == option.name; });
     if (spec == std::end(kRunOptions)) throw std::logic_error(std::string(option.name) + " is no option of `run`");
-    register_option(app, o, *spec, option.description);
+    register_option(command, o, *spec, option.description);
   }
 }
 
@@ -243,7 +196,10 @@ Topology machine_topology(const RunOptions& o) {
 void read_tw_classes(const RunOptions& o, RunConfig& c) {
   const Topology& machine = physical_topology(c);
   std::string classes;
-  for (int k = 0; k < topology_link_class_count(machine); ++k) classes += (k ? " " : "") + topology_link_class_name(machine, k);
+  for (int k = 0; k < topology_link_class_count(machine); ++k) {
+    if (k) classes += ' ';
+    classes += topology_link_class_name(machine, k);
+  }
   size_t start = 0;
   uint32_t seen = 0;
   while (start <= o.tw_class.size() && !o.tw_class.empty()) {
@@ -332,8 +288,8 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
 
 }  // namespace
 
-void add_loggp_options(CLI::App* app, RunOptions& o) {
-  add_run_options(app, o,
+void add_loggp_options(Command& command, RunOptions& o) {
+  add_run_options(command, o,
                   {{"--model", "linear | loggp (LogGOPSim's clocks, ns)"},
                    {"--L", "loggp: latency (ns)"},
                    {"--o", "loggp: CPU overhead per message (ns)"},
@@ -437,50 +393,6 @@ int verification_exit_code(bool verified, int64_t mismatches) {
   if (verified) return 0;
   std::cerr << "ppsim: error: the result differs from the sequential reference in " << mismatches << " words\n";
   return 1;
-}
-
-void write_file_atomically(const std::string& path, const std::string& option, const std::function<void(std::ostream&)>& write) {
-  if (path == "-") {
-    write(std::cout);
-    return;
-  }
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  {
-    std::ofstream f(tmp);
-    if (!f) throw UsageError(option + ": cannot write " + path);
-    try {
-      write(f);
-    } catch (...) {
-      f.close();
-      std::filesystem::remove(tmp, ec);
-      throw;
-    }
-    if (!f.good()) {
-      f.close();
-      std::filesystem::remove(tmp, ec);
-      throw UsageError(option + ": failed writing " + path);
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError(option + ": cannot write " + path);
-  }
-}
-
-void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
-  write_file_atomically(path, "--json", [&](std::ostream& out) { out << doc.dump(1) << "\n"; });
-}
-
-void require_writable(const std::string& path, const std::string& option) {
-  if (path == "-") return;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UsageError(option + ": " + path + " is a directory");
-  const std::string probe = path + ".tmp";
-  const bool ok = static_cast<bool>(std::ofstream(probe));
-  std::filesystem::remove(probe, ec);
-  if (!ok) throw UsageError(option + ": cannot write " + path);
 }
 
 }  // namespace ppsim::cli

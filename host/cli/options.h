@@ -1,25 +1,14 @@
 // Options shared by the subcommands that run configurations (run, sweep, best, draw), and turning
 // them into a RunConfig with every check the CLI makes.
 #pragma once
-#include <functional>
 #include <initializer_list>
-#include <stdexcept>
 #include <string>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "command_line.h"
 #include "ppsim/engine.h"
 
 namespace ppsim::cli {
 
-// A bad option or combination: one line on stderr, exit code 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// "1024", "2^10"
-int64_t parse_count(const std::string& text, const char* option);
 // --input: "iota", "random:SEED", or for the rounded operators "random:SEED:LO:HI"
 InputSpec parse_input(const std::string& text, OperatorKind k);
 
@@ -46,22 +35,18 @@ struct RunOptions {
   bool trace = false;
 };
 
-// CLI11 reads integers with strtoll in base 0 (010 is 8, too many digits saturate): makes every
-// integer option of every subcommand of `app` take decimal within 64 bits, or B^E.
-void read_integers_in_decimal(CLI::App& app);
-
 // Registers the options of `run` on a subcommand.
-void add_run_options(CLI::App* app, RunOptions& o);
+void add_run_options(Command& command, RunOptions& o);
 // Registers some of those options (each bound to the same field of `o`), in the order given, with
 // descriptions of another subcommand: {name, description}.
 struct DescribedOption {
   const char* name;
   const char* description;
 };
-void add_run_options(CLI::App* app, RunOptions& o, std::initializer_list<DescribedOption> options);
+void add_run_options(Command& command, RunOptions& o, std::initializer_list<DescribedOption> options);
 
 // Registers --model and --L --o --g --G --O --S (sweep and best: every point or cell).
-void add_loggp_options(CLI::App* app, RunOptions& o);
+void add_loggp_options(Command& command, RunOptions& o);
 // --L --o --g --G --O --S, checked. Throws UsageError.
 LogGPParams loggp_params(const RunOptions& o);
 
@@ -72,15 +57,5 @@ RunConfig build_config(const RunOptions& o, Backend& backend);
 std::string verified_text(bool verified, int64_t mismatches);
 // A completed run's exit code: 0, or 1 with one line on stderr when it failed verification.
 int verification_exit_code(bool verified, int64_t mismatches);
-
-// Writes a file through a temporary name (no partial file, also when `write` throws), or to stdout
-// for "-"; `option` names the option in messages.
-void write_file_atomically(const std::string& path, const std::string& option, const std::function<void(std::ostream&)>& write);
-// Writes JSON to a file through a temporary name (no partial file), or to stdout for "-".
-void write_json_atomically(const std::string& path, const nlohmann::json& doc);
-
-// Refuses (UsageError naming `option`) an output path that could not be written, before any work
-// is done: a directory, or a place where its temporary file cannot be made. "-" passes.
-void require_writable(const std::string& path, const std::string& option);
 
 }  // namespace ppsim::cli

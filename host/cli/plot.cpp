@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
+#include "output_file.h"
 #include "sweep.h"
 
 namespace ppsim::cli {
@@ -31,12 +31,17 @@ const std::map<std::string, std::string> kYLabels = {{"time", "time (units of t_
                                                      {"max_link_load", "busiest link (messages in one step)"},
                                                      {"link_hops", "link-hops"}};
 
-void check_plot_y(const std::vector<nlohmann::json>& rows, const std::string& y) {
+
+}  // namespace
+
+void check_plot_y(const std::string& y, bool chapter5) {
   if (!kYLabels.count(y))
     throw UsageError("--plot-y must be time, steps, speedup, efficiency, cost, parallel_time, max_link_load or link_hops");
-  for (const auto& r : rows)
-    if (r[y].is_null()) throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
+  if (!chapter5 && (y == "speedup" || y == "efficiency" || y == "cost" || y == "parallel_time"))
+    throw UsageError("--plot-y " + y + " needs --tc and --problem (Chapter 5 metrics)");
 }
+
+namespace {
 
 // The x axis: p, or m when only m varies.
 std::string x_field(const std::vector<nlohmann::json>& rows) {
@@ -62,7 +67,8 @@ Series group_series(const std::vector<nlohmann::json>& rows, const std::string& 
     for (const auto& f : fields) {
       if (f == x || values[f].size() <= 1) continue;
       std::string v = r[f].is_string() ? r[f].get<std::string>() : r[f].dump();
-      label += (label.empty() ? "" : " ") + (f == "algo" || f == "topology" || f == "logical" ? v : f + "=" + v);
+      if (!label.empty()) label += ' ';
+      label += f == "algo" || f == "topology" || f == "logical" ? v : f + "=" + v;
     }
     if (label.empty()) label = r["algo"].get<std::string>();
     series[label].push_back(&r);
@@ -127,7 +133,6 @@ std::string gnuplot_script(const PlotLines& lines, const fs::path& tmp, const st
 
 void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y) {
   check_plot_file(path);
-  check_plot_y(rows, y);
   const std::string x = x_field(rows);
   Series series = group_series(rows, x);
   const PlotLines lines = plot_lines(series, x, y);
@@ -143,19 +148,9 @@ std::string gnuplot_output(const std::string& tmp, int width, int height) {
 }
 
 void run_gnuplot(const std::string& path, const std::function<std::string(const std::string& tmp)>& script) {
-  const fs::path out = fs::absolute(path), tmp = out.string() + ".tmp" + fs::path(path).extension().string();
-  const fs::path script_file = out.string() + ".gp.tmp";
-  {
-    std::ofstream f(script_file);
-    f << script(tmp.string());
-  }
-  int rc = std::system(("gnuplot '" + script_file.string() + "' 2>/dev/null").c_str());
-  fs::remove(script_file);
-  if (rc != 0 || !fs::exists(tmp)) {
-    fs::remove(tmp);
-    throw UsageError("gnuplot failed to draw " + path);
-  }
-  fs::rename(tmp, out);
+  write_rendered(
+      path, "--plot", fs::path(path).extension().string().substr(1), script,
+      [](const std::string& input, const std::string&) { return "gnuplot '" + input + "' 2>/dev/null"; }, "gnuplot failed to draw " + path);
 }
 
 }  // namespace ppsim::cli

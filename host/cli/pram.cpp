@@ -3,18 +3,19 @@
 
 #include <iostream>
 
+#include "output_file.h"
 #include "ppsim/report.h"
 
 namespace ppsim::cli {
 
 namespace {
 
-void refuse_network_options(const RunOptions& o, const CLI::App& run) {
+void refuse_network_options(const RunOptions& o, const Command& run) {
   for (const char* opt :
        {"--topology", "--dims",         "--ports",      "--lambda",  "--ts",    "--tw",        "--tw-class", "--th",
         "--routing",  "--root",         "--n",          "--backend", "--shift", "--exclusive", "--logical",  "--logical-dims",
         "--map",      "--group-stride", "--group-size", "--sources"})
-    if (run.count(opt) > 0) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
+    if (run.given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
 }
 
 const PramAlgorithmInfo* choose_pram_algorithm(const std::string& algo, Operation op) {
@@ -38,7 +39,7 @@ PramRule parse_pram_machine_option(const std::string& machine) {
   return rule;
 }
 
-PramConfig build_pram_config(const RunOptions& o, PramRule rule, const CLI::App& run) {
+PramConfig build_pram_config(const RunOptions& o, PramRule rule, const Command& run) {
   refuse_network_options(o, run);
   PramConfig c;
   c.rule = rule;
@@ -65,11 +66,11 @@ void print_pram_text(const PramConfig& c, const PramResult& r) {
 
 }  // namespace
 
-int run_pram_machine(const RunOptions& o, PramRule rule, const CLI::App& run) {
+int run_pram_machine(const RunOptions& o, PramRule rule, const Command& run) {
   const PramConfig c = build_pram_config(o, rule, run);
   if (!o.json.empty()) require_writable(o.json, "--json");
   const PramResult r = run_pram(c);
-  if (!o.json.empty()) write_json_atomically(o.json, pram_json(c, r, o.machine, o.input));
+  if (!o.json.empty()) write_json(o.json, pram_json(c, r, o.machine, o.input));
   if (o.json != "-") print_pram_text(c, r);
   return verification_exit_code(r.verified, r.mismatches);
 }

@@ -1,7 +1,5 @@
 // `ppsim run --machine pram-*`: the shared-memory machine of seed 004.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include "options.h"
 #include "ppsim/pram.h"
 
@@ -11,9 +9,9 @@ namespace ppsim::cli {
 PramRule parse_pram_machine_option(const std::string& machine);
 // Builds and checks the PRAM configuration of o under `rule` (`run`: the parsed subcommand, whose
 // options of the network machine are refused). Throws UsageError.
-PramConfig build_pram_config(const RunOptions& o, PramRule rule, const CLI::App& run);
+PramConfig build_pram_config(const RunOptions& o, PramRule rule, const Command& run);
 // Runs o on a PRAM under `rule`. `run` is the parsed subcommand: an option of the network machine
 // it was given is refused.
-int run_pram_machine(const RunOptions& o, PramRule rule, const CLI::App& run);
+int run_pram_machine(const RunOptions& o, PramRule rule, const Command& run);
 
 }  // namespace ppsim::cli

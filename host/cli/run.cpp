@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "goal.h"
 #include "options.h"
+#include "output_file.h"
 #include "pram.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -106,12 +107,12 @@ int run_network(const RunOptions& o) {
   std::string notice;
   RunResult r = run_simulation(c, backend, &notice);
   if (!notice.empty()) std::cerr << notice << "\n";
-  if (!o.json.empty()) write_json_atomically(o.json, run_json(c, backend, r));
+  if (!o.json.empty()) write_json(o.json, run_json(c, backend, r));
   if (o.json != "-") print_run_text(c, r);
   return verification_exit_code(r.verified, r.mismatches);
 }
 
-int run_command(const RunOptions& o, const CLI::App& run) {
+int run_subcommand(const RunOptions& o, const Command& run) {
   if (!o.goal.empty()) return run_goal_file(o, run);
   if (o.machine == "network") return run_network(o);
   return run_pram_machine(o, parse_pram_machine_option(o.machine), run);
@@ -119,11 +120,12 @@ int run_command(const RunOptions& o, const CLI::App& run) {
 
 }  // namespace
 
-Subcommand add_run_command(CLI::App& app) {
+Command run_command() {
   auto o = std::make_shared<RunOptions>();
-  auto* run = app.add_subcommand("run", "run one collective on a simulated machine and verify it");
+  Command run("run", "run one collective on a simulated machine and verify it");
   add_run_options(run, *o);
-  return {run, [o, run] { return run_command(*o, *run); }};
+  run.run = [o](const Command& parsed) { return run_subcommand(*o, parsed); };
+  return run;
 }
 
 }  // namespace ppsim::cli

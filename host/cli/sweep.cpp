@@ -1,15 +1,15 @@
 // `ppsim sweep`: runs the points of the cartesian product of lists and ranges (sweep_points.cpp
 // plans them) on threads, writes their rows as each finishes (in point order), as CSV and/or JSON
-// Lines; a point that cannot run is a row with status "refused" and the reason; a progress bar on a
-// terminal; optional gnuplot plot.
+// Lines, or else as a table on stdout; a point that cannot run is a row with status "refused" and
+// the reason; a progress bar on a terminal; optional gnuplot plot.
 #include "sweep.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "output_file.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -29,36 +30,6 @@
 namespace ppsim::cli {
 
 namespace {
-
-// A file (or stdout) that takes whole lines in one write(2), so a killed sweep never leaves half a row.
-class LineSink {
- public:
-  explicit LineSink(const std::string& path) : path_(path) {
-    if (path.empty()) return;
-    fd_ = path == "-" ? 1 : ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd_ < 0) throw UsageError("cannot write " + path);
-  }
-  ~LineSink() {
-    if (fd_ > 2) ::close(fd_);
-  }
-  bool active() const { return fd_ >= 0; }
-  void line(const std::string& text) {
-    if (fd_ < 0) return;
-    std::string all = text + "\n";
-    const char* at = all.data();
-    size_t left = all.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, at, left);
-      if (n <= 0) throw UsageError("failed writing " + path_);
-      at += n;
-      left -= size_t(n);
-    }
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
 
 std::string csv_cell(const nlohmann::json& v) {
   if (v.is_null()) return "";
@@ -72,19 +43,62 @@ std::string csv_cell(const nlohmann::json& v) {
   return v.dump();
 }
 
-}  // namespace
+// The aligned table a sweep prints when it writes no CSV or JSON Lines: the columns a person reads
+// first, one line per point as it is written.
+class RowTable {
+ public:
+  explicit RowTable(const std::vector<SweepPoint>& points) {
+    for (const SweepPoint& pt : points) {
+      topology_ = std::max(topology_, topology_text(pt.columns).size());
+      algo_ = std::max(algo_, text(pt.columns["algo"]).size());
+      p_ = std::max(p_, text(pt.columns["p"]).size());
+      m_ = std::max(m_, text(pt.columns["m"]).size());
+    }
+  }
+  std::string header() const {
+    return format("topology", "p", "m", "algo", "steps", "time", "formula", "verified", "status");
+  }
+  std::string line(const nlohmann::json& row) const {
+    const bool ok = row["status"] == "ok";
+    return format(topology_text(row), text(row["p"]), text(row["m"]), text(row["algo"]), ok ? text(row["steps"]) : "-",
+                  ok ? number(row["time"]) : "-", ok ? number(row["formula_time"]) : "-",
+                  ok ? (row["verified"].get<bool>() ? "yes" : "NO") : "-",
+                  ok ? std::string("ok") : "refused: " + row["reason"].get<std::string>());
+  }
 
-namespace {
+ private:
+  static std::string text(const nlohmann::json& v) { return v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump(); }
+  static std::string number(const nlohmann::json& v) {
+    if (v.is_null()) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
+  static std::string topology_text(const nlohmann::json& row) {
+    const std::string dims = text(row["dims"]);
+    return text(row["topology"]) + (dims.empty() ? "" : " " + dims);
+  }
+  static std::string pad(const std::string& s, size_t width, bool right) {
+    const std::string fill(s.size() < width ? width - s.size() : 0, ' ');
+    return right ? fill + s : s + fill;
+  }
+  std::string format(const std::string& topology, const std::string& p, const std::string& m, const std::string& algo,
+                     const std::string& steps, const std::string& time, const std::string& formula, const std::string& verified,
+                     const std::string& status) const {
+    return pad(topology, topology_, false) + "  " + pad(p, p_, true) + "  " + pad(m, m_, true) + "  " + pad(algo, algo_, false) + "  " +
+           pad(steps, 5, true) + "  " + pad(time, 12, true) + "  " + pad(formula, 12, true) + "  " + pad(verified, 8, false) + "  " +
+           status;
+  }
+
+  size_t topology_ = 8, algo_ = 4, p_ = 1, m_ = 1;
+};
 
 void check_sweep_options(const SweepOptions& s) {
-  if (s.csv.empty() && s.jsonl.empty()) throw UsageError("give --csv FILE and/or --jsonl FILE (- for stdout)");
-  if (s.csv == "-" && s.jsonl == "-") throw UsageError("--csv and --jsonl cannot both go to stdout");
+  if (!s.csv.empty() && s.csv == s.jsonl) throw UsageError("--csv and --jsonl cannot both go to " + s.csv);
   if (s.jobs < 0 || s.jobs > kMaxThreads)
     throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
-  if (!s.plot.empty()) {  // refuse a plot that cannot be made before writing anything
-    check_plot_file(s.plot);
-    require_writable(s.plot, "--plot");
-  }
+  check_plot_y(s.plot_y, s.problem > 0);
+  if (!s.plot.empty()) check_plot_file(s.plot);  // refuse a plot that cannot be made before anything runs
 }
 
 // Points at once: every core for CPU points; for GPU points a few (each run queues its steps on a
@@ -95,15 +109,23 @@ int sweep_jobs(const SweepOptions& s, bool any_device) {
   return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
 }
 
-// Takes rows as points finish and writes them in point order, each whole; counts the outcomes in
-// that order, keeps the ok rows for the plot and draws the progress bar. Callers hold one lock.
+// Takes rows as points finish and writes them in point order, each whole: to --csv and --jsonl
+// (each completed, and a regular file renamed into place, only when the sweep is), else as a
+// table on stdout. Counts the outcomes in that order, keeps the ok rows for the plot and draws the
+// progress bar. Callers hold one lock.
 class RowWriter {
  public:
-  RowWriter(const SweepOptions& s, size_t points)
-      : csv_(s.csv), jsonl_(s.jsonl), rows_(points), bar_(isatty(2) && !s.quiet), start_(std::chrono::steady_clock::now()) {
+  RowWriter(const SweepOptions& s, const std::vector<SweepPoint>& points)
+      : rows_(points.size()), bar_(isatty(2) && !s.quiet), start_(std::chrono::steady_clock::now()) {
+    if (!s.csv.empty()) csv_.emplace(s.csv, "--csv");
+    if (!s.jsonl.empty()) jsonl_.emplace(s.jsonl, "--jsonl");
+    if (!csv_ && !jsonl_) table_.emplace(points);
+  }
+  void start() {
     std::string header;
     for (const auto& k : kSweepColumns) header += (header.empty() ? "" : ",") + k;
-    csv_.line(header);
+    if (csv_) csv_->write(header + "\n");
+    if (table_) print(table_->header());
   }
   void put(size_t i, nlohmann::json row) {
     rows_[i] = std::move(row);
@@ -111,8 +133,13 @@ class RowWriter {
     while (next_ < rows_.size() && rows_[next_]) write(*rows_[next_++]);
     if (bar_) progress();
   }
-  void finish() const {
+  void finish() {
     if (bar_) std::fprintf(stderr, "\n");
+    bar_ = false;
+  }
+  void commit() {
+    if (csv_) csv_->commit();
+    if (jsonl_) jsonl_->commit();
   }
 
   std::vector<nlohmann::json> ok_rows;
@@ -120,11 +147,22 @@ class RowWriter {
   std::string first_reason, first_fallback;
 
  private:
+  void print(const std::string& line) {
+    if (bar_) std::fprintf(stderr, "\r\033[K");  // the table line replaces the bar, which comes back below it
+    std::fputs((line + "\n").c_str(), stdout);
+    std::fflush(stdout);
+  }
   void write(const nlohmann::json& row) {
-    std::string line;
-    for (const auto& k : kSweepColumns) line += (line.empty() ? "" : ",") + csv_cell(row[k]);
-    csv_.line(line);
-    jsonl_.line(row.dump());
+    if (csv_) {
+      std::string line;
+      for (const auto& k : kSweepColumns) {
+        if (!line.empty()) line += ',';
+        line += csv_cell(row[k]);
+      }
+      csv_->write(line + "\n");
+    }
+    if (jsonl_) jsonl_->write(row.dump() + "\n");
+    if (table_) print(table_->line(row));
     const int64_t point = row["point"].get<int64_t>();
     if (row["status"] == "refused") {
       if (refused++ == 0) {
@@ -146,11 +184,39 @@ class RowWriter {
                  std::string(size_t(width - filled), '.').c_str(), done_, rows_.size(), elapsed, left);
   }
 
-  LineSink csv_, jsonl_;
+  std::optional<OutputFile> csv_, jsonl_;
+  std::optional<RowTable> table_;
   std::vector<std::optional<nlohmann::json>> rows_;
   size_t next_ = 0, done_ = 0;
   bool bar_;
   std::chrono::steady_clock::time_point start_;
+};
+
+// The memory the points running at once hold: a point starts when its estimate fits beside those
+// of the points running (or when none runs: alone it was checked when planned).
+class MemoryGate {
+ public:
+  explicit MemoryGate(uint64_t budget) : budget_(budget) {}
+  void enter(uint64_t need) {
+    std::unique_lock<std::mutex> g(lock_);
+    freed_.wait(g, [&] { return running_ == 0 || held_ + need <= budget_; });
+    held_ += need;
+    ++running_;
+  }
+  void leave(uint64_t need) {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      held_ -= need;
+      --running_;
+    }
+    freed_.notify_all();
+  }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable freed_;
+  uint64_t budget_, held_ = 0;
+  int running_ = 0;
 };
 
 // Runs the points on `jobs` threads; a genuine error (not a refusal) stops the sweep.
@@ -158,19 +224,30 @@ void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bo
   std::mutex lock;
   std::atomic<size_t> next_point{0};
   std::string failure;
+  MemoryGate memory(usable_memory_bytes());
   auto worker = [&]() {
     for (size_t i = next_point++; i < points.size(); i = next_point++) {
-      nlohmann::json row;
+      const SweepPoint& pt = points[i];
+      // A point on the GPU holds host memory only for its figures.
+      const uint64_t need = pt.refused.empty() && !runs_on_device(pt, device) ? estimate_run_bytes(pt.config) : 0;
       try {
-        row = sweep_row(s, int64_t(i), points[i], run_point(points[i], device));
+        memory.enter(need);
+        nlohmann::json row;
+        try {
+          row = sweep_row(s, int64_t(i), pt, run_point(pt, device));
+        } catch (...) {
+          memory.leave(need);
+          throw;
+        }
+        memory.leave(need);
+        std::lock_guard<std::mutex> g(lock);
+        out.put(i, std::move(row));
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> g(lock);
         if (failure.empty()) failure = one_line(e.what());
         next_point = points.size();
         return;
       }
-      std::lock_guard<std::mutex> g(lock);
-      out.put(i, std::move(row));
     }
   };
   std::vector<std::thread> pool;
@@ -199,8 +276,11 @@ int run_sweep(const SweepOptions& s) {
   const bool device = s.run.backend != "cpu" && cuda_status().usable;
   const std::vector<SweepPoint> points = sweep_points(s, device);
   const int jobs = sweep_jobs(s, check_points(points, device));
-  RowWriter out(s, points.size());
+  RowWriter out(s, points);
+  if (!s.plot.empty()) require_writable(s.plot, "--plot");
+  out.start();
   run_points(s, points, device, jobs, out);
+  out.commit();
   const auto total = (long long)points.size();
   if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);
   if (!s.quiet && out.refused > 0)
@@ -218,7 +298,7 @@ int run_sweep(const SweepOptions& s) {
   return 0;
 }
 
-void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
+void add_sweep_options(Command& sweep, SweepOptions& s) {
   RunOptions& o = s.run;
   add_run_options(sweep, o,
                   {{"--topology", "topologies, comma-separated"},
@@ -229,10 +309,10 @@ void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
                    {"--m", "message sizes (list or range)"},
                    {"--root", "root"},
                    {"--ports", "port models, comma-separated"}});
-  sweep->add_option("--lambda", s.lambdas, "postal latencies (list or range)")->capture_default_str();
-  sweep->add_option("--ts", s.ts, "startup times, comma-separated")->capture_default_str();
-  sweep->add_option("--tw", s.tw, "per-word times, comma-separated")->capture_default_str();
-  sweep->add_option("--th", s.th, "per-hop times, comma-separated")->capture_default_str();
+  sweep.text("--lambda", s.lambdas, "postal latencies (list or range)", true);
+  sweep.text("--ts", s.ts, "startup times, comma-separated", true);
+  sweep.text("--tw", s.tw, "per-word times, comma-separated", true);
+  sweep.text("--th", s.th, "per-hop times, comma-separated", true);
   add_run_options(sweep, o,
                   {{"--tw-class", "per-word times of link classes, CLASS=X[,CLASS=X...] (every point)"},
                    {"--routing", "cut-through | store-and-forward"},
@@ -249,23 +329,22 @@ void add_sweep_options(CLI::App* sweep, SweepOptions& s) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"}});
   add_loggp_options(sweep, o);
-  sweep->add_option("--csv", s.csv, "write rows as CSV (- for stdout)");
-  sweep->add_option("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");
-  sweep->add_option("--plot", s.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
-  sweep->add_option("--plot-y", s.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops")
-      ->capture_default_str();
-  sweep->add_option("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
-  sweep->add_option("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)");
-  sweep->add_option("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)")
-      ->capture_default_str();
-  sweep->add_flag("--quiet", s.quiet, "no progress bar or notes");
+  sweep.text("--csv", s.csv, "write rows as CSV (- for stdout)");
+  sweep.text("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");
+  sweep.text("--plot", s.plot, "draw the rows with gnuplot into FILE.svg or FILE.png");
+  sweep.text("--plot-y", s.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops", true);
+  sweep.real("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
+  sweep.integer("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)", false, 1);
+  sweep.integer("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)", true);
+  sweep.flag("--quiet", s.quiet, "no progress bar or notes");
 }
 
-Subcommand add_sweep_command(CLI::App& app) {
+Command sweep_command() {
   auto s = std::make_shared<SweepOptions>();
-  auto* sweep = app.add_subcommand("sweep", "run every point of lists and ranges; rows as CSV / JSON Lines, optional plot");
+  Command sweep("sweep", "run every point of lists and ranges; rows as a table, CSV or JSON Lines, optional plot");
   add_sweep_options(sweep, *s);
-  return {sweep, [s] { return run_sweep(*s); }};
+  sweep.run = [s](const Command&) { return run_sweep(*s); };
+  return sweep;
 }
 
 }  // namespace ppsim::cli

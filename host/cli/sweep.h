@@ -1,11 +1,11 @@
 // `ppsim sweep` and its plot.
 #pragma once
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "options.h"
@@ -16,8 +16,8 @@ struct SweepOptions {
   RunOptions run;  // --p, --dims, --topology, --algo, --m and --ports may hold lists (see expand_counts)
   std::string lambdas = "1", ts = "1", tw = "1", th = "0";
   std::string csv, jsonl, plot, plot_y = "time";
-  double tc = -1;       // Chapter 5: time per local combine (-1: off)
-  int64_t problem = 0;  // Chapter 5: elements of the problem
+  double tc = std::numeric_limits<double>::quiet_NaN();  // Chapter 5: time per local combine (NaN: not given)
+  int64_t problem = 0;                                    // Chapter 5: elements of the problem (0: not given)
   int jobs = 0;         // points run at once (0: every core; with CUDA points, min(4, cores))
   bool quiet = false;
 };
@@ -66,8 +66,10 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
 bool check_points(const std::vector<SweepPoint>& points, bool device);
 int run_sweep(const SweepOptions& s);
 // Registers the options of `sweep` on a subcommand (the CLI's and the Python module's).
-void add_sweep_options(CLI::App* sweep, SweepOptions& s);
+void add_sweep_options(Command& sweep, SweepOptions& s);
 
+// Refuses (UsageError) a --plot-y that is no column, or a Chapter 5 one without --tc and --problem.
+void check_plot_y(const std::string& y, bool chapter5);
 // Refuses (UsageError) a --plot file that cannot be drawn: not .svg or .png, or no gnuplot here.
 void check_plot_file(const std::string& path);
 // Plots rows (time or steps against p, or against m when only m varies) with gnuplot: one curve per

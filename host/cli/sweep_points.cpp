@@ -264,7 +264,7 @@ nlohmann::json result_columns(const SweepOptions& s, const RunConfig& c, const R
   row.update(rounding_json(r));
   // Chapter 5: an N-element problem with t_c per local combine. Serial: (N - 1) t_c. Parallel: the
   // local fold of N/p elements, one combine per communication step, and the simulated communication.
-  if (s.tc >= 0 && s.problem > 0) {
+  if (!std::isnan(s.tc) && s.problem > 0) {
     const double p = double(physical_topology(c).p), n = double(s.problem);
     const double serial = (n - 1) * s.tc;
     const double parallel = (std::ceil(n / p) - 1) * s.tc + double(r.steps) * s.tc + r.time;
@@ -296,8 +296,13 @@ SweepPoint plan_point(const RunOptions& o, bool device) {
 
 }  // namespace
 
+void check_chapter5_options(const SweepOptions& s) {
+  if (s.tc < 0) throw UsageError("--tc must not be negative");
+  if (std::isnan(s.tc) != (s.problem == 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
+}
+
 std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device) {
-  if ((s.tc >= 0) != (s.problem > 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
+  check_chapter5_options(s);
   std::vector<SweepPoint> points;
   for (const RunOptions& o : point_options(s)) points.push_back(plan_point(o, device));
   return points;

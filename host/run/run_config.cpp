@@ -43,6 +43,11 @@ uint64_t estimate_run_bytes(const RunConfig& c) {
   return buffers + uint64_t(run_store_count(c)) * per_store + links;
 }
 
+uint64_t usable_memory_bytes() {
+  const uint64_t have = available_memory_bytes();
+  return have - have / 10;
+}
+
 void require_host_memory(uint64_t need, const std::string& what) {
   const uint64_t have = available_memory_bytes();
   if (need > have - have / 10)

@@ -48,8 +48,10 @@ inline const Topology& physical_topology(const RunConfig& c) { return c.mapped ?
 // backend would hold against the host's available memory). Throws ConfigError. The CUDA backend
 // checks device memory itself and host memory only for the buffers it brings back.
 void validate_config(const RunConfig& c, bool host_memory = true);
-// Throws ConfigError when `bytes` exceed the host's available memory less a tenth; `what` says
-// what they are for (may be empty).
+// The host's available memory less a tenth: what the runs of one process may hold at once.
+uint64_t usable_memory_bytes();
+// Throws ConfigError when `bytes` exceed usable_memory_bytes(); `what` says what they are for
+// (may be empty).
 void require_host_memory(uint64_t bytes, const std::string& what);
 // Steps whose messages can be in flight at once: lambda for a postal-native algorithm (it sends in
 // every step), 1 for a round-based one (a round every lambda steps; it arrives before the next).

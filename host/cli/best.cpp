@@ -54,8 +54,7 @@ std::string run_candidate(const RunOptions& base, const std::string& name, int64
   try {
     c = build_config(o, backend);
     validate_config(c);
-    r = run_cpu(c);
-    add_loggp_times(c, r);         // --model loggp
+    r = run_simulation(c, Backend::cpu);  // (--model loggp: with the LogGP clocks)
   } catch (const UsageError& e) {  // not for this topology, p or m
     return e.what();
   } catch (const ConfigError& e) {  // sizes, memory

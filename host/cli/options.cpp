@@ -166,10 +166,10 @@ PortSpec parse_ports_option(const std::string& text) {
   return spec;
 }
 
-TopologyKind parse_topology_option(const std::string& text, const char* option) {
-  TopologyKind kind;
-  if (!parse_topology_kind(text, kind)) throw UsageError(std::string(option) + " '" + text + "' is unknown (see `ppsim list`)");
-  return kind;
+const TopologyType& parse_topology_option(const std::string& text, const char* option) {
+  const TopologyType* type = find_topology_type(text);
+  if (!type) throw UsageError(std::string(option) + " '" + text + "' is unknown (see `ppsim list`)");
+  return *type;
 }
 
 std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted) {
@@ -180,12 +180,12 @@ namespace {
 
 // --topology with --p or --dims: the machine.
 Topology machine_topology(const RunOptions& o) {
-  const TopologyKind kind = parse_topology_option(o.topology, "--topology");
+  const TopologyType& type = parse_topology_option(o.topology, "--topology");
   if (o.p.empty() && o.dims.empty()) throw UsageError(kNeedProcessors);
   int64_t p = o.p.empty() ? 0 : parse_count(o.p, "--p");
   if (!o.p.empty() && p < 1) throw UsageError("--p must be at least 1 (got " + o.p + ")");
   try {
-    return make_topology(kind, p, o.dims);
+    return make_topology(type, p, o.dims);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -232,12 +232,12 @@ void map_logical_topology(const RunOptions& o, RunConfig& c) {
     if (map_kind != MapKind::identity) throw UsageError("--map " + o.map + " needs --logical (the topology the algorithm is written for)");
     return;
   }
-  const TopologyKind lk = parse_topology_option(o.logical, "--logical");
+  const TopologyType& logical = parse_topology_option(o.logical, "--logical");
   c.mapped = true;
   c.mapping.kind = map_kind;
   c.mapping.physical = c.topology;
   try {
-    c.mapping.logical = make_topology(lk, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
+    c.mapping.logical = make_topology(logical, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--logical: ") + e.what());
   }

@@ -16,7 +16,8 @@ InputSpec parse_input(const std::string& text, OperatorKind k);
 Operation parse_op_option(const std::string& text);                               // --op
 OperatorKind parse_combine_option(const std::string& text);                       // --combine
 PortSpec parse_ports_option(const std::string& text);                             // --ports
-TopologyKind parse_topology_option(const std::string& text, const char* option);  // --topology, --logical
+// --topology, --logical: the kind named, resolved once (every later question about it is a field).
+const TopologyType& parse_topology_option(const std::string& text, const char* option);
 // "--algo ALGO performs PERFORMS, not WANTED": the algorithm given is for another operation.
 std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted);
 // Neither --p nor --dims was given.

@@ -3,7 +3,6 @@
 // run), run on its backend (auto: the GPU, else the CPU, saying why), and turned into a row.
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "commands.h"
 #include "ppsim/report.h"
@@ -67,16 +66,16 @@ const std::vector<std::string> kSweepColumns = {"point",
 
 namespace {
 
+// "a,b,c": the items of a comma list; an empty item ("a,,b", "a,", ",a") is refused.
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) throw UsageError("empty item in the list '" + text + "'");
-    out.push_back(item);
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (out.back().empty()) throw UsageError(text.empty() ? "empty list" : "empty item in the list '" + text + "'");
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
   }
-  if (out.empty()) throw UsageError("empty list");
-  return out;
 }
 
 }  // namespace
@@ -119,14 +118,9 @@ std::vector<int64_t> expand_counts(const std::string& text, const char* option) 
 std::vector<double> expand_reals(const std::string& text, const char* option) {
   std::vector<double> out;
   for (const std::string& item : split_list(text)) {
-    try {
-      size_t used = 0;
-      double v = std::stod(item, &used);
-      if (used != item.size() || !std::isfinite(v) || v < 0) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw UsageError(std::string(option) + " '" + item + "' is not a non-negative number");
-    }
+    const double v = parse_real(item, option);
+    if (v < 0) throw UsageError(std::string(option) + " '" + item + "' is negative");
+    out.push_back(v);
   }
   return out;
 }
@@ -299,6 +293,9 @@ SweepPoint plan_point(const RunOptions& o, bool device) {
 void check_chapter5_options(const SweepOptions& s) {
   if (s.tc < 0) throw UsageError("--tc must not be negative");
   if (std::isnan(s.tc) != (s.problem == 0)) throw UsageError("--tc and --problem go together (Chapter 5 metrics)");
+  // The serial time (N - 1) t_c, and the parallel time and cost built on it, stay finite.
+  if (!std::isnan(s.tc) && !std::isfinite(double(s.problem) * s.tc * 4))
+    throw UsageError("--tc times --problem overflows: the Chapter 5 times would be infinite");
 }
 
 std::vector<SweepPoint> sweep_points(const SweepOptions& s, bool device) {

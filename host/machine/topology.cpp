@@ -19,47 +19,42 @@ int64_t parse_extent(const std::string& s, const std::string& whole) {
 }
 }  // namespace
 
-const char* topology_name(TopologyKind k) {
-  return with_topology_unit(k, [](auto u) { return decltype(u)::name; });
-}
-
-const char* topology_hint(TopologyKind k) {
-  return with_topology_unit(k, [](auto u) { return decltype(u)::hint; });
-}
-
-bool topology_is_grid(TopologyKind k) {
-  return with_topology_unit(k, [](auto u) { return decltype(u)::grid; });
-}
-
-bool topology_takes_dims(TopologyKind k) {
-  return with_topology_unit(k, [](auto u) { return decltype(u)::takes_dims; });
-}
-
 namespace {
+
+#define PPSIM_TOPOLOGY_TYPE(kind, unit)                                                                                     \
+  {TopologyKind::kind, topo::unit::name,       topo::unit::aliases, topo::unit::hint, topo::unit::link_classes, topo::unit::grid, \
+   topo::unit::takes_dims, &topo::unit::rejects, &topo::unit::shape},
+const TopologyType kTopologyTypes[] = {PPSIM_TOPOLOGIES(PPSIM_TOPOLOGY_TYPE)};
+#undef PPSIM_TOPOLOGY_TYPE
+
 // `word` is one of the space-separated words of `words`.
 bool among_words(const std::string& word, const char* words) {
   if (word.empty() || word.find(' ') != std::string::npos) return false;
   return (' ' + std::string(words) + ' ').find(' ' + word + ' ') != std::string::npos;
 }
+
 }  // namespace
 
+const TopologyType& topology_type(TopologyKind k) { return kTopologyTypes[int(k)]; }
+
+const TopologyType* find_topology_type(const std::string& name) {
+  for (const TopologyType& type : kTopologyTypes)
+    if (name == type.name || among_words(name, type.aliases)) return &type;
+  return nullptr;
+}
+
 bool parse_topology_kind(const std::string& name, TopologyKind& out) {
-  for (int k = 0; k < kTopologyCount; ++k) {
-    const auto kind = TopologyKind(k);
-    if (name == topology_name(kind) || with_topology_unit(kind, [&](auto u) { return among_words(name, decltype(u)::aliases); })) {
-      out = kind;
-      return true;
-    }
-  }
-  return false;
+  const TopologyType* type = find_topology_type(name);
+  if (type) out = type->kind;
+  return type != nullptr;
 }
 
 namespace {
 // "mesh, torus, fattree and dragonfly": the topologies shaped by --dims.
 std::string dims_topologies() {
   std::vector<std::string> names;
-  for (int k = 0; k < kTopologyCount; ++k)
-    if (topology_takes_dims(TopologyKind(k))) names.push_back(topology_name(TopologyKind(k)));
+  for (const TopologyType& type : kTopologyTypes)
+    if (type.takes_dims) names.push_back(type.name);
   std::string s;
   for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   return s;
@@ -85,12 +80,12 @@ int64_t parse_dims(const std::string& dims, bool grid, Topology& t) {
 }
 }  // namespace
 
-Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
+Topology make_topology(const TopologyType& type, int64_t p, const std::string& dims) {
   Topology t;
-  t.kind = kind;
-  const bool grid = topology_is_grid(kind), takes_dims = topology_takes_dims(kind);
+  t.kind = type.kind;
+  const bool grid = type.grid, takes_dims = type.takes_dims;
   if (!dims.empty()) {
-    if (!takes_dims) throw std::invalid_argument("--dims applies to " + dims_topologies() + ", not " + topology_name(kind));
+    if (!takes_dims) throw std::invalid_argument("--dims applies to " + dims_topologies() + ", not " + type.name);
     const int64_t prod = parse_dims(dims, grid, t);
     if (grid) {
       if (p > 0 && p != prod)
@@ -106,7 +101,7 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
       int64_t r = 1;
       while ((r + 1) * (r + 1) <= p) ++r;
       if (r * r != p)
-        throw std::invalid_argument(std::string(topology_name(kind)) + " needs --dims RxC (or a square --p); " + std::to_string(p) +
+        throw std::invalid_argument(std::string(type.name) + " needs --dims RxC (or a square --p); " + std::to_string(p) +
                                     " is not a square");
       t.ndims = 2;
       t.dims[0] = r;
@@ -117,11 +112,11 @@ Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) {
     }
   }
   if (takes_dims && !grid) {  // fattree, dragonfly: the unit reads its shape
-    const std::string why = with_topology_unit(kind, [&](auto u) { return decltype(u)::shape(t, p, !dims.empty()); });
+    const std::string why = type.shape(t, p, !dims.empty());
     if (!why.empty()) throw std::invalid_argument(why);
   }
-  if (const char* why = with_topology_unit(kind, [&](auto u) { return decltype(u)::rejects(t.p); }))
-    throw std::invalid_argument(std::string(topology_name(kind)) + " " + why + " (got " + std::to_string(t.p) + ")");
+  if (const char* why = type.rejects(t.p))
+    throw std::invalid_argument(std::string(type.name) + " " + why + " (got " + std::to_string(t.p) + ")");
   t.log2p = floor_log2(t.p);
   return t;
 }
@@ -169,10 +164,6 @@ int64_t topology_degree(const Topology& t) {
 
 LayoutPoint topology_layout(const Topology& t, int64_t v) {
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::layout(t, v); });
-}
-
-const char* topology_link_classes_text(TopologyKind k) {
-  return with_topology_unit(k, [](auto u) { return decltype(u)::link_classes; });
 }
 
 int topology_link_class_count(const Topology& t) {

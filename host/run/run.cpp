@@ -2,11 +2,13 @@
 #include "ppsim/run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <string>
 #include <thread>
 
 #include "goal/loggp_run.h"
+#include "ppsim/bounds.h"
 
 namespace ppsim {
 
@@ -66,8 +68,17 @@ void add_loggp_times(const RunConfig& c, RunResult& r) {
   r.wall_seconds += r.loggp_seconds;
 }
 
-RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
-  if (notice) notice->clear();
+namespace {
+
+// A time that overflowed is no answer: the run is refused rather than reported as "inf".
+void require_finite_times(const RunConfig& c, const RunResult& r) {
+  const double formula = formula_time(c), bound = lower_bound_time(c);
+  if (!std::isfinite(r.time) || std::isinf(formula) || std::isinf(bound))
+    throw ConfigError("the run's time overflows to infinity: --ts, --tw, --th, --gamma or --tw-class are too large for " +
+                      std::to_string(r.steps) + " steps");
+}
+
+RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
   if (c.cost.model != CostModel::loggp) return on_backend(c, requested, notice);
   // The clocks need only the rounds, not the data. Beside a device they are computed on the host's
   // cores (all but the one that drives it) while the device moves and verifies the data; with the
@@ -96,6 +107,15 @@ RunResult run_simulation(const RunConfig& c, Backend requested, std::string* not
   }
   t.into(r);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
+  if (notice) notice->clear();
+  RunResult r = simulate(c, requested, notice);
+  require_finite_times(c, r);
   return r;
 }
 

@@ -49,14 +49,35 @@ struct TopologyMetrics {
   int64_t links = 0;
 };
 
-const char* topology_name(TopologyKind k);
+// What a kind of topology is, resolved once from its unit (host/machine/topologies/): every answer
+// that does not depend on p or --dims. `--topology NAME` becomes one of these where it is parsed,
+// and each later question about the kind is a field of it, not another dispatch.
+struct TopologyType {
+  TopologyKind kind;
+  const char* name;          // as --topology and the reports spell it
+  const char* aliases;       // other names --topology accepts, space-separated
+  const char* hint;          // `ppsim list`: what p it takes ("" when any p)
+  const char* link_classes;  // `ppsim list`: its link classes (--tw-class), "link", "terminal local global", ...
+  bool grid;                 // a grid of --dims extents: mesh, torus
+  bool takes_dims;           // shaped by --dims: mesh, torus, fattree, dragonfly
+  const char* (*rejects)(int64_t p);                              // why p is not allowed, or nullptr
+  std::string (*shape)(Topology& t, int64_t p, bool from_dims);  // fattree, dragonfly: "" or why not
+};
+
+// The kinds, in PPSIM_TOPOLOGIES order.
+const TopologyType& topology_type(TopologyKind k);
+// The kind named `name` (a name or an alias), or nullptr.
+const TopologyType* find_topology_type(const std::string& name);
+
+inline const char* topology_name(TopologyKind k) { return topology_type(k).name; }
+inline const char* topology_hint(TopologyKind k) { return topology_type(k).hint; }
+inline bool topology_is_grid(TopologyKind k) { return topology_type(k).grid; }
+inline bool topology_takes_dims(TopologyKind k) { return topology_type(k).takes_dims; }
 bool parse_topology_kind(const std::string& name, TopologyKind& out);  // a name or an alias
-const char* topology_hint(TopologyKind k);                             // what p it takes, for `ppsim list`; "" when any p
-bool topology_is_grid(TopologyKind k);                                 // a grid of --dims extents: mesh, torus
-bool topology_takes_dims(TopologyKind k);                              // shaped by --dims: mesh, torus, fattree, dragonfly
 // Builds a topology from --p or --dims ("RxC", "RxCxD", ...). Throws std::invalid_argument with a
 // one-line message naming the problem.
-Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims);
+Topology make_topology(const TopologyType& type, int64_t p, const std::string& dims);
+inline Topology make_topology(TopologyKind kind, int64_t p, const std::string& dims) { return make_topology(topology_type(kind), p, dims); }
 std::string topology_shape(const Topology& t);  // "ring p=8", "torus 4x4", "fattree 4x3 p=64", ...
 std::string topology_dims(const Topology& t);   // "4x4" for a topology shaped by --dims, "" for the others
 TopologyMetrics topology_metrics(const Topology& t);
@@ -73,7 +94,7 @@ int64_t topology_link_ids(const Topology& t);
 int64_t topology_degree(const Topology& t);
 
 // Link classes (each may have its own per-word time: CostParams::set_class_tw, --tw-class).
-const char* topology_link_classes_text(TopologyKind k);  // `ppsim list`: "link", "terminal local global", ...
+inline const char* topology_link_classes_text(TopologyKind k) { return topology_type(k).link_classes; }
 int topology_link_class_count(const Topology& t);
 std::string topology_link_class_name(const Topology& t, int k);
 int topology_link_class(const Topology& t, int64_t link);  // the class of a directed link id

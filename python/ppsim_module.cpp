@@ -139,7 +139,7 @@ py::object best(const std::vector<std::string>& args) {
   BestResult result;
   {
     py::gil_scoped_release unlocked;
-    result = rank_algorithms(b.run, b.m, b.algos);
+    result = rank_algorithms(b);
   }
   return to_python(best_json(result));
 }

@@ -20,115 +20,6 @@ namespace ppsim::cli {
 
 namespace {
 
-std::vector<std::string> candidate_names(const std::string& op_text, const std::string& algos) {
-  const Operation op = parse_op_option(op_text);
-  std::vector<std::string> names;
-  if (algos.empty() || algos == "all") {
-    for (const auto& a : algorithms())
-      if (a.op == op) names.push_back(a.name);
-    return names;
-  }
-  std::string item;
-  for (size_t at = 0; at <= algos.size(); ++at)
-    if (at == algos.size() || algos[at] == ',') {
-      names.push_back(item);
-      item.clear();
-    } else item += algos[at];
-  for (const auto& n : names) {
-    const AlgorithmInfo* a = find_algorithm(n);
-    if (!a) throw UsageError("--algo '" + n + "' is unknown (see `ppsim list`)");
-    if (a->op != op) throw UsageError(wrong_operation(n, a->op, op_text));
-  }
-  return names;
-}
-
-// Runs one candidate at one size into `row`; returns why it cannot run there ("" when it ran).
-std::string run_candidate(const RunOptions& base, const std::string& name, int64_t m, BestRow& row) {
-  RunOptions o = base;
-  o.algo = name;
-  o.m = std::to_string(m);
-  o.threads = 1;
-  Backend backend = Backend::cpu;
-  RunConfig c;
-  RunResult r;
-  try {
-    c = build_config(o, backend);
-    validate_config(c);
-    r = run_simulation(c, Backend::cpu);  // (--model loggp: with the LogGP clocks)
-  } catch (const UsageError& e) {  // not for this topology, p or m
-    return e.what();
-  } catch (const ConfigError& e) {  // sizes, memory
-    return e.what();
-  } catch (const ScheduleError& e) {  // more sends per step than the port model allows
-    return e.what();
-  }
-  if (!r.verified) throw UsageError(name + " failed verification at m = " + std::to_string(m));
-  row.entries.push_back({name, r.time, formula_time(c)});
-  return "";
-}
-
-void note_refusal(std::vector<BestRefusal>& refused, const std::string& name, int64_t m, std::string reason) {
-  std::replace(reason.begin(), reason.end(), '\n', ' ');
-  auto it = std::find_if(refused.begin(), refused.end(), [&](const BestRefusal& r) { return r.name == name; });
-  if (it == refused.end()) it = refused.insert(refused.end(), {name, reason, {}});
-  it->ms.push_back(m);
-}
-
-void pick_winners(BestRow& row) {
-  auto better = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
-  for (size_t i = 0; i < row.entries.size(); ++i) {
-    if (i == 0 || row.entries[i].time < row.entries[size_t(row.best_sim)].time) row.best_sim = int(i);
-    if (better(row.entries[i].formula, row.best_formula < 0 ? std::nan("") : row.entries[size_t(row.best_formula)].formula))
-      row.best_formula = int(i);
-  }
-}
-
-void find_changes(BestResult& out) {
-  for (size_t i = 1; i < out.rows.size(); ++i) {
-    const auto &a = out.rows[i - 1], &b = out.rows[i];
-    if (a.entries[size_t(a.best_sim)].name != b.entries[size_t(b.best_sim)].name)
-      out.sim_changes.push_back({b.m, a.entries[size_t(a.best_sim)].name, b.entries[size_t(b.best_sim)].name});
-    if (a.best_formula >= 0 && b.best_formula >= 0 && a.entries[size_t(a.best_formula)].name != b.entries[size_t(b.best_formula)].name)
-      out.formula_changes.push_back({b.m, a.entries[size_t(a.best_formula)].name, b.entries[size_t(b.best_formula)].name});
-  }
-}
-
-}  // namespace
-
-BestResult rank_candidates(const RunOptions& base, const std::string& m_range, const std::string& algos) {
-  BestResult out;
-  check_names(base.topology, base.ports);
-  const std::vector<std::string> names = candidate_names(base.op, algos);
-  const std::vector<int64_t> ms = expand_counts(m_range, "--m");
-  out.sizes = ms.size();
-  for (int64_t m : ms) {
-    BestRow row;
-    row.m = m;
-    for (const auto& name : names) {
-      std::string why = run_candidate(base, name, m, row);
-      if (!why.empty()) note_refusal(out.refused, name, m, why);
-    }
-    if (row.entries.empty()) continue;  // nothing runs at this size: each candidate is listed as refused
-    pick_winners(row);
-    out.rows.push_back(row);
-  }
-  std::sort(out.refused.begin(), out.refused.end(), [&](const BestRefusal& a, const BestRefusal& b) {
-    return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
-  });
-  find_changes(out);
-  return out;
-}
-
-BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos) {
-  BestResult out = rank_candidates(base, m_range, algos);
-  if (out.rows.empty())
-    throw UsageError("no algorithm of " + base.op + " runs on this machine" +
-                     (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
-  return out;
-}
-
-namespace {
-
 // " at m = 1, 2, 4 (3 of 13 sizes)", or "" when refused at every size.
 std::string refused_sizes(const BestRefusal& r, size_t sizes) {
   if (r.ms.size() == sizes) return "";
@@ -184,9 +75,9 @@ void print_best_text(const BestResult& b) {
 
 }  // namespace
 
-int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json) {
-  BestResult b = rank_algorithms(base, m_range, algos);
-  if (as_json) std::cout << best_json(b).dump(1) << "\n";
+int run_best(const BestOptions& options) {
+  BestResult b = rank_algorithms(options);
+  if (options.json) std::cout << best_json(b).dump(1) << "\n";
   else print_best_text(b);
   return 0;
 }
@@ -237,7 +128,7 @@ int run_crossover(const BestOptions& b) {
     check_plot_file(b.plot);
     require_writable(b.plot, "--plot");
   }
-  const CrossoverMap map = crossover_map(b.run, b.m, b.algos);
+  const CrossoverMap map = crossover_map(b);
   // Everything that can refuse comes before any file is written.
   const std::string text = format ? tuning_file_text(map, *format) : "";
   print_crossover(map, b.json);
@@ -258,34 +149,6 @@ int run_crossover(const BestOptions& b) {
 }
 
 }  // namespace
-
-CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, const std::string& algos) {
-  if (base.p.empty()) throw UsageError("a crossover map (--emit, --plot) needs --p: a list or range of processor counts");
-  if (!base.dims.empty()) throw UsageError("a crossover map takes --p (a list or range), not --dims");
-  CrossoverMap map;
-  map.op = parse_op_option(base.op);
-  map.topology = base.topology;
-  map.radix = base.radix;
-  map.segments = base.segments;
-  map.ps = expand_counts(base.p, "--p");
-  map.ms = expand_counts(m_range, "--m");
-  bool any = false;
-  for (int64_t p : map.ps) {
-    if (p < 1) throw UsageError("--p must be at least 1 (got " + std::to_string(p) + ")");
-    RunOptions o = base;
-    o.p = std::to_string(p);
-    CrossoverRow row;
-    row.p = p;
-    row.ranking = rank_candidates(o, m_range, algos);
-    if (row.ranking.rows.empty())
-      row.refused =
-          row.ranking.refused.empty() ? "no candidate" : row.ranking.refused.front().name + ": " + row.ranking.refused.front().reason;
-    any = any || !row.ranking.rows.empty();
-    map.rows.push_back(std::move(row));
-  }
-  if (!any) throw UsageError("no algorithm of " + base.op + " runs at any p and m (" + map.rows.front().refused + ")");
-  return map;
-}
 
 void add_best_options(Command& best, BestOptions& b) {
   RunOptions& o = b.run;
@@ -313,6 +176,8 @@ void add_best_options(Command& best, BestOptions& b) {
   best.words("--emit", b.emit, 2,
              "write a tuning file: FORMAT FILE (ompi-rules: Open MPI coll_tuned rules; mpich-json: MPICH selection JSON)");
   best.text("--plot", b.plot, "draw the crossover map (winner of every p and m) with gnuplot: FILE.svg or FILE.png");
+  best.real("--time-limit", b.time_limit, "refuse a ranking that would take longer than this many minutes (a lower bound of its time)", true);
+  best.flag("--quiet", b.quiet, "no progress bar or notes");
 }
 
 Command best_command() {
@@ -322,7 +187,7 @@ Command best_command() {
   best.run = [b](const Command&) {
     const bool grid = b->run.p.find_first_of(",.") != std::string::npos;
     if (grid || !b->emit.empty() || !b->plot.empty()) return run_crossover(*b);
-    return run_best(b->run, b->m, b->algos, b->json);
+    return run_best(*b);
   };
   return best;
 }

@@ -34,13 +34,6 @@ struct BestResult {
   size_t sizes = 0;                  // sizes asked for
 };
 
-// Runs every algorithm of the operation (or those in `algos`, comma-separated) for each m of
-// `m_range`, ranking those that run; those that cannot are listed in `refused`. Throws UsageError
-// when no candidate runs at any size, or when one fails verification.
-BestResult rank_algorithms(const RunOptions& base, const std::string& m_range, const std::string& algos);
-// The same without the error: `rows` is empty when no candidate runs at any size.
-BestResult rank_candidates(const RunOptions& base, const std::string& m_range, const std::string& algos);
-int run_best(const RunOptions& base, const std::string& m_range, const std::string& algos, bool as_json);
 // The ranking as `ppsim best --json` prints it: rows, changes, formula_changes, refused.
 nlohmann::json best_json(const BestResult& b);
 
@@ -49,8 +42,15 @@ struct BestOptions {
   RunOptions run;
   std::string m = "1..1024", algos, plot;
   std::vector<std::string> emit;  // FORMAT FILE
-  bool json = false;
+  double time_limit = 60;         // minutes: a ranking whose least time is longer is refused
+  bool json = false, quiet = false;
 };
 void add_best_options(Command& best, BestOptions& b);
+
+// Runs every algorithm of b.run.op (or those in b.algos, comma-separated) for each m of b.m on one
+// machine, ranking those that run; those that cannot are listed in `refused`. Everything is
+// planned, and its time checked against b.time_limit, before anything runs (ranking.cpp). Throws
+// UsageError when no candidate runs at any size, or when one fails verification.
+BestResult rank_algorithms(const BestOptions& b);
 
 }  // namespace ppsim::cli

@@ -31,12 +31,53 @@ std::string loggp_text(const LogGPParams& g) {
          " O=" + std::to_string(g.O) + " S=" + std::to_string(g.S) + " (ns, bytes)";
 }
 
-int export_goal(const RunOptions& o, const std::string& out) {
+// A stream that only counts what is written, and stops the writer once past `limit` bytes.
+class SizeCounter : public std::streambuf {
+ public:
+  explicit SizeCounter(uint64_t limit) : limit_(limit) { setp(buf_, buf_ + sizeof buf_); }
+  struct Over {};  // thrown through the writer when the limit is passed
+  uint64_t bytes() const { return counted_ + uint64_t(pptr() - pbase()); }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    counted_ += uint64_t(pptr() - pbase());
+    if (counted_ > limit_) throw Over{};
+    setp(buf_, buf_ + sizeof buf_);
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) sputc(traits_type::to_char_type(ch));
+    return traits_type::not_eof(ch);
+  }
+
+ private:
+  uint64_t limit_, counted_ = 0;
+  char buf_[1 << 14];
+};
+
+// The size of c's GOAL text, counted by writing it nowhere; a UsageError as soon as it passes
+// `limit` (an export of all-to-all at p = 2^16 would be about 430 GB).
+void check_goal_size(const RunConfig& c, uint64_t limit) {
+  SizeCounter counter(limit);
+  std::ostream sink(&counter);
+  sink.exceptions(std::ios::badbit);  // SizeCounter::Over reaches us instead of muting the stream
+  try {
+    write_goal(c, sink);
+  } catch (const SizeCounter::Over&) {
+    throw UsageError("--out: the GOAL file would be larger than --max-size " + std::to_string(limit) + " bytes (" +
+                     std::to_string(c.params.p) + " ranks of " + c.algorithm->name + "); raise --max-size to write it");
+  } catch (const loggp::StuckError& e) {
+    throw ScheduleError(e.what());
+  }
+  if (counter.bytes() > limit)
+    throw UsageError("--out: the GOAL file would be " + std::to_string(counter.bytes()) + " bytes, more than --max-size " +
+                     std::to_string(limit) + "; raise --max-size to write it");
+}
+
+int export_goal(const RunOptions& o, const std::string& out, int64_t max_size) {
   if (out.empty()) throw UsageError("give --out FILE (- for stdout)");
   require_writable(out, "--out");
   Backend backend = Backend::cpu;
   RunConfig c = build_config(o, backend);
   validate_config(c, false);
+  check_goal_size(c, uint64_t(max_size));
   try {
     write_output(out, "--out", [&](std::ostream& f) { write_goal(c, f); });
   } catch (const loggp::StuckError& e) {
@@ -51,6 +92,7 @@ std::string goal_text(const RunOptions& o) {
   Backend backend = Backend::cpu;
   RunConfig c = build_config(o, backend);
   validate_config(c, false);
+  check_goal_size(c, uint64_t{1} << 30);
   std::ostringstream text;
   try {
     write_goal(c, text);
@@ -164,12 +206,14 @@ Command goal_command() {
   struct GoalOptions {
     RunOptions run;
     std::string out;
+    int64_t max_size = int64_t{1} << 30;  // bytes: 1 GiB
   };
   auto g = std::make_shared<GoalOptions>();
   Command goal("goal", "write an algorithm's rounds as a GOAL schedule (LogGOPSim's format)");
   add_goal_options(goal, g->run);
   goal.text("--out", g->out, "GOAL file to write (- for stdout)");
-  goal.run = [g](const Command&) { return export_goal(g->run, g->out); };
+  goal.integer("--max-size", g->max_size, "refuse to write a file larger than this many bytes (2^30: 1 GiB)", true, 1);
+  goal.run = [g](const Command&) { return export_goal(g->run, g->out, g->max_size); };
   return goal;
 }
 

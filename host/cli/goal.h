@@ -28,8 +28,8 @@ struct GoalTiming {
   nlohmann::json json;
 };
 GoalTiming time_goal_file(const RunOptions& o);
-// and an algorithm's rounds as GOAL text (what `ppsim goal --out -` prints), with the options
-// `ppsim goal` takes.
+// and an algorithm's rounds as GOAL text (what `ppsim goal --out -` prints; at most 1 GiB), with
+// the options `ppsim goal` takes.
 std::string goal_text(const RunOptions& o);
 void add_goal_options(Command& goal, RunOptions& o);
 

@@ -23,6 +23,7 @@
 
 #include "commands.h"
 #include "output_file.h"
+#include "progress.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -97,6 +98,7 @@ void check_sweep_options(const SweepOptions& s) {
   if (!s.csv.empty() && s.csv == s.jsonl) throw UsageError("--csv and --jsonl cannot both go to " + s.csv);
   if (s.jobs < 0 || s.jobs > kMaxThreads)
     throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
+  if (!(s.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
   check_plot_y(s.plot_y, s.problem > 0);
   if (!s.plot.empty()) check_plot_file(s.plot);  // refuse a plot that cannot be made before anything runs
 }
@@ -109,14 +111,31 @@ int sweep_jobs(const SweepOptions& s, bool any_device) {
   return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
 }
 
+// The least time the points that run on the CPU take on `jobs` threads (estimate_run_seconds),
+// checked against --time-limit before any point runs.
+void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs) {
+  double seconds = 0, largest = -1;
+  std::string which;
+  for (const SweepPoint& pt : points) {
+    if (!pt.refused.empty() || runs_on_device(pt, device)) continue;
+    const double t = estimate_run_seconds(pt.config);
+    seconds += t;
+    if (t > largest) {
+      largest = t;
+      which = std::string("the longest point: ") + pt.config.algorithm->name + " on " + topology_shape(physical_topology(pt.config)) +
+              " with m = " + std::to_string(pt.config.params.m);
+    }
+  }
+  check_estimated_time(seconds / jobs, s.time_limit, "this sweep", which, s.quiet);
+}
+
 // Takes rows as points finish and writes them in point order, each whole: to --csv and --jsonl
 // (each completed, and a regular file renamed into place, only when the sweep is), else as a
 // table on stdout. Counts the outcomes in that order, keeps the ok rows for the plot and draws the
 // progress bar. Callers hold one lock.
 class RowWriter {
  public:
-  RowWriter(const SweepOptions& s, const std::vector<SweepPoint>& points)
-      : rows_(points.size()), bar_(isatty(2) && !s.quiet), start_(std::chrono::steady_clock::now()) {
+  RowWriter(const SweepOptions& s, const std::vector<SweepPoint>& points) : rows_(points.size()), bar_(points.size(), "points", s.quiet) {
     if (!s.csv.empty()) csv_.emplace(s.csv, "--csv");
     if (!s.jsonl.empty()) jsonl_.emplace(s.jsonl, "--jsonl");
     if (!csv_ && !jsonl_) table_.emplace(points);
@@ -129,14 +148,10 @@ class RowWriter {
   }
   void put(size_t i, nlohmann::json row) {
     rows_[i] = std::move(row);
-    ++done_;
     while (next_ < rows_.size() && rows_[next_]) write(*rows_[next_++]);
-    if (bar_) progress();
+    bar_.advance();
   }
-  void finish() {
-    if (bar_) std::fprintf(stderr, "\n");
-    bar_ = false;
-  }
+  void finish() { bar_.finish(); }
   void commit() {
     if (csv_) csv_->commit();
     if (jsonl_) jsonl_->commit();
@@ -148,7 +163,7 @@ class RowWriter {
 
  private:
   void print(const std::string& line) {
-    if (bar_) std::fprintf(stderr, "\r\033[K");  // the table line replaces the bar, which comes back below it
+    bar_.clear();  // the table line replaces the bar, which comes back below it
     std::fputs((line + "\n").c_str(), stdout);
     std::fflush(stdout);
   }
@@ -175,21 +190,11 @@ class RowWriter {
     if (!row["verified"].get<bool>() && failed++ == 0) first_failed = point;
     ok_rows.push_back(row);
   }
-  void progress() const {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    double left = elapsed / double(done_) * double(rows_.size() - done_);
-    const int width = 30;
-    int filled = int(double(width) * double(done_) / double(rows_.size()));
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.1f s elapsed, ~%.1f s left ", std::string(size_t(filled), '#').c_str(),
-                 std::string(size_t(width - filled), '.').c_str(), done_, rows_.size(), elapsed, left);
-  }
-
   std::optional<OutputFile> csv_, jsonl_;
   std::optional<RowTable> table_;
   std::vector<std::optional<nlohmann::json>> rows_;
-  size_t next_ = 0, done_ = 0;
-  bool bar_;
-  std::chrono::steady_clock::time_point start_;
+  size_t next_ = 0;
+  ProgressBar bar_;
 };
 
 // The memory the points running at once hold: a point starts when its estimate fits beside those
@@ -276,6 +281,7 @@ int run_sweep(const SweepOptions& s) {
   const bool device = s.run.backend != "cpu" && cuda_status().usable;
   const std::vector<SweepPoint> points = sweep_points(s, device);
   const int jobs = sweep_jobs(s, check_points(points, device));
+  check_sweep_time(s, points, device, jobs);
   RowWriter out(s, points);
   if (!s.plot.empty()) require_writable(s.plot, "--plot");
   out.start();
@@ -336,6 +342,7 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
   sweep.real("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
   sweep.integer("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)", false, 1);
   sweep.integer("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)", true);
+  sweep.real("--time-limit", s.time_limit, "refuse a sweep that would take longer than this many minutes (a lower bound of its time)", true);
   sweep.flag("--quiet", s.quiet, "no progress bar or notes");
 }
 

@@ -19,6 +19,7 @@ struct SweepOptions {
   double tc = std::numeric_limits<double>::quiet_NaN();  // Chapter 5: time per local combine (NaN: not given)
   int64_t problem = 0;                                    // Chapter 5: elements of the problem (0: not given)
   int jobs = 0;         // points run at once (0: every core; with CUDA points, min(4, cores))
+  double time_limit = 60;  // minutes: a sweep whose least time is longer is refused
   bool quiet = false;
 };
 

@@ -23,9 +23,10 @@ struct CrossoverMap {
   std::vector<CrossoverRow> rows;  // one per p, in order
 };
 
-// Ranks the candidates (as `best` does) at every p of base.p (a list or range) and every m of
-// m_range. A p where nothing runs keeps an empty row and the reason; UsageError when nothing runs anywhere.
-CrossoverMap crossover_map(const RunOptions& base, const std::string& m_range, const std::string& algos);
+// Ranks the candidates (as `best` does) at every p of b.run.p (a list or range) and every m of b.m,
+// all planned and their time checked first (ranking.cpp). A p where nothing runs keeps an empty row
+// and the reason; UsageError when nothing runs anywhere.
+CrossoverMap crossover_map(const BestOptions& b);
 
 // The file formats --emit writes.
 enum class TuningFormat { ompi_rules, mpich_json };

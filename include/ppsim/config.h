@@ -60,5 +60,9 @@ int run_store_count(const RunConfig& c);
 std::string gib_text(uint64_t bytes);
 // Bytes the CPU backend will hold for this configuration (estimate used by the memory check).
 uint64_t estimate_run_bytes(const RunConfig& c);
+// Seconds the CPU backend takes at least for this configuration on one thread: the sweeps and
+// rankings refuse work that could not end in the time allowed before they start (run_config.cpp
+// says how it is reckoned and how far below the real time it lies).
+double estimate_run_seconds(const RunConfig& c);
 
 }  // namespace ppsim

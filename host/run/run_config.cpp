@@ -1,6 +1,7 @@
 // Checking a configuration before it runs: applicability, port model, latency, sizes, memory.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -21,14 +22,24 @@ std::string gib_text(uint64_t bytes) {
 }
 
 namespace {
+// MemAvailable of /proc/meminfo, or PPSIM_MEMORY_BYTES where that is set and smaller: a run, or
+// the points of a sweep together, may be held to less than the machine has.
 uint64_t available_memory_bytes() {
+  uint64_t have = uint64_t{1} << 40;  // unknown: do not refuse
   std::ifstream f("/proc/meminfo");
-  std::string key;
+  std::string key, unit;
   uint64_t kb = 0;
-  std::string unit;
   while (f >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return uint64_t{1} << 40;  // unknown: do not refuse
+    if (key == "MemAvailable:") {
+      have = kb * 1024;
+      break;
+    }
+  if (const char* limit = std::getenv("PPSIM_MEMORY_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(limit, &end, 10);
+    if (end != limit && *end == '\0' && v < have) have = v;
+  }
+  return have;
 }
 }  // namespace
 

@@ -29,13 +29,18 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the CPU backend and the host-executed device
-# rounds (no CUDA needed; about 4 minutes on 2 cores). Not part of `make test`.
+# rounds, then FUZZ_ARGS_RUNS random argument lists over every subcommand of the sanitized program
+# (tests/fuzz_args.py, seeded: no signal, uncaught exception, sanitizer report or hang on any of
+# them). No CUDA needed; about 10 minutes on 2 cores. Not part of `make test`.
+FUZZ_ARGS_RUNS ?= 3000
+FUZZ_ARGS_SEED ?= 1
 sanitize: setup
-	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPSIM_ENABLE_CUDA=OFF -DPPSIM_BUILD_BENCH=OFF \
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPPSIM_ENABLE_CUDA=OFF -DPPSIM_BUILD_BENCH=OFF -DPPSIM_BUILD_PYTHON=OFF \
 	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" >/dev/null
-	@cmake --build build-asan -j $(JOBS) --target test_cuda test_algorithms
+	@cmake --build build-asan -j $(JOBS) --target test_cuda test_algorithms ppsim
 	@UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build-asan/tests/test_cuda --gtest_brief=1
 	@UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build-asan/tests/test_algorithms --gtest_brief=1 --gtest_filter='Cpu/*:CudaRoundsOnHost/*'
+	@/usr/bin/python3 tests/fuzz_args.py --ppsim build-asan/ppsim --runs $(FUZZ_ARGS_RUNS) --seed $(FUZZ_ARGS_SEED)
 
 # libFuzzer over the GOAL reader and the LogGP engine (clang, fuzz/Makefile): FUZZ_SECONDS of fuzzing
 # on a copy of tests/data/goal_corpus/, then the inputs that add coverage are merged into it. Not part

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "best.h"
-#include "bounds.h"
-#include "goal.h"
+#include "bounds_command.h"
+#include "goal_command.h"
 #include "options.h"
 #include "output_file.h"
 #include "ppsim/algorithm.h"
@@ -19,7 +19,7 @@
 #include "ppsim/errors.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "pram.h"
+#include "pram_command.h"
 #include "sweep.h"
 
 namespace py = pybind11;

@@ -5,12 +5,12 @@
 
 namespace ppsim::cli {
 
-Command list_command();    // list.cpp
-Command run_command();     // run.cpp (network) and pram.cpp (--machine pram-*)
-Command sweep_command();   // sweep.cpp
-Command best_command();    // best.cpp
-Command draw_command();    // draw.cpp
-Command bounds_command();  // bounds.cpp
-Command goal_command();    // goal.cpp (export; run --goal imports)
+Command list_command();    // list_command.cpp
+Command run_command();     // run_command.cpp (network) and pram_command.cpp (--machine pram-*)
+Command sweep_command();   // sweep_command.cpp (sweep_points.cpp plans the points, plot.cpp draws them)
+Command best_command();    // best_command.cpp (ranking.cpp ranks, tuning.cpp writes MPI tuning files)
+Command draw_command();    // draw_command.cpp
+Command bounds_command();  // bounds_command.cpp
+Command goal_command();    // goal_command.cpp (export; run --goal imports)
 
 }  // namespace ppsim::cli

@@ -61,12 +61,14 @@ uint64_t usable_memory_bytes() {
 
 // A lower bound, so that nothing that could end soon is refused: every processor-round costs the
 // CPU backend at least 4 ns (an idle processor's step function and bookkeeping) and every word of
-// the run's buffers at least 1 ns (made, filled, delivered or verified). Measured on one core of
-// the project's machine (every algorithm that runs at p = 2^10, m = 16 and p = 2^12, m = 1): runs took 1.2 to 560 times this
-// bound (the ring all-to-all the most); the LogGP clocks add at least as much again.
+// the run's buffers at least 3 ns (made, filled, sent, delivered and verified). Measured on one
+// core of the project's machine, every algorithm that runs at p = 2^12, m = 1 (where rounds weigh
+// most) and p = 2^10, m = 256 (where words do): the least was 5 ns per processor-round (scan_ring)
+// and 3.4 ns per word (shift_mesh); runs took 1.1 to about 500 times this bound (all-to-all and
+// allgather the most, whose messages grow past m); the LogGP clocks add at least as much again.
 double estimate_run_seconds(const RunConfig& c) {
   const double rounds = double(c.algorithm->rounds(c.params)), p = double(c.params.p);
-  const double data = rounds * p * 4e-9 + double(run_total_words(c)) * 1e-9;
+  const double data = rounds * p * 4e-9 + double(run_total_words(c)) * 3e-9;
   return c.cost.model == CostModel::loggp ? 2 * data : data;
 }
 

@@ -1,4 +1,4 @@
-// `ppsim goal` (export) and `ppsim run --goal FILE` (import), goal.cpp.
+// `ppsim goal` (export) and `ppsim run --goal FILE` (import), goal_command.cpp.
 #pragma once
 #include <string>
 

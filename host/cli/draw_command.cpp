@@ -4,7 +4,7 @@
 //   spacetime  processors down, steps across, each message an arrow from its sending step to its
 //              arrival step (postal delay shows as a longer arrow)
 //   heatmap    a mesh or torus with every link coloured and labelled by the messages it carried
-#include "draw.h"
+#include "draw_command.h"
 
 #include <cmath>
 #include <cstdio>

@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "commands.h"
-#include "goal.h"
+#include "goal_command.h"
 #include "options.h"
 #include "output_file.h"
-#include "pram.h"
+#include "pram_command.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bounds.h"
+#include "bounds_command.h"
 #include "commands.h"
 #include "options.h"
 #include "ppsim/postal.h"

@@ -1,5 +1,5 @@
 // `ppsim run --machine pram-*`: the shared-memory machine of seed 004, reported as text and JSON.
-#include "pram.h"
+#include "pram_command.h"
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 // GOAL schedules in and out (docs/DESIGN.md §3b):
 //   ppsim goal ...            writes an algorithm's rounds as a GOAL schedule (same options as run)
 //   ppsim run --goal FILE     times a GOAL schedule under LogGP with LogGOPSim's rules
-#include "goal.h"
+#include "goal_command.h"
 
 #include <chrono>
 #include <iostream>

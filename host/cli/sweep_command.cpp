@@ -96,8 +96,6 @@ class RowTable {
 
 void check_sweep_options(const SweepOptions& s) {
   if (!s.csv.empty() && s.csv == s.jsonl) throw UsageError("--csv and --jsonl cannot both go to " + s.csv);
-  if (s.jobs < 0 || s.jobs > kMaxThreads)
-    throw UsageError("--jobs must be between 0 and " + std::to_string(kMaxThreads) + " (got " + std::to_string(s.jobs) + ")");
   if (!(s.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
   check_plot_y(s.plot_y, s.problem > 0);
   if (!s.plot.empty()) check_plot_file(s.plot);  // refuse a plot that cannot be made before anything runs
@@ -286,9 +284,9 @@ int run_sweep(const SweepOptions& s) {
   if (!s.plot.empty()) require_writable(s.plot, "--plot");
   out.start();
   run_points(s, points, device, jobs, out);
-  out.commit();
   const auto total = (long long)points.size();
-  if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);
+  if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);  // files left as they were
+  out.commit();
   if (!s.quiet && out.refused > 0)
     std::fprintf(stderr, "ppsim: %lld of %lld points refused (first, point %lld: %s); see the status and reason columns\n",
                  (long long)out.refused, total, (long long)out.first_refused, out.first_reason.c_str());
@@ -341,7 +339,8 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
   sweep.text("--plot-y", s.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops", true);
   sweep.real("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
   sweep.integer("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)", false, 1);
-  sweep.integer("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)", true);
+  sweep.integer("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)", true, 0,
+                kMaxThreads);
   sweep.real("--time-limit", s.time_limit, "refuse a sweep that would take longer than this many minutes (a lower bound of its time)", true);
   sweep.flag("--quiet", s.quiet, "no progress bar or notes");
 }

@@ -24,12 +24,35 @@ bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
 
+// UTF-8's byte-order mark: a file may start with it; it is skipped.
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+// Text for a message: every byte outside printable ASCII as \xHH, so that a message stays one line
+// of plain text whatever bytes a file holds.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7F) {
+      out.push_back(c);
+    } else {
+      out += "\\x";
+      out.push_back("0123456789ABCDEF"[b >> 4]);
+      out.push_back("0123456789ABCDEF"[b & 15]);
+    }
+  }
+  return out;
+}
+
 class Reader {
  public:
   // `consumed(n)`: the first n bytes of the text will not be read again.
   // keep_labels false: the labels stay in the file (Schedule::label reads them back).
   Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true)
-      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {}
+      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {
+    if (s_.starts_with(kByteOrderMark)) i_ = kByteOrderMark.size();  // (editors on Windows write one)
+  }
 
   Schedule run() {
     Schedule out;
@@ -89,8 +112,9 @@ class Reader {
     uint32_t rank, begin, end, line;
   };
 
+  // What was found may quote the file: it is shown printable (one line of ASCII, whatever the bytes).
   [[noreturn]] void fail(const Token& at, const std::string& expected, const std::string& found) const {
-    throw ParseError(name_ + ":" + std::to_string(at.line) + ": expected " + expected + ", found " + found);
+    throw ParseError(name_ + ":" + std::to_string(at.line) + ": expected " + expected + ", found " + printable(found));
   }
   [[noreturn]] void fail(const Token& at, const std::string& expected, const Token& found) const { fail(at, expected, describe(found)); }
   static std::string quoted(std::string_view text) {

@@ -15,10 +15,11 @@
 
 namespace {
 
-// "fuzz:LINE: expected ..., found ..." with LINE a positive number.
+// "fuzz:LINE: expected ..., found ..." with LINE a positive number, all of it printable ASCII.
 bool well_formed(const std::string& m) {
   const std::string head = "fuzz:";
   if (m.compare(0, head.size(), head) != 0) return false;
+  if (!std::all_of(m.begin(), m.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return false;
   size_t i = head.size(), digits = 0;
   while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i, ++digits;
   return digits > 0 && m[head.size()] != '0' && m.compare(i, 11, ": expected ") == 0 && m.find(", found ", i) != std::string::npos;

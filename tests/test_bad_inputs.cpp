@@ -297,7 +297,7 @@ TEST_F(BadInput, EachOptionIsReadOneWay) {
 
 // Defect 10, last: a GOAL file with a byte-order mark got a message with a garbled character. A
 // byte-order mark is skipped, and a message quotes any other byte outside printable ASCII as \xHH.
-TEST_F(BadInput, DISABLED_AGoalFileWithAByteOrderMarkReads) {
+TEST_F(BadInput, AGoalFileWithAByteOrderMarkReads) {
   const std::string goal = "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 1\n}\nrank 1 {\nl1: recv 8b from 0 tag 1\n}\n";
   std::ofstream(dir_ / "plain.goal") << goal;
   std::ofstream(dir_ / "bom.goal") << "\xEF\xBB\xBF" << goal;

@@ -1,8 +1,9 @@
 // Replays the GOAL corpus that `make fuzz` grew (tests/data/goal_corpus/, fuzz/goal_fuzz.cpp): every
-// file is read, or refused with a ParseError "NAME:LINE: expected ..., found ..."; every small
-// schedule that is read is timed, or refused with a StuckError, under LogGOPSim's default parameters
-// and under the fuzzer's second set (rendezvous from 17 bytes, 3 ns of CPU per byte). Any other
-// exception, crash or sanitizer report is a regression of the reader or the engine.
+// file is read, or refused with a ParseError "NAME:LINE: expected ..., found ..." (one line of
+// printable ASCII); every small schedule that is read is timed, or refused with a StuckError, under
+// LogGOPSim's default parameters and under the fuzzer's second set (rendezvous from 17 bytes, 3 ns
+// of CPU per byte). Any other exception, crash or sanitizer report is a regression of the reader or
+// the engine.
 //
 // The hand-written seeds say what they must give: seed_*.goal and LogGOPSim's schedules are read,
 // bad_*.goal are refused; the files the fuzzer added (named by their SHA-1) may go either way.
@@ -33,9 +34,11 @@ std::string read_bytes(const fs::path& p) {
   return std::move(ss).str();
 }
 
-// "NAME:LINE: expected ..., found ..." with LINE a positive number.
+// "NAME:LINE: expected ..., found ..." with LINE a positive number, all of it printable ASCII (a
+// byte of the file that is not is quoted as \xHH).
 bool well_formed(const std::string& message, const std::string& name) {
   if (message.compare(0, name.size() + 1, name + ":") != 0) return false;
+  if (!std::all_of(message.begin(), message.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return false;
   size_t i = name.size() + 1;
   const size_t digits_begin = i;
   while (i < message.size() && message[i] >= '0' && message[i] <= '9') ++i;

@@ -5,14 +5,16 @@
 //   - an algorithm's time equals the time of its exported schedule, for every registered algorithm;
 //   - closed forms of LogGP for a message and a chain;
 //   - schedules that cannot finish are reported with the rank and the label; bad files with the
-//     file, the line and what was expected.
+//     file, the line and what was expected (a stray byte as \xHH); a leading byte-order mark is skipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "goal/goal.h"
 #include "goal/loggp_run.h"
@@ -296,6 +298,55 @@ TEST(GoalReader, BadFilesNameTheLineAndWhatWasExpected) {
       EXPECT_EQ(std::string(e.what()).substr(0, std::strlen(b.message)), b.message);
     }
   }
+}
+
+// A file that starts with UTF-8's byte-order mark reads as without it: the same schedule, the
+// same times, the same lines in messages.
+TEST(GoalReader, SkipsAByteOrderMark) {
+  const std::string bom = "\xEF\xBB\xBF", file = kGoalData + "binomialtreebcast-p13-d1024.goal";
+  std::stringstream text;
+  text << std::ifstream(file).rdbuf();
+  const std::string marked = std::filesystem::temp_directory_path() / ("ppsim_goal_bom_" + std::to_string(::getpid()) + ".goal");
+  std::ofstream(marked) << bom << text.str();
+  const LogGPParams P{};
+  const loggp::Result plain = goal::simulate(goal::read_file(file), P);
+  const loggp::Result with_mark = goal::simulate(goal::read_file(marked), P);
+  std::filesystem::remove(marked);
+  EXPECT_EQ(with_mark.finish, plain.finish);
+  EXPECT_EQ(with_mark.time, plain.time);
+  EXPECT_EQ(with_mark.events, plain.events);
+  EXPECT_EQ(goal::simulate(goal::parse(bom + text.str(), "f"), P).finish, plain.finish);
+  try {
+    goal::parse(bom + "rank 0 {\n}\n", "f");
+    ADD_FAILURE() << "parsed";
+  } catch (const goal::ParseError& e) {
+    EXPECT_STREQ(e.what(), "f:1: expected num_ranks before the first rank block, found rank");
+  }
+}
+
+// A stray byte is quoted as \xHH: a message is one line of printable ASCII whatever the file holds
+// (a non-ASCII byte, a control character, a byte-order mark that is not at the start).
+TEST(GoalReader, QuotesStrayBytesAsHex) {
+  const std::pair<std::string, std::string> strays[] = {
+      {"\xC3\xA9", "\\xC3"}, {"\x01", "\\x01"}, {"\x7F", "\\x7F"}, {"\xEF\xBB\xBF", "\\xEF"}};
+  for (const auto& [stray, hex] : strays) {
+    SCOPED_TRACE(hex);
+    try {
+      goal::parse("num_ranks 2\nrank 0 {\nl1: send 8b to 1 " + stray + "\n}\nrank 1 {\n}\n", "f");
+      ADD_FAILURE() << "parsed";
+    } catch (const goal::ParseError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m, "f:3: expected the end of the line (or the fields tag, cpu, nic, in that order), found '" + hex + "'");
+      EXPECT_TRUE(std::all_of(m.begin(), m.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) << m;
+    }
+  }
+  // Through the command line: exit 2 and one line on stderr.
+  const std::string bad = std::filesystem::temp_directory_path() / ("ppsim_goal_stray_" + std::to_string(::getpid()) + ".goal");
+  std::ofstream(bad) << "num_ranks 1\nrank 0 {\nl\xC3\xA9: calc 5\n}\n";
+  Shell run = shell("run --goal " + bad);
+  std::filesystem::remove(bad);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "ppsim: error: " + bad + ":3: expected ':', 'requires' or 'irequires' after the label, found '\\xC3'\n");
 }
 
 TEST(GoalEngine, ASchedulThatCannotFinishNamesTheRankAndTheLabel) {

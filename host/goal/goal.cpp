@@ -1,16 +1,12 @@
-// GOAL text reader and the LogGP timing of a GOAL schedule (goal.h, loggp.h).
+// The GOAL text reader (goal.h): tokens, rank blocks, and the schedule they make (goal_file.cpp
+// hands it a mapped file).
 #include "goal/goal.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 
 namespace ppsim::goal {
 
@@ -28,12 +24,35 @@ bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
 
+// UTF-8's byte-order mark: a file may start with it; it is skipped.
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+// Text for a message: every byte outside printable ASCII as \xHH, so that a message stays one line
+// of plain text whatever bytes a file holds.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7F) {
+      out.push_back(c);
+    } else {
+      out += "\\x";
+      out.push_back("0123456789ABCDEF"[b >> 4]);
+      out.push_back("0123456789ABCDEF"[b & 15]);
+    }
+  }
+  return out;
+}
+
 class Reader {
  public:
   // `consumed(n)`: the first n bytes of the text will not be read again.
   // keep_labels false: the labels stay in the file (Schedule::label reads them back).
   Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true)
-      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {}
+      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {
+    if (s_.starts_with(kByteOrderMark)) i_ = kByteOrderMark.size();  // (editors on Windows write one)
+  }
 
   Schedule run() {
     Schedule out;
@@ -93,18 +112,22 @@ class Reader {
     uint32_t rank, begin, end, line;
   };
 
+  // What was found may quote the file: it is shown printable (one line of ASCII, whatever the bytes).
   [[noreturn]] void fail(const Token& at, const std::string& expected, const std::string& found) const {
-    throw ParseError(name_ + ":" + std::to_string(at.line) + ": expected " + expected + ", found " + found);
+    throw ParseError(name_ + ":" + std::to_string(at.line) + ": expected " + expected + ", found " + printable(found));
   }
   [[noreturn]] void fail(const Token& at, const std::string& expected, const Token& found) const { fail(at, expected, describe(found)); }
+  static std::string quoted(std::string_view text) {
+    std::string q = "'";
+    q.append(text);
+    q.push_back('\'');
+    return q;
+  }
   static std::string describe(const Token& t) {
     switch (t.kind) {
       case Tok::newline: return "the end of the line";
       case Tok::end: return "the end of the file";
-      default: {
-        std::string s(t.text.substr(0, 40));
-        return "'" + s + "'";
-      }
+      default: return quoted(t.text.substr(0, 40));
     }
   }
 
@@ -204,97 +227,116 @@ class Reader {
   // `rank R {` has been read: operations and dependencies up to `}`.
   void block(uint32_t rank, uint32_t line) {
     Block blk{rank, uint32_t(ops_.size()), 0, line};
-    std::unordered_map<std::string_view, uint32_t>& label_of = label_of_;
-    std::vector<PendingEdge>& pending = pending_;
-    label_of.clear();
-    pending.clear();
+    label_of_.clear();
+    pending_.clear();
     for (;;) {
       Token t = next();
       if (t.kind == Tok::newline) continue;
       if (t.kind == Tok::close) break;
       if (t.kind == Tok::end) fail(t, "'}' closing rank " + std::to_string(rank), t);
-      std::string_view label;
-      uint32_t line = t.line;
-      if (t.kind == Tok::word && !is_op(t.text)) {
-        if (!is_alpha(t.text[0])) fail(t, "an operation (send, recv, calc), a label or '}'", t);
-        Token u = next();
-        if (u.kind == Tok::word && (u.text == "requires" || u.text == "irequires")) {
-          Token w = next();
-          if (w.kind != Tok::word || !is_alpha(w.text[0]) || is_keyword(w.text)) fail(w, "a label", w);
-          end_of_line(next());
-          pending.push_back(PendingEdge{t.text, w.text, line, u.text == "irequires"});
-          continue;
-        }
-        if (u.kind != Tok::colon) fail(u, "':', 'requires' or 'irequires' after the label", u);
-        if (is_keyword(t.text)) fail(t, "a label that is not a keyword", t);
-        label = t.text;
-        t = next();
-      }
-      if (t.kind != Tok::word || !is_op(t.text)) fail(t, "send, recv or calc", t);
-      Op op{};
-      op.line = line;
-      if (t.text == "calc") {
-        op.type = loggp::kCalc;
-        op.set_size(number(next(), "a computation time in ns", loggp::kMaxSize));
-      } else {
-        const bool send = t.text == "send";
-        op.type = send ? loggp::kSend : loggp::kRecv;
-        op.set_size(number(next(), "a size in bytes", loggp::kMaxSize));
-        Token b = next();
-        if (b.kind != Tok::word || (b.text != "b" && b.text != "B")) fail(b, "'b' after the size", b);
-        Token dir = next();
-        if (dir.kind != Tok::word || dir.text != (send ? "to" : "from")) fail(dir, send ? "'to'" : "'from'", dir);
-        Token peer = next();
-        if (!send && peer.kind == Tok::minus_one) {
-          op.peer = loggp::kAny;
-        } else {
-          uint64_t r = number(peer, send ? "a destination rank" : "a source rank or -1");
-          if (r >= ranks_) fail(peer, "a rank below num_ranks (" + std::to_string(ranks_) + ")", std::string(peer.text));
-          op.peer = uint32_t(r);
-        }
-      }
-      // Optional fields, in GOAL's order: tag (send, recv), cpu, nic.
-      Token f = next();
-      if (op.type != loggp::kCalc && f.kind == Tok::word && f.text == "tag") {
-        Token v = next();
-        op.tag = v.kind == Tok::minus_one ? loggp::kAny : uint32_t(number(v, "a tag", loggp::kAny - 1));
-        f = next();
-      }
-      if (f.kind == Tok::word && f.text == "cpu") {
-        op.cpu = uint8_t(number(next(), unit_number("CPU", kMaxCpus), last_unit(kMaxCpus)));
-        cpus_ = std::max(cpus_, int(op.cpu) + 1);
-        f = next();
-      }
-      if (f.kind == Tok::word && f.text == "nic") {
-        op.nic = uint8_t(number(next(), unit_number("NIC", kMaxNics), last_unit(kMaxNics)));
-        nics_ = std::max(nics_, int(op.nic) + 1);
-        f = next();
-      }
-      if (f.kind != Tok::newline && f.kind != Tok::end) {
-        std::string fields = op.type == loggp::kCalc ? "cpu, nic" : "tag, cpu, nic";
-        fail(f, "the end of the line (or the fields " + fields + ", in that order)", f);
-      }
-      if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
-      uint32_t index = uint32_t(ops_.size());
-      if (!label.empty() && !label_of.emplace(label, index).second)
-        fail(t, "a label defined once in rank " + std::to_string(rank), "'" + std::string(label) + "' again");
-      if (keep_labels_) {
-        labels_.append(label);
-        labels_.push_back('\0');
-      }
-      ops_.push_back(op);
+      statement(rank, t);
     }
-    for (const PendingEdge& e : pending) {
-      auto waiter = label_of.find(e.waiter), waited = label_of.find(e.waited);
-      Token at;
-      at.line = e.line;
-      if (waiter == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waiter) + "'");
-      if (waited == label_of.end()) fail(at, "a label defined in rank " + std::to_string(rank), "'" + std::string(e.waited) + "'");
-      edges_.push_back(Edge{waited->second, waiter->second, e.start});
-    }
+    resolve_dependencies(rank);
     blk.end = uint32_t(ops_.size());
     blocks_.push_back(blk);
     end_of_line(next());
+  }
+
+  // A line of a rank block, from its first token `t`: a dependency (kept until the block's labels
+  // are known), or an operation with its label.
+  void statement(uint32_t rank, Token t) {
+    std::string_view label;
+    const uint32_t line = t.line;
+    if (t.kind == Tok::word && !is_op(t.text)) {
+      if (!is_alpha(t.text[0])) fail(t, "an operation (send, recv, calc), a label or '}'", t);
+      Token u = next();
+      if (u.kind == Tok::word && (u.text == "requires" || u.text == "irequires")) {
+        Token w = next();
+        if (w.kind != Tok::word || !is_alpha(w.text[0]) || is_keyword(w.text)) fail(w, "a label", w);
+        end_of_line(next());
+        pending_.push_back(PendingEdge{t.text, w.text, line, u.text == "irequires"});
+        return;
+      }
+      if (u.kind != Tok::colon) fail(u, "':', 'requires' or 'irequires' after the label", u);
+      if (is_keyword(t.text)) fail(t, "a label that is not a keyword", t);
+      label = t.text;
+      t = next();
+    }
+    if (t.kind != Tok::word || !is_op(t.text)) fail(t, "send, recv or calc", t);
+    const Op op = operation(t, line);
+    if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
+    const uint32_t index = uint32_t(ops_.size());
+    if (!label.empty() && !label_of_.emplace(label, index).second)
+      fail(t, "a label defined once in rank " + std::to_string(rank), quoted(label) + " again");
+    if (keep_labels_) {
+      labels_.append(label);
+      labels_.push_back('\0');
+    }
+    ops_.push_back(op);
+  }
+
+  // An operation from its keyword `t` (send, recv or calc) to the end of its line.
+  Op operation(const Token& t, uint32_t line) {
+    Op op{};
+    op.line = line;
+    if (t.text == "calc") {
+      op.type = loggp::kCalc;
+      op.set_size(number(next(), "a computation time in ns", loggp::kMaxSize));
+    } else {
+      const bool send = t.text == "send";
+      op.type = send ? loggp::kSend : loggp::kRecv;
+      op.set_size(number(next(), "a size in bytes", loggp::kMaxSize));
+      Token b = next();
+      if (b.kind != Tok::word || (b.text != "b" && b.text != "B")) fail(b, "'b' after the size", b);
+      Token dir = next();
+      if (dir.kind != Tok::word || dir.text != (send ? "to" : "from")) fail(dir, send ? "'to'" : "'from'", dir);
+      Token peer = next();
+      if (!send && peer.kind == Tok::minus_one) {
+        op.peer = loggp::kAny;
+      } else {
+        uint64_t r = number(peer, send ? "a destination rank" : "a source rank or -1");
+        if (r >= ranks_) fail(peer, "a rank below num_ranks (" + std::to_string(ranks_) + ")", std::string(peer.text));
+        op.peer = uint32_t(r);
+      }
+    }
+    optional_fields(op);
+    return op;
+  }
+
+  // Optional fields, in GOAL's order: tag (send, recv), cpu, nic; then the end of the line.
+  void optional_fields(Op& op) {
+    Token f = next();
+    if (op.type != loggp::kCalc && f.kind == Tok::word && f.text == "tag") {
+      Token v = next();
+      op.tag = v.kind == Tok::minus_one ? loggp::kAny : uint32_t(number(v, "a tag", loggp::kAny - 1));
+      f = next();
+    }
+    if (f.kind == Tok::word && f.text == "cpu") {
+      op.cpu = uint8_t(number(next(), unit_number("CPU", kMaxCpus), last_unit(kMaxCpus)));
+      cpus_ = std::max(cpus_, int(op.cpu) + 1);
+      f = next();
+    }
+    if (f.kind == Tok::word && f.text == "nic") {
+      op.nic = uint8_t(number(next(), unit_number("NIC", kMaxNics), last_unit(kMaxNics)));
+      nics_ = std::max(nics_, int(op.nic) + 1);
+      f = next();
+    }
+    if (f.kind != Tok::newline && f.kind != Tok::end) {
+      std::string fields = op.type == loggp::kCalc ? "cpu, nic" : "tag, cpu, nic";
+      fail(f, "the end of the line (or the fields " + fields + ", in that order)", f);
+    }
+  }
+
+  // The block's dependencies, now that all its labels are known.
+  void resolve_dependencies(uint32_t rank) {
+    for (const PendingEdge& e : pending_) {
+      auto waiter = label_of_.find(e.waiter), waited = label_of_.find(e.waited);
+      Token at;
+      at.line = e.line;
+      if (waiter == label_of_.end()) fail(at, "a label defined in rank " + std::to_string(rank), quoted(e.waiter));
+      if (waited == label_of_.end()) fail(at, "a label defined in rank " + std::to_string(rank), quoted(e.waited));
+      edges_.push_back(Edge{waited->second, waiter->second, e.start});
+    }
   }
 
   static bool is_op(std::string_view w) { return w == "send" || w == "recv" || w == "calc"; }
@@ -419,44 +461,8 @@ std::string Schedule::label(uint32_t op) const {
 
 Schedule parse(std::string_view text, const std::string& name) { return Reader(text, name).run(); }
 
-Schedule read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ParseError(path + ": cannot be read (a directory)");
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw ParseError(path + ": cannot be read");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    throw ParseError(path + ": cannot be read");
-  }
-  const size_t size = size_t(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return parse(std::string_view(), path);
-  }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) throw ParseError(path + ": cannot be read");
-  ::madvise(map, size, MADV_SEQUENTIAL);
-  // Pages of rank blocks already read are dropped from memory (they would be read back from the
-  // file if touched again), so a large file never sits in memory whole.
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  size_t released = 0;
-  auto consumed = [&](size_t n) {
-    const size_t upto = n / page * page;
-    if (upto >= released + (size_t(1) << 24)) {  // every 16 MB
-      ::madvise(static_cast<char*>(map) + released, upto - released, MADV_DONTNEED);
-      released = upto;
-    }
-  };
-  try {
-    Schedule s = Reader(std::string_view(static_cast<const char*>(map), size), path, consumed, false).run();
-    ::munmap(map, size);
-    return s;
-  } catch (...) {
-    ::munmap(map, size);
-    throw;
-  }
+Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed) {
+  return Reader(text, path, std::move(consumed), false).run();
 }
 
 }  // namespace ppsim::goal

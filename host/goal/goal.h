@@ -20,6 +20,7 @@
 // LogGOPSim's timing follow it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -78,6 +79,9 @@ Schedule parse(std::string_view text, const std::string& name);
 // Reads a file (ParseError also when it cannot be read). The file is mapped, not copied, and the
 // pages already read are given back as the reader goes.
 Schedule read_file(const std::string& path);
+// The text of a file, for read_file: as parse(), but the labels stay in the file (Schedule::label
+// reads them back), and `consumed(n)` is told that the first n bytes will not be read again.
+Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
 
 // Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of
 // an operation that can never run.

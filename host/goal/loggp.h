@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "goal/loggp_events.h"
@@ -63,196 +64,243 @@ struct Result {
   std::string unfinished;
 };
 
-// Runs the schedule; throws StuckError when a receive or a message is left unmatched (LogGOPSim
-// then prints no times), names the first operation that never ran in Result::unfinished.
+namespace detail {
+
+// LogGOPSim sorts operations made ready together by type with std::sort: not stable beyond 16
+// of them, but the same library sort on the same sequence gives the same order.
+inline constexpr auto by_type = [](const ReadyOp& a, const ReadyOp& b) { return a.type < b.type; };
+
+// The event engine over one Source: every host's clocks, the queue of events, the posted receives
+// and unexpected messages. run() takes the events in LogGOPSim's order until none is left.
 template <class Source>
-Result simulate(Source& src, const Params& P) {
-  using detail::Event;
-  const uint32_t p = src.hosts();
-  const size_t ncpu = size_t(src.cpus()), nnic = size_t(src.nics());
-  std::vector<uint64_t> nexto(p * ncpu, 0), nextgr(p * nnic, 0), nextgs(p * nnic, 0);
-  detail::EventQueue aq;
-  detail::MatchQueues rq(p), uq(p);
-  uint64_t aqtime = 0;
-  Result res;
+class Engine {
+ public:
+  Engine(Source& src, const Params& P)
+      : src_(src), P_(P), p_(src.hosts()), ncpu_(size_t(src.cpus())), nnic_(size_t(src.nics())), nexto_(p_ * ncpu_, 0),
+        nextgr_(p_ * nnic_, 0), nextgs_(p_ * nnic_, 0), rq_(p_), uq_(p_) {}
 
-  std::vector<ReadyOp> ready;                        // made ready in this event, in order
-  std::vector<std::pair<uint32_t, uint32_t>> marks;  // (host, index into ready) of this event
-  std::vector<ReadyOp> batch;
-  std::vector<uint32_t> hosts_touched;
-  // LogGOPSim sorts operations made ready together by type with std::sort: not stable beyond 16
-  // of them, but the same library sort on the same sequence gives the same order.
-  auto by_type = [](const ReadyOp& a, const ReadyOp& b) { return a.type < b.type; };
+  Result run() {
+    take_roots();
+    while (!aq_.empty()) handle(aq_.pop());
+    throw_if_unmatched();
+    res_.unfinished = src_.never_ready();
+    record_finish_times();
+    return std::move(res_);
+  }
 
+ private:
   // The operations ready from the start (LogGOPSim queues them all at time 0, host by host, before
   // anything else, so they come first: they are taken here one host at a time instead of being
   // queued, and every later event is numbered after them).
-  uint64_t root_ts = 0;
-  aqtime = uint64_t(1) << 46;  // (stamps have 48 bits: 2^46 roots and 2^47 other events at most)
+  void take_roots() {
+    uint64_t root_ts = 0;
+    std::vector<ReadyOp> roots;
+    for (uint32_t h = 0; h < p_; ++h) {
+      roots.clear();
+      src_.roots(h, roots);
+      std::sort(roots.begin(), roots.end(), by_type);
+      for (const ReadyOp& r : roots) handle(make_event(0, root_ts++, r, h));
+    }
+  }
 
-  auto mark_started = [&](uint32_t h, uint32_t op) {
-    size_t before = ready.size();
-    src.started(h, op, ready);
-    for (size_t i = before; i < ready.size(); ++i) marks.emplace_back(h, uint32_t(i));
-    hosts_touched.push_back(h);
-  };
-  auto mark_done = [&](uint32_t h, uint32_t op) {
-    size_t before = ready.size();
-    src.done(h, op, ready);
-    for (size_t i = before; i < ready.size(); ++i) marks.emplace_back(h, uint32_t(i));
-    hosts_touched.push_back(h);
-  };
+  // One event: its rule runs it (or puts it back for when its clocks allow), then the operations
+  // it made ready are queued.
+  void handle(const Event& e) {
+    ready_.clear();
+    marks_.clear();
+    hosts_touched_.clear();
+    switch (e.type()) {
+      case kCalc: calc(e); break;
+      case kSend: send(e); break;
+      case kRecv: receive(e); break;
+      case kMsg: message(e); break;
+      default: break;
+    }
+    if (!ready_.empty()) queue_ready();
+  }
+
+  uint64_t& cpu_clock(const Event& e) { return nexto_[e.host * ncpu_ + e.cpu()]; }
+
+  // An event whose clocks are not free yet goes back in the queue for when they are (it keeps its
+  // creation stamp).
+  void put_back(Event e, uint64_t when) {
+    e.time = when;
+    aq_.push(e);
+  }
+
+  // A computation of c ns holds its CPU for c.
+  void calc(const Event& e) {
+    uint64_t& o_clock = cpu_clock(e);
+    if (o_clock > e.time) return put_back(e, o_clock);
+    o_clock = e.time + e.size;
+    ++res_.events;
+    mark_started(e.host, e.op);
+    mark_done(e.host, e.op);
+  }
+
+  // A send holds its CPU for o + (s-1)O and its NIC for g + (s-1)G; its message is at the receiver
+  // at t + o + L.
+  void send(const Event& e) {
+    uint64_t& o_clock = cpu_clock(e);
+    uint64_t& gs = nextgs_[e.host * nnic_ + e.nic()];
+    if (std::max(o_clock, gs) > e.time) return put_back(e, std::max(o_clock, gs));
+    ++res_.events;
+    ++res_.messages;
+    mark_started(e.host, e.op);
+    o_clock = e.time + P_.o + (e.size - 1) * P_.O;
+    gs = e.time + P_.g + (e.size - 1) * P_.G;
+    Event m = e;
+    m.set_type(kMsg);
+    m.host = e.target;
+    m.target = e.host;
+    m.time = e.time + P_.o + P_.L;
+    m.set_ts(aqtime_++);
+    aq_.push(m);
+    if (e.size <= P_.S) mark_done(e.host, e.op);  // eager: done when handed to the NIC
+  }
+
+  // A receive completes at once with a message already there, or is posted.
+  void receive(const Event& e) {
+    ++res_.events;
+    mark_started(e.host, e.op);
+    QueueEntry got;
+    if (uq_.take(e.host, e.target, e.tag, got)) {
+      if (e.size > P_.S) rendezvous_done(got.src, got.op, e.cpu(), e.nic(), e.time);
+      mark_done(e.host, e.op);
+    } else {
+      rq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
+    }
+  }
+
+  // A message holds the receiver's CPU for o + max((s-1)O, (s-1)G) and its NIC for g + (s-1)G;
+  // it completes a posted receive, or waits for one.
+  void message(const Event& e) {
+    uint64_t& o_clock = cpu_clock(e);
+    uint64_t& gr = nextgr_[e.host * nnic_ + e.nic()];
+    if (std::max(o_clock, gr) > e.time) return put_back(e, std::max(o_clock, gr));
+    ++res_.events;
+    o_clock = e.time + P_.o + std::max((e.size - 1) * P_.O, (e.size - 1) * P_.G);
+    gr = e.time + P_.g + (e.size - 1) * P_.G;
+    QueueEntry got;
+    if (rq_.take(e.host, e.target, e.tag, got)) {
+      if (e.size > P_.S) rendezvous_done(e.target, e.op, e.cpu(), e.nic(), e.time);
+      mark_done(e.host, got.op);
+    } else {
+      uq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
+    }
+  }
 
   // A rendezvous send completes when its receive matches it: its host's clocks (of the CPU and
   // NIC numbers the matching event carries, as in LogGOPSim) move up to that moment.
-  auto rendezvous_done = [&](uint32_t sender, uint32_t op, uint32_t cpu, uint32_t nic, uint64_t now) {
+  void rendezvous_done(uint32_t sender, uint32_t op, uint32_t cpu, uint32_t nic, uint64_t now) {
     mark_done(sender, op);
-    uint64_t& so = nexto[sender * ncpu + cpu];
-    uint64_t& sg = nextgs[sender * nnic + nic];
+    uint64_t& so = nexto_[sender * ncpu_ + cpu];
+    uint64_t& sg = nextgs_[sender * nnic_ + nic];
     so = std::max(so, now);
     sg = std::max(sg, now);
-  };
-  auto handle = [&](Event e) {
-    ready.clear();
-    marks.clear();
-    hosts_touched.clear();
-    const uint32_t cpu = e.cpu(), nic = e.nic();
-    uint64_t& o_clock = nexto[e.host * ncpu + cpu];
-    switch (e.type()) {
-      case kCalc:
-        if (o_clock <= e.time) {
-          o_clock = e.time + e.size;
-          ++res.events;
-          mark_started(e.host, e.op);
-          mark_done(e.host, e.op);
-        } else {
-          e.time = o_clock;
-          aq.push(e);
-        }
-        break;
-      case kSend: {
-        uint64_t& gs = nextgs[e.host * nnic + nic];
-        if (std::max(o_clock, gs) <= e.time) {
-          ++res.events;
-          ++res.messages;
-          mark_started(e.host, e.op);
-          o_clock = e.time + P.o + (e.size - 1) * P.O;
-          gs = e.time + P.g + (e.size - 1) * P.G;
-          const uint32_t from = e.host;
-          Event m = e;
-          m.set_type(kMsg);
-          m.host = e.target;
-          m.target = from;
-          m.time = e.time + P.o + P.L;
-          m.set_ts(aqtime++);
-          aq.push(m);
-          if (e.size <= P.S) mark_done(from, e.op);  // eager: done when handed to the NIC
-        } else {
-          e.time = std::max(o_clock, gs);
-          aq.push(e);
-        }
-      } break;
-      case kRecv: {
-        ++res.events;
-        mark_started(e.host, e.op);
-        detail::QueueEntry got;
-        if (uq.take(e.host, e.target, e.tag, got)) {
-          if (e.size > P.S) rendezvous_done(got.src, got.op, cpu, nic, e.time);
-          mark_done(e.host, e.op);
-        } else {
-          rq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});
-        }
-      } break;
-      case kMsg: {
-        uint64_t& gr = nextgr[e.host * nnic + nic];
-        if (std::max(o_clock, gr) <= e.time) {
-          ++res.events;
-          o_clock = e.time + P.o + std::max((e.size - 1) * P.O, (e.size - 1) * P.G);
-          gr = e.time + P.g + (e.size - 1) * P.G;
-          detail::QueueEntry got;
-          if (rq.take(e.host, e.target, e.tag, got)) {
-            if (e.size > P.S) rendezvous_done(e.target, e.op, cpu, nic, e.time);
-            mark_done(e.host, got.op);
-          } else {
-            uq.append(e.host, detail::QueueEntry{e.target, e.tag, e.op, -1});
-          }
-        } else {
-          e.time = std::max(o_clock, gr);
-          aq.push(e);
-        }
-      } break;
-      default: break;
-    }
-    if (ready.empty()) return;
-    // Hosts in increasing order; each host's newly ready operations in the order they became
-    // ready, then by type; each gets its creation stamp.
-    auto stamp = [&](uint32_t h, std::vector<ReadyOp>& ops) {
-      std::sort(ops.begin(), ops.end(), by_type);
-      for (const ReadyOp& r : ops) {
-        uint64_t t = nexto[h * ncpu + r.cpu];
-        if (r.type == kSend) t = std::max(t, nextgs[h * nnic + r.nic]);
-        aq.push(detail::make_event(t, aqtime++, r, h));
-      }
-    };
-    bool one_host = true;  // the common case: every operation made ready is one host's
-    for (const auto& m : marks) one_host = one_host && m.first == marks.front().first;
-    if (one_host) {
-      stamp(marks.front().first, ready);
-      return;
-    }
-    std::sort(hosts_touched.begin(), hosts_touched.end());
-    hosts_touched.erase(std::unique(hosts_touched.begin(), hosts_touched.end()), hosts_touched.end());
-    for (uint32_t h : hosts_touched) {
-      batch.clear();
-      for (const auto& [mh, i] : marks)
-        if (mh == h) batch.push_back(ready[i]);
-      if (!batch.empty()) stamp(h, batch);
-    }
-  };
-  std::vector<ReadyOp> roots;
-  for (uint32_t h = 0; h < p; ++h) {
-    roots.clear();
-    src.roots(h, roots);
-    std::sort(roots.begin(), roots.end(), by_type);
-    for (const ReadyOp& r : roots) handle(detail::make_event(0, root_ts++, r, h));
   }
-  while (!aq.empty()) handle(aq.pop());
 
-  // Everything must have run: no receive left posted, no message left unreceived, no operation
-  // left waiting for one that never completed.
-  if (rq.count() > 0 || uq.count() > 0) {
-    for (uint32_t h = 0; h < p; ++h) {
-      if (int32_t i = rq.first(h); i >= 0) {
-        const auto& q = rq.at(i);
-        throw StuckError("rank " + std::to_string(h) + ": receive " + src.name(h, q.op) + " from " +
+  // What the source makes ready when h's operation starts or completes, noted with its host.
+  void mark_started(uint32_t h, uint32_t op) {
+    const size_t before = ready_.size();
+    src_.started(h, op, ready_);
+    note_ready(h, before);
+  }
+  void mark_done(uint32_t h, uint32_t op) {
+    const size_t before = ready_.size();
+    src_.done(h, op, ready_);
+    note_ready(h, before);
+  }
+  void note_ready(uint32_t h, size_t before) {
+    for (size_t i = before; i < ready_.size(); ++i) marks_.emplace_back(h, uint32_t(i));
+    hosts_touched_.push_back(h);
+  }
+
+  // Hosts in increasing order; each host's newly ready operations in the order they became
+  // ready, then by type; each gets its creation stamp.
+  void queue_ready() {
+    bool one_host = true;  // the common case: every operation made ready is one host's
+    for (const auto& m : marks_) one_host = one_host && m.first == marks_.front().first;
+    if (one_host) return stamp(marks_.front().first, ready_);
+    std::sort(hosts_touched_.begin(), hosts_touched_.end());
+    hosts_touched_.erase(std::unique(hosts_touched_.begin(), hosts_touched_.end()), hosts_touched_.end());
+    for (uint32_t h : hosts_touched_) {
+      batch_.clear();
+      for (const auto& [mh, i] : marks_)
+        if (mh == h) batch_.push_back(ready_[i]);
+      if (!batch_.empty()) stamp(h, batch_);
+    }
+  }
+  void stamp(uint32_t h, std::vector<ReadyOp>& ops) {
+    std::sort(ops.begin(), ops.end(), by_type);
+    for (const ReadyOp& r : ops) {
+      uint64_t t = nexto_[h * ncpu_ + r.cpu];
+      if (r.type == kSend) t = std::max(t, nextgs_[h * nnic_ + r.nic]);
+      aq_.push(make_event(t, aqtime_++, r, h));
+    }
+  }
+
+  // Everything must have run: no receive left posted, no message left unreceived.
+  void throw_if_unmatched() const {
+    if (rq_.count() == 0 && uq_.count() == 0) return;
+    for (uint32_t h = 0; h < p_; ++h) {
+      if (int32_t i = rq_.first(h); i >= 0) {
+        const auto& q = rq_.at(i);
+        throw StuckError("rank " + std::to_string(h) + ": receive " + src_.name(h, q.op) + " from " +
                          (q.src == kAny ? std::string("any rank") : "rank " + std::to_string(q.src)) + " (tag " +
                          (q.tag == kAny ? std::string("any") : std::to_string(q.tag)) + ") is never matched by a send");
       }
-      if (int32_t i = uq.first(h); i >= 0) {
-        const auto& q = uq.at(i);
-        throw StuckError("rank " + std::to_string(q.src) + ": send " + src.name(q.src, q.op) + " to rank " + std::to_string(h) + " (tag " +
+      if (int32_t i = uq_.first(h); i >= 0) {
+        const auto& q = uq_.at(i);
+        throw StuckError("rank " + std::to_string(q.src) + ": send " + src_.name(q.src, q.op) + " to rank " + std::to_string(h) + " (tag " +
                          std::to_string(q.tag) + ") is never received");
       }
     }
   }
-  res.unfinished = src.never_ready();
 
-  res.finish.assign(p, 0);
-  // Clocks are unsigned and wrap as LogGOPSim's do (a 0-byte message with o or g below G moves a
-  // clock back by G); a finishing time that wrapped past 2^64 is refused rather than reported.
-  for (uint32_t h = 0; h < p; ++h) {
-    uint64_t f = 0;
-    for (size_t c = 0; c < ncpu; ++c) f = std::max(f, nexto[h * ncpu + c]);
-    if (f >= kTimeLimit)
-      throw StuckError("rank " + std::to_string(h) + " would finish at " + std::to_string(f) +
-                       " ns: a clock wrapped past 2^64 (a 0-byte message with o or g below G, or sizes too large)");
-    res.finish[h] = f;
-    if (f > res.time) {
-      res.time = f;
-      res.last_host = h;
+  // A host's finishing time is the latest of its CPUs' clocks. Clocks are unsigned and wrap as
+  // LogGOPSim's do (a 0-byte message with o or g below G moves a clock back by G); a finishing
+  // time that wrapped past 2^64 is refused rather than reported.
+  void record_finish_times() {
+    res_.finish.assign(p_, 0);
+    for (uint32_t h = 0; h < p_; ++h) {
+      uint64_t f = 0;
+      for (size_t c = 0; c < ncpu_; ++c) f = std::max(f, nexto_[h * ncpu_ + c]);
+      if (f >= kTimeLimit)
+        throw StuckError("rank " + std::to_string(h) + " would finish at " + std::to_string(f) +
+                         " ns: a clock wrapped past 2^64 (a 0-byte message with o or g below G, or sizes too large)");
+      res_.finish[h] = f;
+      if (f > res_.time) {
+        res_.time = f;
+        res_.last_host = h;
+      }
     }
   }
-  return res;
+
+  Source& src_;
+  const Params& P_;
+  const uint32_t p_;
+  const size_t ncpu_, nnic_;
+  std::vector<uint64_t> nexto_, nextgr_, nextgs_;  // per host and CPU; per host and NIC
+  EventQueue aq_;
+  MatchQueues rq_, uq_;  // posted receives, unexpected messages
+  // Creation stamps: the roots are numbered from 0, every later event after them (stamps have
+  // 48 bits: 2^46 roots and 2^47 other events at most).
+  uint64_t aqtime_ = uint64_t(1) << 46;
+  Result res_;
+  std::vector<ReadyOp> ready_;                        // made ready in this event, in order
+  std::vector<std::pair<uint32_t, uint32_t>> marks_;  // (host, index into ready_) of this event
+  std::vector<ReadyOp> batch_;                        // one host's share of ready_
+  std::vector<uint32_t> hosts_touched_;
+};
+
+}  // namespace detail
+
+// Runs the schedule; throws StuckError when a receive or a message is left unmatched (LogGOPSim
+// then prints no times), names the first operation that never ran in Result::unfinished.
+template <class Source>
+Result simulate(Source& src, const Params& P) {
+  return detail::Engine<Source>(src, P).run();
 }
 
 }  // namespace ppsim::loggp

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "goal/huge_alloc.h"
+#include "goal/loggp_batch.h"
 #include "goal/loggp_rounds.h"
 #include "goal/loggp_run.h"
 
@@ -40,249 +41,13 @@ namespace ppsim {
 
 namespace {
 
+using lockstep::BatchTimer;
+using lockstep::Clocks;
+using lockstep::made_key;
+using lockstep::Msg;
+using lockstep::Op;
+using lockstep::Proc;
 using loggp::ReadyOp;
-
-// A message of a round, from `from`, started at `sent` (it arrives at sent + o + L); `link` is its
-// receiver until it is delivered, then the receiver's next message of the round (-1: none).
-struct Msg {
-  uint64_t size, sent;
-  uint64_t sent_made;  // when its send was made: its sender's batch's release (made_key)
-  uint32_t from;
-  int32_t link;
-};
-
-// When an event was made, as the engine orders events at one time: 0 for those made at the start
-// (LogGOPSim numbers them first, processor by processor), else 1 + the time.
-inline uint64_t made_key(uint64_t time, bool at_start) { return at_start ? 0 : time + 1; }
-
-// An operation of a batch, in the engine's order; `start`: a send's start when timed alone.
-struct Op {
-  uint64_t size, start;
-  uint32_t peer, tag;
-  uint8_t type;
-};
-
-struct Clocks {
-  uint64_t o = 0, gs = 0, gr = 0;
-};
-
-// A processor between two events of the timing: its current batch's release.
-struct Proc {
-  Clocks at_release;
-  uint64_t t_rel = 0;  // the time of the event that released the batch
-  // That event: when it was made (made_key) and where the event that made it ran, and when that
-  // event was made in turn (made_key).
-  uint64_t rel_made = 0, rel_made2 = 0;
-  uint32_t rel_host = 0;
-  int32_t first = 1;  // the batch's first round
-  bool root = true;   // the first batch: ready from the start, before any message
-};
-
-// Two events at one time were made by events e1 and e2 that ran at one time on two processors:
-// the engine takes them in the order of e1's and e2's own creation: when each was made (made2, a
-// made_key) and, for two made at the start, the processor each is on (host2). Returns -1 (first
-// before second), 1, or 0 where that order needs events further back.
-inline int order_further_back(uint64_t made2_a, uint32_t host2_a, uint64_t made2_b, uint32_t host2_b) {
-  if (made2_a != made2_b) return made2_a < made2_b ? -1 : 1;
-  if (made2_a == 0 && host2_a != host2_b) return host2_a < host2_b ? -1 : 1;  // both made at the start: by processor
-  return 0;
-}
-
-// A message for a batch must come after the event that released it: it arrives later, or at that
-// time but made after that event was (the engine's order at one time), or the batch is the first.
-inline bool after_release(const Msg& m, uint64_t arrival, const Proc& pr) {
-  if (pr.root || arrival > pr.t_rel) return true;
-  if (arrival < pr.t_rel) return false;
-  const uint64_t made = made_key(m.sent, false);
-  if (made != pr.rel_made) return made > pr.rel_made;
-  if (m.from == pr.rel_host) return false;  // (made at one time on one processor: not for here)
-  return order_further_back(pr.rel_made2, pr.rel_host, m.sent_made, m.from) < 0;
-}
-
-// One processor's batch under the engine's rules for one host (loggp.h): its operations (the
-// order the engine gives them) and the messages that arrive for them.
-class BatchTimer {
- public:
-  explicit BatchTimer(const loggp::Params& P) : P_(P) {}
-
-  uint64_t events = 0, messages = 0;  // of the last run
-  uint64_t release_time = 0;          // when the last receive completed;
-  uint64_t release_made = 0, release_made2 = 0;  // the completing event, as Proc::rel_made ...
-  uint32_t release_host = 0;
-
-  // Returns false where the lockstep conditions fail. Without messages, records the sends' starts;
-  // with them, checks the sends against those and requires every receive to complete.
-  // The messages are of round `round` (they match receives of that tag).
-  bool run(Clocks& c, uint32_t h, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round = 0) {
-    const bool alone = msgs.empty();
-    h_ = h;
-    own_made2_ = pr.rel_made;
-    msgs_ = &msgs;
-    if (nops <= 2 && msgs.size() <= 1)
-      if (std::optional<bool> done = plain(c, pr, ops, nops, msgs, round)) return *done;
-    ev_.clear();
-    rq_.clear();
-    uq_.clear();
-    ev_.reserve(nops + msgs.size());
-    events = messages = 0;
-    int outstanding = 0;
-    for (uint32_t i = 0; i < nops; ++i) {
-      const Op& op = ops[i];
-      if (op.type == loggp::kRecv) ++outstanding;
-      const uint64_t t = op.type == loggp::kSend ? std::max(c.o, c.gs) : c.o;
-      ev_.push_back(Ev{t, pr.t_rel, i, false});
-    }
-    for (uint32_t j = 0; j < msgs.size(); ++j) {
-      const uint64_t at = msgs[j]->sent + P_.o + P_.L;
-      if (!after_release(*msgs[j], at, pr)) return false;  // it may come among the previous batch's events
-      ev_.push_back(Ev{at, msgs[j]->sent, j, true});
-    }
-    bool released = false;
-    while (!ev_.empty()) {
-      if (released) return false;  // an event after the release: the next batch's would interleave
-      size_t best = 0;             // the next event: the earliest, ties by creation
-      for (size_t k = 1; k < ev_.size(); ++k) {
-        const Ev& a = ev_[k];
-        const Ev& b = ev_[best];
-        if (a.time > b.time) continue;
-        if (a.time < b.time || before_at_same_time(a, b, pr.root)) best = k;
-      }
-      if (fail_) return false;
-      Ev& e = ev_[best];
-      const uint64_t t = e.time;
-      uint64_t ready = 0;  // a later time the event must wait for
-      if (e.msg) {
-        const Msg& m = *msgs[e.idx];
-        ready = std::max(c.o, c.gr);
-        if (ready <= t) {
-          ready = 0;
-          ++events;
-          c.o = t + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
-          c.gr = t + P_.g + (m.size - 1) * P_.G;
-          if (take(rq_, [&](uint32_t i) { return ops[i].peer == m.from && ops[i].tag == round; })) released = --outstanding == 0;
-          else uq_.push_back(e.idx);
-        }
-      } else if (Op& op = ops[e.idx]; op.type == loggp::kSend) {
-        ready = std::max(c.o, c.gs);
-        if (ready <= t) {
-          ready = 0;
-          ++events;
-          ++messages;
-          c.o = t + P_.o + (op.size - 1) * P_.O;
-          c.gs = t + P_.g + (op.size - 1) * P_.G;
-          if (alone) op.start = t;
-          else if (op.start != t) return false;  // a message arrived in time to delay it
-        }
-      } else {
-        ++events;
-        if (take(uq_, [&](uint32_t j) { return msgs[j]->from == op.peer && round == op.tag; })) released = --outstanding == 0;
-        else rq_.push_back(e.idx);
-      }
-      if (ready > 0) {
-        e.time = ready;  // put back for when its clocks allow
-      } else {
-        if (released) {
-          release_time = t;
-          if (e.msg) {  // made by a send elsewhere
-            release_made = made_key(msgs[e.idx]->sent, false);
-            release_host = msgs[e.idx]->from;
-            release_made2 = msgs[e.idx]->sent_made;
-          } else {  // one of the batch's receives: made by the batch's release
-            release_made = made_key(pr.t_rel, pr.root);
-            release_host = h_;
-            release_made2 = pr.rel_made;
-          }
-        }
-        ev_[best] = ev_.back();
-        ev_.pop_back();
-      }
-    }
-    return alone || (released && uq_.empty());
-  }
-
- private:
-  // The common batches, where the engine's order is plain, in closed form: a send, a receive, or a
-  // send then a receive (an exchange), alone or with one message that arrives after they started.
-  // Nothing where the order needs the general loop.
-  std::optional<bool> plain(Clocks& c, const Proc& pr, Op* ops, uint32_t nops, const std::vector<const Msg*>& msgs, uint32_t round) {
-    if (nops == 0) return std::nullopt;
-    const bool has_send = ops[0].type == loggp::kSend;
-    const bool has_recv = ops[nops - 1].type == loggp::kRecv;
-    if ((nops == 2 && !(has_send && has_recv)) || (!msgs.empty() && !has_recv)) return std::nullopt;
-    // The send starts as its clocks allow; a receive posted at c.o <= that time runs before it or,
-    // at the same time, after it: either way it only waits in the posted queue.
-    const uint64_t start = std::max(c.o, c.gs);
-    uint64_t arrival = 0;
-    if (!msgs.empty()) {
-      arrival = msgs[0]->sent + P_.o + P_.L;
-      if (!after_release(*msgs[0], arrival, pr)) return false;  // it may come among the previous batch's events
-      if (arrival <= (has_send ? start : c.o)) return std::nullopt;
-      if (msgs[0]->from != ops[nops - 1].peer || round != ops[nops - 1].tag) return std::nullopt;
-    }
-    events = messages = 0;
-    if (has_send) {
-      Op& op = ops[0];
-      ++events;
-      ++messages;
-      c.o = start + P_.o + (op.size - 1) * P_.O;
-      c.gs = start + P_.g + (op.size - 1) * P_.G;
-      if (msgs.empty()) op.start = start;
-      else if (op.start != start) return false;
-    }
-    if (has_recv) ++events;
-    if (!msgs.empty()) {  // the message, when it has arrived and the clocks allow; it completes the receive
-      const Msg& m = *msgs[0];
-      const uint64_t t = std::max(arrival, std::max(c.o, c.gr));
-      ++events;
-      c.o = t + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
-      c.gr = t + P_.g + (m.size - 1) * P_.G;
-      release_time = t;
-      release_made = made_key(m.sent, false);
-      release_host = m.from;
-      release_made2 = m.sent_made;
-    }
-    return true;
-  }
-
-  struct Ev {
-    uint64_t time, made;  // made: when the event that made it ran
-    uint32_t idx;         // into the operations or the messages
-    bool msg;
-  };
-  // The engine's order at one time: by creation. The batch's own operations were made together (in
-  // their order), a message when its send started; the root batch's come before any message.
-  bool before_at_same_time(const Ev& a, const Ev& b, bool root) {
-    if (!a.msg && !b.msg) return a.idx < b.idx;
-    if (root && a.msg != b.msg) return !a.msg;
-    if (a.made != b.made) return a.made < b.made;
-    // Made at one time by events on two processors (on one, it is left to the engine): in the order
-    // those events were made. A message's was its send, made by its sender's batch's release; the
-    // batch's own operations', the release here, made when rel_made says.
-    const uint32_t host_a = a.msg ? msg(a).from : h_, host_b = b.msg ? msg(b).from : h_;
-    const int order = host_a == host_b ? 0
-                                       : order_further_back(a.msg ? msg(a).sent_made : own_made2_, host_a,
-                                                            b.msg ? msg(b).sent_made : own_made2_, host_b);
-    if (order == 0) fail_ = true;
-    return order < 0;
-  }
-  // Removes the first entry that matches (the engine's queues are scanned front to back).
-  template <class Match>
-  static bool take(std::vector<uint32_t>& q, Match match) {
-    auto it = std::find_if(q.begin(), q.end(), match);
-    if (it == q.end()) return false;
-    q.erase(it);
-    return true;
-  }
-
-  const loggp::Params& P_;
-  const Msg& msg(const Ev& e) const { return *(*msgs_)[e.idx]; }
-  uint32_t h_ = 0;                                 // the processor
-  uint64_t own_made2_ = 0;                         // when its batch's release was made (made_key)
-  const std::vector<const Msg*>* msgs_ = nullptr;  // the run's messages
-  std::vector<Ev> ev_;
-  std::vector<uint32_t> rq_, uq_;  // posted receives (operation indices), unexpected messages
-  bool fail_ = false;
-};
 
 // The processors whose batch receives in a round, and the messages of a round, kept by round;
 // emptied vectors are kept for the next rounds (growing fresh ones each round costs page faults).
@@ -354,75 +119,88 @@ void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*b
   }
 }
 
-}  // namespace
+// The lockstep timing of one run: every processor between two of its batches, the messages of the
+// round being timed, and a worker per thread that times batches.
+class LockstepTiming {
+ public:
+  LockstepTiming(const RunConfig& c, int threads)
+      : P_(c.cost.loggp), p_(uint32_t(c.params.p)), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
+        workers_(make_workers(c, R_, threads_, p_)), procs_(p_), finish_(p_, 0), inbox_(p_, -1) {}
 
-std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
-  const loggp::Params& P = c.cost.loggp;
-  const uint32_t p = uint32_t(c.params.p);
-  const int R = c.algorithm->rounds(c.params);
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-  threads = int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
+  // Every processor's first batch at its release, then round by round the batches that receive in
+  // it; nothing where a lockstep condition fails.
+  std::optional<loggp::Result> run() {
+    in_parallel(p_, [&](Worker& w, size_t h) { return release(w, uint32_t(h)); });
+    if (any_failed()) return std::nullopt;
+    for (int r = 1; r <= R_; ++r)
+      if (!time_round(r)) return std::nullopt;
+    return result();
+  }
 
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, R, t == 0 ? size_t(p) : 0));
-  HugeVector<Proc> procs(p);
-  std::vector<uint64_t> finish(p, 0);
-  HugeVector<int32_t> inbox(p, -1);
-  HugeVector<Msg> round_msgs;
-  HugeVector<uint32_t> waiting;
-  const std::vector<const Msg*> none;
+ private:
+  static int thread_count(int threads, uint32_t p) {
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
+  }
+  static std::vector<std::unique_ptr<Worker>> make_workers(const RunConfig& c, int rounds, int threads, uint32_t p) {
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, rounds, t == 0 ? size_t(p) : 0));
+    return workers;
+  }
 
   // h's batch from round `first`, in the engine's order: each round's sends, then its receives, and
   // only the last round receives, so they are sorted by type already; the engine's std::sort keeps
   // them so up to 16 (insertion sort), beyond that it is called as the engine calls it (on the same
   // sequence of types: the same order). `next`: the round after it; false: not all eager.
-  auto read = [&](Worker& w, uint32_t h, int first, int& next) {
+  bool read(Worker& w, uint32_t h, int first, int& next) {
     w.ops.clear();
     w.nrecv = 0;
     next = first;
-    if (first <= R) {
+    if (first <= R_) {
+      auto add = [&](const ReadyOp& o) { w.ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type}); };
       try {
-        next = loggp_rounds::read_batch(w.reader, h, first, [&](const ReadyOp& o) { w.ops.push_back(Op{o.size, 0, o.peer, o.tag, o.type}); },
-                                        w.nrecv);
+        next = loggp_rounds::read_batch(w.reader, h, first, add, w.nrecv);
       } catch (const loggp::StuckError&) {
         return false;  // more operations in a round than a step holds: the event engine reports it
       }
     }
     if (w.ops.size() > 16) std::sort(w.ops.begin(), w.ops.end(), [](const Op& a, const Op& b) { return a.type < b.type; });
     for (const Op& o : w.ops)
-      if (o.size == 0 || o.size > P.S || o.peer >= p) return false;  // rendezvous, or a 0-byte clock wrap
+      if (o.size == 0 || o.size > P_.S || o.peer >= p_) return false;  // rendezvous, or a 0-byte clock wrap
     return true;
-  };
+  }
+
   // Times h's batch from its release alone: its messages go out, and it waits for the round it
   // receives in (where it is read again).
-  auto release = [&](Worker& w, uint32_t h) {
-    Proc& pr = procs[h];
+  bool release(Worker& w, uint32_t h) {
+    Proc& pr = procs_[h];
     int next = 0;
     Clocks clk = pr.at_release;
-    if (!read(w, h, pr.first, next) || !w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none)) return false;
+    if (!read(w, h, pr.first, next) || !w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none_)) return false;
     for (const Op& o : w.ops)
       if (o.type == loggp::kSend) w.sent[int(o.tag)].push_back(Msg{o.size, o.start, made_key(pr.t_rel, pr.root), h, int32_t(o.peer)});
     if (w.nrecv > 0) {
       w.waiting[next - 1].push_back(h);
     } else {  // nothing to wait for: its last batch
-      finish[h] = clk.o;
+      finish_[h] = clk.o;
       w.events += w.timer.events;
       w.messages += w.timer.messages;
     }
     return true;
-  };
+  }
+
   // Times h's batch with the messages of round r, then releases its next.
-  auto receive = [&](Worker& w, uint32_t h, int r) {
-    Proc& pr = procs[h];
+  bool receive(Worker& w, uint32_t h, int r) {
+    Proc& pr = procs_[h];
     w.msgs.clear();
-    for (int32_t k = inbox[h]; k >= 0; k = round_msgs[size_t(k)].link) w.msgs.push_back(&round_msgs[size_t(k)]);
-    inbox[h] = -1;
+    for (int32_t k = inbox_[h]; k >= 0; k = round_msgs_[size_t(k)].link) w.msgs.push_back(&round_msgs_[size_t(k)]);
+    inbox_[h] = -1;
     w.taken += w.msgs.size();
     if (w.msgs.empty()) return false;  // a receive no message matches: the engine reports it
     int next = 0;
     Clocks clk = pr.at_release;
     read(w, h, pr.first, next);
-    if (!w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none) ||
+    if (!w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none_) ||
         !w.timer.run(clk = pr.at_release, h, pr, w.ops.data(), uint32_t(w.ops.size()), w.msgs, uint32_t(r)))
       return false;
     w.events += w.timer.events;
@@ -435,13 +213,34 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
     pr.first = r + 1;
     pr.root = false;
     return release(w, h);
-  };
+  }
+
+  // Round r: its messages to their receivers, then the batches that receive in it. False where a
+  // check fails.
+  bool time_round(int r) {
+    gather(workers_, &Worker::sent, r, round_msgs_);
+    gather(workers_, &Worker::waiting, r, waiting_);
+    if (round_msgs_.size() > size_t(INT32_MAX)) return false;  // (the links are 32 bits)
+    for (size_t k = 0; k < round_msgs_.size(); ++k) {
+      Msg& m = round_msgs_[k];
+      const uint32_t to = uint32_t(m.link);
+      m.link = inbox_[to];
+      inbox_[to] = int32_t(k);
+    }
+    in_parallel(waiting_.size(), [&](Worker& w, size_t i) { return receive(w, waiting_[i], r); });
+    if (any_failed()) return false;
+    size_t taken = 0;
+    for (auto& w : workers_) taken += std::exchange(w->taken, 0);
+    return taken == round_msgs_.size();  // (else a message no receive of its round takes)
+  }
+
   // f(worker, i) for i in [0, n), the range split among the threads.
-  auto in_parallel = [&](size_t n, auto&& f) {
+  template <class F>
+  void in_parallel(size_t n, F&& f) {
     // (an exception on a thread, say memory running out, is thrown again on the caller's)
-    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads_));
     auto part = [&](int t, int parts) {
-      Worker& w = *workers[size_t(t)];
+      Worker& w = *workers_[size_t(t)];
       const size_t lo = n * size_t(t) / size_t(parts), hi = n * size_t(t + 1) / size_t(parts);
       try {
         for (size_t i = lo; i < hi && !w.failed; ++i) w.failed = !f(w, i);
@@ -449,54 +248,53 @@ std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
         errors[size_t(t)] = std::current_exception();
       }
     };
-    const int parts = n < 4096 ? 1 : threads;
+    const int parts = n < 4096 ? 1 : threads_;
     std::vector<std::thread> pool;
     for (int t = 1; t < parts; ++t) pool.emplace_back(part, t, parts);
     part(0, parts);
     for (auto& th : pool) th.join();
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
-  };
-  auto failed = [&] {
-    for (auto& w : workers)
+  }
+  bool any_failed() const {
+    for (auto& w : workers_)
       if (w->failed) return true;
     return false;
-  };
-
-  in_parallel(p, [&](Worker& w, size_t h) { return release(w, uint32_t(h)); });
-  if (failed()) return std::nullopt;
-  for (int r = 1; r <= R; ++r) {
-    // The messages of round r to their receivers, and the batches that receive in round r.
-    gather(workers, &Worker::sent, r, round_msgs);
-    gather(workers, &Worker::waiting, r, waiting);
-    if (round_msgs.size() > size_t(INT32_MAX)) return std::nullopt;  // (the links are 32 bits)
-    for (size_t k = 0; k < round_msgs.size(); ++k) {
-      Msg& m = round_msgs[k];
-      const uint32_t to = uint32_t(m.link);
-      m.link = inbox[to];
-      inbox[to] = int32_t(k);
-    }
-    in_parallel(waiting.size(), [&](Worker& w, size_t i) { return receive(w, waiting[i], r); });
-    if (failed()) return std::nullopt;
-    size_t taken = 0;
-    for (auto& w : workers) taken += std::exchange(w->taken, 0);
-    if (taken != round_msgs.size()) return std::nullopt;  // a message no receive of its round takes
   }
 
-  loggp::Result res;
-  for (auto& w : workers) {
-    res.events += w->events;
-    res.messages += w->messages;
-  }
-  for (uint32_t h = 0; h < p; ++h) {
-    if (finish[h] >= loggp::kTimeLimit) return std::nullopt;  // the event engine reports it
-    if (finish[h] > res.time) {
-      res.time = finish[h];
-      res.last_host = h;
+  // The times; nothing where a clock wrapped (the event engine reports it).
+  std::optional<loggp::Result> result() {
+    loggp::Result res;
+    for (auto& w : workers_) {
+      res.events += w->events;
+      res.messages += w->messages;
     }
+    for (uint32_t h = 0; h < p_; ++h) {
+      if (finish_[h] >= loggp::kTimeLimit) return std::nullopt;
+      if (finish_[h] > res.time) {
+        res.time = finish_[h];
+        res.last_host = h;
+      }
+    }
+    res.finish = std::move(finish_);
+    return res;
   }
-  res.finish = std::move(finish);
-  return res;
-}
+
+  const loggp::Params& P_;
+  const uint32_t p_;
+  const int R_;
+  const int threads_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  HugeVector<Proc> procs_;
+  std::vector<uint64_t> finish_;
+  HugeVector<int32_t> inbox_;     // per receiver: its first message of the round (-1: none)
+  HugeVector<Msg> round_msgs_;    // the messages of the round being timed
+  HugeVector<uint32_t> waiting_;  // the processors whose batch receives in it
+  const std::vector<const Msg*> none_;
+};
+
+}  // namespace
+
+std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) { return LockstepTiming(c, threads).run(); }
 
 }  // namespace ppsim

@@ -10,11 +10,11 @@
 //   pass 3  every message's congestion (busiest link on its route) gives its cost; receives that
 //           no send matched are reported.
 // At the end of step t, pass R applies the messages sent in step t - lambda + 1 (in receive order).
+// The words of every schedule error are schedule_errors.cpp's.
 // Storage is O(p + messages of lambda steps), never O(p * steps).
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +24,7 @@
 
 #include "algorithms/all.h"
 #include "cpu/apply_words.h"
+#include "cpu/schedule_errors.h"
 #include "ppsim/engine.h"
 #include "ppsim/postal.h"
 #include "rules/run_rules.h"
@@ -77,8 +78,6 @@ struct StepStore {
   std::vector<int32_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
   std::vector<int32_t> send_count, recv_count;
 };
-
-std::string at(int64_t step, int64_t proc) { return "step " + std::to_string(step) + ": processor " + std::to_string(proc); }
 
 class CpuRun {
  public:
@@ -228,7 +227,7 @@ class CpuRun {
       if (c_.test_ops_override) c_.test_ops_override(a_, i, round, ops);
       else algorithm_ops(c_.algorithm->id, a_, i, round, ops);
       if (const rules::Verdict v = rules::check_ops(ports_, machine_, ops, i); v.what != rules::Broken::none) {
-        ch.fail(i, broken_rule(v, ops, i, t));
+        ch.fail(i, cpu::broken_rule_text(v, ops, i, t, clock_.arrives(t), c_.ports.model, ports_.limit));
         return;
       }
       s.send_begin[size_t(i)] = int32_t(ch.sends.size());
@@ -262,34 +261,6 @@ class CpuRun {
                                   rules::charged_combined_words(tokens_, x.act, x.nact, x.len), x.act[0].buf, x.act[0].mode});
   }
 
-  // The report of the first rule processor i's ops break in step t (docs/DESIGN.md §2, port
-  // models); receives are named at the step their messages arrive in.
-  std::string broken_rule(const rules::Verdict& v, const StepOps& ops, int64_t i, int64_t t) const {
-    const int64_t arrive = clock_.arrives(t);
-    const std::string model = port_model_name(c_.ports.model), limit = std::to_string(ports_.limit);
-    auto num = [](int64_t x) { return std::to_string(x); };
-    switch (v.what) {
-      case rules::Broken::none: break;
-      case rules::Broken::overflow: return at(t, i) + " posts more than " + num(kMaxOps) + " sends or receives";
-      case rules::Broken::sends:
-        return at(t, i) + " sends " + num(ops.nsend) + " messages (to " + num(ops.send[0].to) + " and " + num(ops.send[1].to) +
-               ") but the " + model + " model allows " + limit;
-      case rules::Broken::recvs:
-        return at(arrive, i) + " receives " + num(ops.nrecv) + " messages (from " + num(ops.recv[0].from) + " and " +
-               num(ops.recv[1].from) + ") but the " + model + " model allows " + limit;
-      case rules::Broken::out_link:
-        return at(t, i) + " sends to " + num(ops.send[v.a].to) + " and " + num(ops.send[v.b].to) +
-               " over the same outgoing link, which the all-port model forbids";
-      case rules::Broken::in_link:
-        return at(arrive, i) + " receives from " + num(ops.recv[v.a].from) + " and " + num(ops.recv[v.b].from) +
-               " over the same incoming link, which the all-port model forbids";
-      case rules::Broken::send:
-        return at(t, i) + " posts an invalid send (to " + num(ops.send[v.a].to) + ", " + words_text(ops.send[v.a].len) + ")";
-      case rules::Broken::recv: return at(t, i) + " posts an invalid receive (from " + num(ops.recv[v.a].from) + ")";
-    }
-    return at(t, i) + " breaks the schedule";
-  }
-
   StoredRecv* recvs_of(StepStore& s, int64_t d, int32_t& count) {
     Chunk& dc = s.chunks[size_t(d / chunk_len_)];
     count = s.recv_count[size_t(d)];
@@ -308,13 +279,11 @@ class CpuRun {
       StoredRecv* rv = recvs_of(s, x.to, nr);
       StoredRecv* match = rules::matching_receive(rv, nr, i, rules::occurrence(ch.sends.data(), first, int64_t(n)));
       if (!match) {
-        ch.fail(i, at(t, i) + " sends " + words_text(x.len) + " to " + std::to_string(x.to) +
-                       ", which posts no matching receive from " + std::to_string(i));
+        ch.fail(i, cpu::unmatched_send_text(t, i, x.to, x.len));
         continue;
       }
       if (match->len != x.len) {
-        ch.fail(i, at(t, i) + " sends " + words_text(x.len) + " to " + std::to_string(x.to) + ", which expects " + words_text(match->len) +
-                       " from " + std::to_string(i));
+        ch.fail(i, cpu::length_mismatch_text(t, i, x.to, x.len, match->len));
         continue;
       }
       match->pool_chunk = k;
@@ -349,8 +318,7 @@ class CpuRun {
   void unmatched_receives(Chunk& ch, int64_t t) {
     for (const StoredRecv& rv : ch.recvs)
       if (rv.pool_off < 0)
-        ch.fail(rv.proc, at(t, rv.proc) + " expects " + words_text(rv.len) + " from " + std::to_string(rv.from) +
-                             ", which sends it nothing in that step");
+        ch.fail(rv.proc, cpu::unmatched_receive_text(t, rv.proc, rv.from, rv.len));
   }
 
   // Pass R: apply the messages that arrive at the end of step t; check the port rules that
@@ -365,14 +333,8 @@ class CpuRun {
         last_checked = i;
         const StoredSend& out = out_chunk.sends[size_t(sending.send_begin[size_t(i)])];
         const rules::Exchange e = rules::exchange_rule(c_.ports.model, out.to, rv.from);
-        if (e == rules::Exchange::half_duplex) {
-          ch.fail(i, at(t, i) + " both sends (to " + std::to_string(out.to) + ") and receives (from " + std::to_string(rv.from) +
-                         "), which the half-duplex model forbids");
-          return;
-        }
-        if (e == rules::Exchange::telephone) {
-          ch.fail(i, at(t, i) + " sends to " + std::to_string(out.to) + " but receives from " + std::to_string(rv.from) +
-                         "; the telephone model allows one exchange with one partner");
+        if (e != rules::Exchange::ok) {
+          ch.fail(i, cpu::exchange_text(e, t, i, out.to, rv.from));
           return;
         }
       }

@@ -50,15 +50,18 @@ void clear_chunk(Chunk& ch) {
 
 void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& s, Chunk& ch, int round, int64_t t) {
   clear_chunk(ch);
-  const RunConfig& c = rules.c;
+  // Read once, not after every call of the algorithm (which, for all the compiler knows, could
+  // change them).
+  const AlgorithmId algorithm = rules.c.algorithm->id;
+  const auto ops_override = rules.c.test_ops_override;
   StepOps ops;
   for (int64_t i = ch.first; i < ch.last; ++i) {
     ops.nsend = ops.nrecv = 0;
     ops.overflow = false;
-    if (c.test_ops_override) c.test_ops_override(rules.a, i, round, ops);
-    else algorithm_ops(c.algorithm->id, rules.a, i, round, ops);
+    if (ops_override) ops_override(rules.a, i, round, ops);
+    else algorithm_ops(algorithm, rules.a, i, round, ops);
     if (const rules::Verdict v = rules::check_ops(rules.ports, rules.machine, ops, i); v.what != rules::Broken::none) {
-      ch.fail(i, broken_rule_text(v, ops, i, t, rules.clock.arrives(t), c.ports.model, rules.ports.limit));
+      ch.fail(i, broken_rule_text(v, ops, i, t, rules.clock.arrives(t), rules.c.ports.model, rules.ports.limit));
       return;
     }
     s.send_begin[size_t(i)] = int32_t(ch.sends.size());

@@ -1,4 +1,4 @@
-// The rules of a step (docs/DESIGN.md §2-§3), written once: the CPU backend (engine_cpu.cpp) and
+// The rules of a step (docs/DESIGN.md §2-§3), written once: the CPU backend (host/cpu/) and
 // the device rounds (cuda/round_bodies.h, run by CUDA kernels or by the host executor) call these
 // and nothing else decides what a step may do. Plain PPSIM_HD code: no containers, no exceptions;
 // a broken rule is a value (Verdict), and each backend turns it into its report.

@@ -1,4 +1,6 @@
-// Builds the JSON reports of runs: a network's and a PRAM's (the bounds they print: bounds.cpp).
+// Builds the JSON reports of runs: a network's (run_json, one part after another: the configuration,
+// the mapping and the machine, the cost, the steps, the verification, the final buffers, the trace)
+// and a PRAM's (the bounds they print: bounds.cpp).
 #include "ppsim/report.h"
 
 #include <charconv>
@@ -157,26 +159,31 @@ json config_json(const RunConfig& c, Backend requested) {
   return doc;
 }
 
-json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
-  const Topology& machine = physical_topology(c);
+namespace {
+// Where the logical topology runs on the machine (textbook §2.7), and how well it fits.
+json mapping_json(const RunConfig& c, const Topology& machine) {
+  MappingMetrics mm = mapping_metrics(c.mapping);
+  return {{"logical", topology_shape(c.topology)},
+          {"physical", topology_shape(machine)},
+          {"map", map_kind_name(c.mapping.kind)},
+          {"dilation", mm.computed ? json(mm.dilation) : json(nullptr)},
+          {"congestion", mm.computed ? json(mm.congestion) : json(nullptr)},
+          {"expansion", mm.expansion}};
+}
+
+// The machine's Table 2-1 metrics.
+json topology_json(const Topology& machine) {
   TopologyMetrics tm = topology_metrics(machine);
-  json doc;
-  doc["config"] = config_json(c, requested);
-  doc["backend_used"] = r.backend;
-  if (c.mapped) {
-    MappingMetrics mm = mapping_metrics(c.mapping);
-    doc["mapping"] = {{"logical", topology_shape(c.topology)},
-                      {"physical", topology_shape(machine)},
-                      {"map", map_kind_name(c.mapping.kind)},
-                      {"dilation", mm.computed ? json(mm.dilation) : json(nullptr)},
-                      {"congestion", mm.computed ? json(mm.congestion) : json(nullptr)},
-                      {"expansion", mm.expansion}};
-  }
-  doc["topology"] = {{"shape", topology_shape(machine)},
-                     {"diameter", tm.diameter},
-                     {"bisection_width", tm.bisection_width},
-                     {"arc_connectivity", tm.arc_connectivity},
-                     {"links", tm.links}};
+  return {{"shape", topology_shape(machine)},
+          {"diameter", tm.diameter},
+          {"bisection_width", tm.bisection_width},
+          {"arc_connectivity", tm.arc_connectivity},
+          {"links", tm.links}};
+}
+
+// The run's steps and time beside its closed form, its lower bounds and its bandwidths, and its
+// traffic summed over the steps (docs/DESIGN.md §3).
+void add_cost(json& doc, const RunConfig& c, const RunResult& r) {
   doc["steps"] = r.steps;
   doc["time"] = r.time;
   doc["formula_time"] = number_or_null(formula_time(c));
@@ -190,6 +197,10 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["words"] = r.words;
   doc["link_hops"] = r.link_hops;
   doc["max_link_load"] = r.max_link_load;
+}
+
+// Every step's figures (no per-step time under LogGP: its clocks are per processor).
+json per_step_json(const RunConfig& c, const RunResult& r) {
   json steps = json::array();
   for (const auto& s : r.per_step)
     steps.push_back({{"step", s.step},
@@ -198,7 +209,11 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                      {"link_hops", s.link_hops},
                      {"max_link_load", s.max_link_load},
                      {"time", c.cost.model == CostModel::loggp ? json(nullptr) : json(s.time)}});
-  doc["per_step"] = std::move(steps);
+  return steps;
+}
+
+// The verdict of verification (docs/DESIGN.md §6), with its first mismatches.
+void add_verification(json& doc, const RunConfig& c, const RunResult& r) {
   doc["verified"] = r.verified;
   doc["mismatches"] = r.mismatches;
   doc.update(rounding_json(r));
@@ -210,34 +225,58 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                         {"expected", run_word_json(c, m.expected)},
                         {"got", run_word_json(c, m.got)}});
   doc["mismatch_examples"] = std::move(examples);
-  doc["wall_seconds"] = r.wall_seconds;
-  if (c.cost.model == CostModel::loggp) {
-    json finish = nullptr;  // per processor, for small p
-    if (r.finish.size() <= kReportFinishTimes) finish = r.finish;
-    doc["loggp"] = {
-        {"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds},
-        {"timing", r.loggp_timing}};
-  }
+}
+
+// The LogGP clocks' verdict: when each processor finished (small p only), the last, and the work.
+json loggp_json(const RunResult& r) {
+  json finish = nullptr;  // per processor, for small p
+  if (r.finish.size() <= kReportFinishTimes) finish = r.finish;
+  return {{"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds},
+          {"timing", r.loggp_timing}};
+}
+
+// The final buffers, where they are small enough to print.
+json final_json(const RunConfig& c, const RunResult& r) {
   uint64_t words = 0;
   for (const auto& b : r.buffers) words += b.size();
-  doc["final"] = json::object();
-  if (words <= kReportFinalWords) doc["final"]["buffers"] = buffers_json(c, r.buffers);
-  if (c.trace) {
-    json trace = json::array();
-    for (const auto& ts : r.trace) {
-      json msgs = json::array();
-      for (const auto& m : ts.messages)
-        msgs.push_back({{"from", m.from},
-                        {"to", m.to},
-                        {"words", m.words},
-                        {"buffer", buffer_name(c.algorithm->op, m.buf)},
-                        {"offset", m.src_off},
-                        {"sent", m.sent},
-                        {"arrives", m.arrives}});
-      trace.push_back({{"step", ts.step}, {"buffers", buffers_json(c, ts.buffers)}, {"messages", std::move(msgs)}});
-    }
-    doc["trace"] = std::move(trace);
+  json out = json::object();
+  if (words <= kReportFinalWords) out["buffers"] = buffers_json(c, r.buffers);
+  return out;
+}
+
+// The buffers after every step, and the messages each step sent.
+json trace_json(const RunConfig& c, const RunResult& r) {
+  json trace = json::array();
+  for (const auto& ts : r.trace) {
+    json msgs = json::array();
+    for (const auto& m : ts.messages)
+      msgs.push_back({{"from", m.from},
+                      {"to", m.to},
+                      {"words", m.words},
+                      {"buffer", buffer_name(c.algorithm->op, m.buf)},
+                      {"offset", m.src_off},
+                      {"sent", m.sent},
+                      {"arrives", m.arrives}});
+    trace.push_back({{"step", ts.step}, {"buffers", buffers_json(c, ts.buffers)}, {"messages", std::move(msgs)}});
   }
+  return trace;
+}
+}  // namespace
+
+json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
+  const Topology& machine = physical_topology(c);
+  json doc;
+  doc["config"] = config_json(c, requested);
+  doc["backend_used"] = r.backend;
+  if (c.mapped) doc["mapping"] = mapping_json(c, machine);
+  doc["topology"] = topology_json(machine);
+  add_cost(doc, c, r);
+  doc["per_step"] = per_step_json(c, r);
+  add_verification(doc, c, r);
+  doc["wall_seconds"] = r.wall_seconds;
+  if (c.cost.model == CostModel::loggp) doc["loggp"] = loggp_json(r);
+  doc["final"] = final_json(c, r);
+  if (c.trace) doc["trace"] = trace_json(c, r);
   return doc;
 }
 

@@ -1,0 +1,66 @@
+// Pass R: the messages that arrive at the end of a step, applied in receive order; the exchange
+// rules checked against the step's sends.
+#include "cpu/deliver_step.h"
+
+#include <algorithm>
+
+#include "cpu/schedule_errors.h"
+
+namespace ppsim::cpu {
+
+// The words of one receive action applied to processor proc's slots: a barrier's tokens, a single
+// copied word, one contiguous run, or runs every span.stride words (the last may be short).
+// Inline: it is the pass's innermost call, made once per action.
+inline void Delivery::apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) const {
+  uint64_t* dst = bufs_.slot(act.buf, proc) + act.dst_off;
+  const rules::ActionSpan span = rules::action_span(act, len);
+  src += act.msg_off;
+  if (rules_.tokens) {  // a barrier's knowledge tokens, whatever the run's operator
+    for (int64_t w = 0; w < span.len; ++w) {
+      uint64_t& slot = dst[span.slot_index(w)];
+      slot = rules::received_token(act.mode, src[w], slot, rules_.p);
+    }
+    return;
+  }
+  if (span.len == 1 && act.mode == RecvMode::copy) {
+    *dst = *src;
+    return;
+  }
+  if (span.run == span.len) {
+    apply_(dst, src, span.len, act.mode);
+    return;
+  }
+  for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
+    apply_(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
+}
+
+void Delivery::deliver_chunk(const StepStore& arrived, const StepStore& sending, Chunk& ch, int k, int64_t t) const {
+  const bool exchanges = sending.sent_in(t) && rules::checks_exchange(rules_.c.ports.model);
+  const Chunk& out_chunk = sending.chunks[size_t(k)];
+  int64_t last_checked = -1;
+  for (const StoredRecv& rv : ch.recvs) {
+    const int64_t i = rv.proc;
+    if (exchanges && i != last_checked && sending.send_count[size_t(i)] > 0) {  // once per processor: its first send
+      last_checked = i;
+      if (!exchange_allowed(out_chunk.sends[size_t(sending.send_begin[size_t(i)])], rv, ch, t)) return;
+    }
+    const uint64_t* src = arrived.chunks[size_t(rv.pool_chunk)].pool.data() + rv.pool_off;
+    if (rv.more < 0) {
+      apply_action(RecvAction{rv.dst_off, 0, 0, rv.buf, rv.mode, 0, 0}, i, src, rv.len);
+    } else {
+      const RecvAction* run = ch.more_actions.data() + rv.more;
+      for (int64_t x = 1; x <= run[0].dst_off; ++x) apply_action(run[x], i, src, rv.len);
+    }
+  }
+}
+
+// Whether the receiver of rv may send `out` in the step rv arrives (step_rules.h, exchange_rule);
+// if not, the report goes to ch.
+bool Delivery::exchange_allowed(const StoredSend& out, const StoredRecv& rv, Chunk& ch, int64_t t) const {
+  const rules::Exchange e = rules::exchange_rule(rules_.c.ports.model, out.to, rv.from);
+  if (e == rules::Exchange::ok) return true;
+  ch.fail(rv.proc, exchange_text(e, t, rv.proc, out.to, rv.from));
+  return false;
+}
+
+}  // namespace ppsim::cpu

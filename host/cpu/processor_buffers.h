@@ -1,0 +1,38 @@
+// The processors' buffers on the CPU backend: one array per buffer, processor i's words of buffer
+// b at i * words(b); their initial words, and the algorithm's local (non-communicating) work on
+// them. The passes of a step read and write the words through slot().
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "cpu/cpu_rules.h"
+#include "cpu/step_store.h"
+
+namespace ppsim::cpu {
+
+class ProcessorBuffers {
+ public:
+  // Every processor's buffers, holding the operation's initial words (unset where it has none).
+  ProcessorBuffers(const CpuRules& rules, const ChunkPlan& plan);
+  ProcessorBuffers(const ProcessorBuffers&) = delete;  // base_ points into bufs_
+  ProcessorBuffers& operator=(const ProcessorBuffers&) = delete;
+
+  int64_t words(int32_t b) const { return shape_.words[b]; }
+  uint64_t* slot(int32_t b, int64_t proc) { return base_[b] + proc * words(b); }
+  const uint64_t* slot(int32_t b, int64_t proc) const { return base_[b] + proc * words(b); }
+
+  // Every processor's local work of `phase`, e.g. seed 000's Algorithm B folding its own elements
+  // before step 1 and expanding its prefixes after the last.
+  void local_phase(const CpuRules& rules, const ChunkPlan& plan, LocalPhase phase);
+
+  const std::vector<std::vector<uint64_t>>& all() const { return bufs_; }
+  std::vector<std::vector<uint64_t>> release() { return std::move(bufs_); }
+
+ private:
+  rules::Shape shape_;
+  std::vector<std::vector<uint64_t>> bufs_;
+  uint64_t* base_[kMaxBuffers] = {};  // bufs_[b].data(): one load fewer per slot on the passes' hot paths
+};
+
+}  // namespace ppsim::cpu

@@ -1,0 +1,27 @@
+// The cost bookkeeping of a send step: pass 3 on routed topologies, and the step's figures.
+#include "cpu/step_cost.h"
+
+namespace ppsim::cpu {
+
+// Flattened, as match_chunk: route_cost's walk over the links is inlined into the loop over the
+// sends rather than called once per message.
+[[gnu::flatten]] void routed_cost_chunk(const CpuRules& rules, const LinkLoads& loads, Chunk& ch, int64_t t) {
+  for (const StoredSend& x : ch.sends)
+    add_message_cost(ch, rules::route_cost(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len), x.hops,
+                                           x.combined, loads.counts.data(), uint32_t(t)));
+}
+
+StepStats step_totals(const StepStore& s, int64_t t) {
+  StepStats st;
+  st.step = t;
+  for (const Chunk& ch : s.chunks) {
+    st.messages += ch.stats.messages;
+    st.words += ch.stats.words;
+    st.link_hops += ch.stats.link_hops;
+    st.max_link_load = std::max(st.max_link_load, ch.stats.max_link_load);
+    st.time = std::max(st.time, ch.stats.time);
+  }
+  return st;
+}
+
+}  // namespace ppsim::cpu

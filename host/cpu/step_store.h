@@ -1,0 +1,132 @@
+// Where the CPU backend keeps what one step sent until its messages arrive (docs/DESIGN.md §2), and
+// how the passes over it are shared among threads: the processors are split into contiguous
+// chunks, one per thread, and each chunk holds the records of its own processors' messages.
+// Storage is O(p + messages of lambda steps), never O(p * steps).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(PPSIM_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+#include "ppsim/errors.h"
+#include "ppsim/result.h"
+#include "ppsim/schedule.h"
+
+namespace ppsim::cpu {
+
+// Compact records (processor ids fit in 31 bits: make_topology caps p at 2^31): the passes stream
+// through these arrays, so their size is the engine's memory traffic.
+struct StoredSend {
+  int32_t from, to, buf, hops;
+  int64_t src_off, len, pool_off;
+  int64_t combined;  // words its receive combines (set when matched)
+};
+
+struct StoredRecv {
+  int32_t proc, from, pool_chunk, more;  // more >= 0: all actions are in Chunk::more_actions from there
+  int64_t len, pool_off;                 // pool_off < 0: not matched yet
+  int64_t dst_off;                       // the common case: one contiguous action
+  int64_t combined;                      // words its actions combine (rules::combined_words)
+  int32_t buf;
+  RecvMode mode;
+};
+
+struct Chunk {
+  int64_t first = 0, last = 0;    // processors [first, last)
+  std::vector<StoredSend> sends;  // in processor order
+  std::vector<StoredRecv> recvs;  // in processor order
+  std::vector<uint64_t> pool;     // the payloads, as the senders' buffers held them when the step began
+  std::vector<RecvAction> more_actions;  // second (and later) actions, as {count, actions...} runs
+  StepStats stats;
+  int64_t matched = 0;  // receives of this chunk's messages that found their send
+  int64_t error_proc = -1;
+  std::string error;
+
+  // Keeps the error of the lowest processor, so the report does not depend on the thread count.
+  void fail(int64_t proc, std::string message) {
+    if (error_proc < 0 || proc < error_proc) {
+      error_proc = proc;
+      error = std::move(message);
+    }
+  }
+};
+
+// Everything sent in one step, kept until its messages arrive.
+struct StepStore {
+  bool active = false;
+  int64_t send_step = 0;
+  std::vector<Chunk> chunks;
+  std::vector<int32_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
+  std::vector<int32_t> send_count, recv_count;
+
+  // Whether this store holds the messages sent in step t.
+  bool sent_in(int64_t t) const { return active && send_step == t; }
+};
+
+// The processors split into contiguous chunks, one per thread.
+struct ChunkPlan {
+  int count = 1;      // chunks (and threads)
+  int64_t len = 1;    // processors per chunk (the last may have fewer)
+  int64_t p = 1;
+
+  // `threads` as the configuration asks (0: all the machine has; 1 without OpenMP), never more
+  // chunks than processors, and no empty chunk.
+  static ChunkPlan for_run(int threads, int64_t p) {
+#if defined(PPSIM_HAVE_OPENMP)
+    if (threads <= 0) threads = omp_get_max_threads();
+#else
+    threads = 1;
+#endif
+    ChunkPlan plan;
+    plan.p = p;
+    plan.count = int(std::max<int64_t>(1, std::min<int64_t>(threads, p)));
+    plan.len = (p + plan.count - 1) / plan.count;
+    plan.count = int((p + plan.len - 1) / plan.len);
+    return plan;
+  }
+  int64_t chunk_of(int64_t proc) const { return proc / len; }
+
+  // An empty store: one chunk per thread over its processors, and the per-processor indexes.
+  void shape(StepStore& s) const {
+    s.chunks.resize(size_t(count));
+    for (int k = 0; k < count; ++k) {
+      s.chunks[size_t(k)].first = k * len;
+      s.chunks[size_t(k)].last = std::min(p, (k + 1) * len);
+    }
+    s.send_begin.assign(size_t(p), 0);
+    s.recv_begin.assign(size_t(p), 0);
+    s.send_count.assign(size_t(p), 0);
+    s.recv_count.assign(size_t(p), 0);
+  }
+};
+
+// Processor d's receives in store s, and their count.
+inline StoredRecv* recvs_of(StepStore& s, const ChunkPlan& plan, int64_t d, int32_t& count) {
+  Chunk& dc = s.chunks[size_t(plan.chunk_of(d))];
+  count = s.recv_count[size_t(d)];
+  return dc.recvs.data() + s.recv_begin[size_t(d)];
+}
+
+// Runs body(chunk, k) on every chunk of s, chunk k on thread k; then reports the error of the
+// lowest processor any chunk found as a ScheduleError.
+template <class Body>
+void for_each_chunk(const ChunkPlan& plan, StepStore& s, Body&& body) {
+  for (auto& ch : s.chunks) {
+    ch.error_proc = -1;
+    ch.error.clear();
+  }
+  const int nchunks = plan.count;
+#if defined(PPSIM_HAVE_OPENMP)
+#pragma omp parallel for schedule(static, 1) num_threads(nchunks) if (nchunks > 1)
+#endif
+  for (int k = 0; k < nchunks; ++k) body(s.chunks[size_t(k)], k);
+  for (auto& ch : s.chunks)  // chunks are in processor order: the first error is the lowest processor's
+    if (ch.error_proc >= 0) throw ScheduleError(ch.error);
+}
+
+}  // namespace ppsim::cpu

@@ -31,7 +31,7 @@ test: build
 # AddressSanitizer + UndefinedBehaviorSanitizer over the CPU backend and the host-executed device
 # rounds, then FUZZ_ARGS_RUNS random argument lists over every subcommand of the sanitized program
 # (tests/fuzz_args.py, seeded: no signal, uncaught exception, sanitizer report or hang on any of
-# them). No CUDA needed; about 10 minutes on 2 cores. Not part of `make test`.
+# them). No CUDA needed; about 8 minutes on 2 cores. Not part of `make test`.
 FUZZ_ARGS_RUNS ?= 3000
 FUZZ_ARGS_SEED ?= 1
 sanitize: setup

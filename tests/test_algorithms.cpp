@@ -50,8 +50,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string d = c.dims;
   for (auto& ch : d)
     if (ch == 'x') ch = '_';
-  return c.algo + "_" + topology_name(c.kind) + "_p" + std::to_string(c.p) + (d.empty() ? "" : "_d" + d) + "_" + operator_name(c.combine) +
-         "_root" + std::to_string(c.root) + (c.random_input ? "_rnd" : "");
+  std::string name = c.algo + "_" + topology_name(c.kind) + "_p" + std::to_string(c.p) + (d.empty() ? "" : "_d" + d) + "_" +
+                     operator_name(c.combine) + "_root" + std::to_string(c.root) + (c.random_input ? "_rnd" : "");
+  for (auto& ch : name)
+    if (ch == '-') ch = '_';  // cluster-fattree: a test name takes letters, digits and '_'
+  return name;
 }
 
 // Grid shapes for p processors: a near-square 2-D shape and, where p is a cube, a 3-D one.
@@ -66,8 +69,9 @@ std::vector<std::string> grid_shapes(int64_t p) {
   return out;
 }
 
-// The fat tree and the dragonfly take their shapes from --dims: the small ones run with every
-// operator and a random input, the larger ones with one operator, to keep the suite quick.
+// The fat tree, the dragonfly and the two-level clusters take their shapes from --dims: the small
+// ones run with every operator and a random input, the larger ones with one operator, to keep the
+// suite quick.
 struct ModernShape {
   std::string dims;
   int64_t p;
@@ -78,6 +82,10 @@ std::vector<ModernShape> modern_shapes(TopologyKind kind) {
     return {{"2x1", 2, false}, {"2x3", 8, true}, {"3x2", 9, true}, {"4x2", 16, false}, {"3x3", 27, false}};
   if (kind == TopologyKind::dragonfly)  // AxHxC: p = c a (a h + 1)
     return {{"1x1x1", 2, false}, {"1x2x1", 3, true}, {"2x1x1", 6, true}, {"2x2x1", 10, false}, {"4x2x2", 72, false}};
+  if (kind == TopologyKind::cluster)  // NxGxK: N nodes of G accelerators, K NICs each, on K rails
+    return {{"1x2", 2, false}, {"2x2x1", 4, true}, {"3x2x2", 6, true}, {"2x4x2", 8, false}, {"4x4x2", 16, false}, {"8x8x4", 64, false}};
+  if (kind == TopologyKind::cluster_fattree)  // NxGxKxA: the NICs at the leaves of an A-ary fat tree
+    return {{"2x1", 2, false}, {"2x2x1", 4, true}, {"3x2x1", 6, true}, {"2x4x2x2", 8, false}, {"4x4x2x2", 16, false}};
   return {};
 }
 

@@ -33,10 +33,12 @@ inline constexpr uint32_t kProcessorTrees =
     topo_bit(TopologyKind::star) | topo_bit(TopologyKind::bintree) | topo_bit(TopologyKind::binomial);
 
 // Networks where every processor reaches every other over a few switched links and no pattern fits
-// the wiring better than another: the fully connected machine, the fat tree and the dragonfly share
-// their defaults (binomial trees, rings, one-step shifts, pairwise exchange where p = 2^d).
-inline constexpr uint32_t kSwitchedNetworks =
-    topo_bit(TopologyKind::full) | topo_bit(TopologyKind::fattree) | topo_bit(TopologyKind::dragonfly);
+// the wiring better than another: the fully connected machine, the fat tree, the dragonfly and the
+// two-level clusters share their defaults (binomial trees, rings, one-step shifts, pairwise
+// exchange where p = 2^d).
+inline constexpr uint32_t kSwitchedNetworks = topo_bit(TopologyKind::full) | topo_bit(TopologyKind::fattree) |
+                                              topo_bit(TopologyKind::dragonfly) | topo_bit(TopologyKind::cluster) |
+                                              topo_bit(TopologyKind::cluster_fattree);
 
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {

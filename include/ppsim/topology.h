@@ -23,7 +23,9 @@ namespace ppsim {
   X(bintree, Bintree)       \
   X(binomial, Binomial)     \
   X(fattree, Fattree)       \
-  X(dragonfly, Dragonfly)
+  X(dragonfly, Dragonfly)   \
+  X(cluster, Cluster)       \
+  X(cluster_fattree, ClusterFattree)
 
 #define PPSIM_TOPOLOGY_ENUMERATOR(kind, unit) kind,
 enum class TopologyKind : int8_t { PPSIM_TOPOLOGIES(PPSIM_TOPOLOGY_ENUMERATOR) };

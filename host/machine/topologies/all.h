@@ -4,6 +4,7 @@
 #pragma once
 #include "machine/topologies/binomial.h"
 #include "machine/topologies/bintree.h"
+#include "machine/topologies/cluster.h"
 #include "machine/topologies/dragonfly.h"
 #include "machine/topologies/fattree.h"
 #include "machine/topologies/full.h"

@@ -333,3 +333,15 @@ TEST_F(BadInput, ParallelPointsFitTheirMemoryTogether) {
   // A point larger than the limit alone is refused (as a row; the sweep then has none that runs).
   expect_refused(ppsim(two, "", "PPSIM_MEMORY_BYTES=" + std::to_string(estimate / 2)), "no point fits");
 }
+
+// The AI-cluster options (issue 24): an unknown protocol, a protocol under LogGP, channels out of
+// range, and a node size that does not divide p each get one line and exit 2.
+TEST_F(BadInput, ClusterOptionsAreChecked) {
+  expect_refused(ppsim("run --topology cluster --p 16 --op allreduce --algo allreduce_nccl_ring --protocol ll256"), "unknown protocol");
+  expect_refused(ppsim("run --topology full --p 8 --protocol ll --model loggp"), "protocol under loggp");
+  expect_refused(ppsim("run --topology cluster --p 16 --op allreduce --algo allreduce_nccl_ring --channels 33 --ports 8"), "33 channels");
+  expect_refused(ppsim("run --topology cluster --p 12"), "G = 8 does not divide 12");
+  expect_refused(ppsim("run --topology cluster --dims 3x5x2"), "K = 2 does not divide G = 5");
+  expect_refused(ppsim("run --topology cluster --op allreduce --algo allreduce_nccl_tree --dims 2x4 --m 4 --segments 5 --ports 8"),
+                 "more segments than words");
+}

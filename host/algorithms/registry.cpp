@@ -102,6 +102,7 @@ AlgoParams params_for(const Topology& t, int64_t m, int64_t root) {
   a.root = root;
   a.ndims = t.ndims;
   for (int k = 0; k < 8; ++k) a.dims[k] = t.dims[k];
+  if (t.kind == TopologyKind::cluster || t.kind == TopologyKind::cluster_fattree) a.node_size = t.dims[1];
   return a;
 }
 

@@ -170,6 +170,8 @@ void add_best_options(Command& best, BestOptions& b) {
                    {"--gamma", "time per combined word"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
+                   {"--channels", "NCCL's rings: channels"},
+                   {"--protocol", "NCCL's protocol: simple | ll | ll128"},
                    {"--combine", "operator"}});
   add_loggp_options(best, o);
   best.flag("--json", b.json, "print JSON");

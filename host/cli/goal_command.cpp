@@ -198,6 +198,7 @@ void add_goal_options(Command& goal, RunOptions& o) {
                    {"--sources", "kbroadcast, kscatter: sources"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
+                   {"--channels", "NCCL's rings: channels"},
                    {"--ports", "port model (a round may post this many sends)"},
                    {"--combine", "operator (some algorithms depend on it)"}});
 }

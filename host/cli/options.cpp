@@ -13,6 +13,7 @@
 #include "goal/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
+#include "ppsim/protocol.h"
 
 namespace ppsim::cli {
 
@@ -94,6 +95,7 @@ const RunOptionSpec kRunOptions[] = {
     {"--sources", &RunOptions::sources, true, "kbroadcast, kscatter: k sources j*(p/k) work at once"},
     {"--radix", &RunOptions::radix, true, "Bruck all-to-all, k-nomial trees: the radix r (2 or more)"},
     {"--segments", &RunOptions::segments, true, "pipelined broadcast: segments the message travels in"},
+    {"--channels", &RunOptions::channels, true, "NCCL's rings: channels the data is split over (1 to 32; each needs a port)"},
     {"--ports", &RunOptions::ports, true, port_spec_names(" | ") + " | K"},
     {"--lambda", &RunOptions::lambda, true, "postal latency (steps until a message can be sent on)"},
     {"--ts", &RunOptions::ts, true, "startup time per message"},
@@ -102,6 +104,8 @@ const RunOptionSpec kRunOptions[] = {
     {"--gamma", &RunOptions::gamma, true, "time per combined word (a receive that combines c words adds gamma * c)"},
     {"--tw-class", &RunOptions::tw_class, false, "per-word time of a link class: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
+    {"--protocol", &RunOptions::protocol, false,
+     "NCCL's protocol: simple | ll | ll128 (NCCL 2.20.3's latencies in us per step and bandwidth factors; give --ts/--tw in us)"},
     {"--model", &RunOptions::model, true, "linear (t_s + t_w m per step) | loggp (LogGOPSim's per-processor clocks, ns)"},
     {"--L", &RunOptions::loggp_L, true, "loggp: latency of the wire (ns)"},
     {"--o", &RunOptions::loggp_o, true, "loggp: CPU overhead per message (ns)"},
@@ -282,8 +286,10 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
   a.sources = o.sources;
   if (o.radix < 2 || o.radix > kMaxOps + 1) throw UsageError("--radix must be between 2 and " + std::to_string(kMaxOps + 1));
   if (o.segments < 1) throw UsageError("--segments must be at least 1");
+  if (o.channels < 1 || o.channels > kMaxOps) throw UsageError("--channels must be between 1 and " + std::to_string(kMaxOps));
   a.radix = int32_t(o.radix);
   a.segments = o.segments;
+  a.channels = int32_t(o.channels);
 }
 
 }  // namespace
@@ -370,6 +376,15 @@ const AlgorithmInfo* choose_algorithm(const RunOptions& o, Operation op, const R
                    (why.empty() ? " (see `ppsim list`)" : ": " + why));
 }
 
+// --protocol: NCCL's latencies and bandwidth factors put into the linear model's costs.
+void read_protocol(const RunOptions& o, RunConfig& c) {
+  if (o.protocol.empty()) return;
+  Protocol p;
+  if (!parse_protocol(o.protocol, p)) throw UsageError("--protocol '" + o.protocol + "' is not simple, ll or ll128");
+  if (c.cost.model != CostModel::linear) throw UsageError("--protocol applies to --model linear (its costs are t_s and t_w)");
+  apply_protocol(c, p);
+}
+
 }  // namespace
 
 RunConfig build_config(const RunOptions& o, Backend& backend) {
@@ -381,6 +396,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   read_params(o, op, c);
   read_tw_classes(o, c);
   c.algorithm = choose_algorithm(o, op, c);
+  read_protocol(o, c);
   return c;
 }
 

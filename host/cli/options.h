@@ -26,8 +26,8 @@ inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, to
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
-              input = "iota", backend = "auto", json, tw_class, model = "linear", goal;
-  int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1;
+              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol;
+  int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1, channels = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0, gamma = 0.0;

@@ -9,6 +9,7 @@
 #include "options.h"
 #include "output_file.h"
 #include "pram_command.h"
+#include "ppsim/protocol.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 
@@ -46,6 +47,14 @@ void print_formula_and_bounds(const RunConfig& c) {
   std::ostream& out = std::cout;
   if (double f = formula_time(c); !std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
   if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
+  if (c.protocol) {
+    const Topology& machine = physical_topology(c);
+    out << "\n  protocol " << protocol_name(Protocol(c.protocol)) << " (NCCL 2.20.3's model, us): base latency " << c.base_latency
+        << " once; a message starts in";
+    for (int k = 0; k < topology_link_class_count(machine); ++k)
+      out << (k ? ", " : " ") << c.cost.ts_of_class(k) << " on " << topology_link_class_name(machine, k);
+    out << "; t_w " << c.cost.tw;
+  }
   if (c.mapped) {
     MappingMetrics mm = mapping_metrics(c.mapping);
     if (mm.computed) out << "\n  mapping: dilation " << mm.dilation << ", congestion " << mm.congestion << ", expansion " << mm.expansion;

@@ -331,7 +331,9 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
                    {"--sources", "kbroadcast/kscatter sources"},
                    {"--gamma", "time per combined word"},
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
-                   {"--segments", "pipelined broadcast: segments"}});
+                   {"--segments", "pipelined broadcast: segments"},
+                   {"--channels", "NCCL's rings: channels"},
+                   {"--protocol", "NCCL's protocol: simple | ll | ll128"}});
   add_loggp_options(sweep, o);
   sweep.text("--csv", s.csv, "write rows as CSV (- for stdout)");
   sweep.text("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");

@@ -190,18 +190,21 @@ struct MessageCost {
 PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
                                        int64_t combined, const unsigned long long* link_load, uint32_t stamp) {
   long long congestion = 0;
-  double word_time = 0;
-  const bool classes = c.tw_class_set != 0;
+  double word_time = 0, startup = c.ts_class_set ? 0.0 : c.ts;
+  const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
   for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
     const long long l = link_load_at(atomic_load(&link_load[id]), stamp);
     if (l > congestion) congestion = l;
     if (classes) {
-      const double w = c.tw_of_class(link_class(m.topo, id)) * double(words) * double(l);
+      const int k = link_class(m.topo, id);
+      const double w = c.tw_of_class(k) * double(words) * double(l);
       if (w > word_time) word_time = w;
+      if (c.ts_class_set && c.ts_of_class(k) > startup) startup = c.ts_of_class(k);
     }
   });
-  if (!classes) word_time = c.tw * double(words) * double(congestion);
-  return {congestion, message_time_of(c, word_time, hops, combined)};
+  if (c.tw_class_set == 0) word_time = c.tw * double(words) * double(congestion);
+  if (hops == 0) startup = c.ts;  // a message to oneself crosses no link
+  return {congestion, message_time_of(c, startup, word_time, hops, combined)};
 }
 
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's
@@ -215,7 +218,7 @@ PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end,
 
 // On a direct-link topology (one link, one class: class 0).
 PPSIM_HD inline MessageCost direct_cost(const CostParams& c, long long congestion, int64_t words, int64_t hops, int64_t combined) {
-  return {congestion, message_time_of(c, c.tw_of_class(0) * double(words) * double(congestion), hops, combined)};
+  return {congestion, message_time_of(c, c.ts_of_class(0), c.tw_of_class(0) * double(words) * double(congestion), hops, combined)};
 }
 
 // ---- the exchange rules (they combine a step's sends with its arrivals) ----

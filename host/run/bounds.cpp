@@ -11,7 +11,7 @@ namespace ppsim {
 
 double formula_time(const RunConfig& c) {
   if (c.params.lambda > 1 || c.cost.model == CostModel::loggp) return std::nan("");
-  return c.algorithm->formula(c.params, c.cost);
+  return c.algorithm->formula(c.params, c.cost) + c.base_latency;  // NCCL's protocol: its base latency once
 }
 
 int64_t postal_lower_bound_steps(const RunConfig& c) {
@@ -75,7 +75,7 @@ double lower_bound_time(const RunConfig& c) {
     }
     default: break;
   }
-  return c.cost.ts * knowledge_steps(p, k) + (c.cost.tw * words + c.cost.gamma * combined) / k;
+  return c.base_latency + c.cost.ts * knowledge_steps(p, k) + (c.cost.tw * words + c.cost.gamma * combined) / k;
 }
 
 Bandwidth bandwidth(const RunConfig& c, double time) {

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "ppsim/protocol.h"
+
 namespace ppsim {
 
 using nlohmann::json;
@@ -128,6 +130,8 @@ json model_json(const RunConfig& c) {
               {"th", c.cost.th},
               {"gamma", c.cost.gamma},
               {"routing", routing_name(c.cost.routing)},
+              {"protocol", c.protocol ? json(protocol_name(Protocol(c.protocol))) : json(nullptr)},
+              {"base_latency", c.base_latency},
               {"combine", operator_name(c.combine)}};
 }
 

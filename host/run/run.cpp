@@ -115,6 +115,7 @@ RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice) {
   if (notice) notice->clear();
   RunResult r = simulate(c, requested, notice);
+  if (c.cost.model == CostModel::linear) r.time += c.base_latency;  // NCCL's protocol: once per operation
   require_finite_times(c, r);
   return r;
 }

@@ -30,6 +30,10 @@ struct RunConfig {
   InputSpec input;
   PortSpec ports;
   CostParams cost;
+  // NCCL's protocol (--protocol; protocol.h sets it with apply_protocol) and its base latency, which
+  // the run adds to the time of its steps once.
+  int8_t protocol = 0;  // a Protocol
+  double base_latency = 0;
   int threads = 0;     // 0: all the machine has
   bool trace = false;  // keep buffers and messages after every step (small runs only)
   bool verify = true;

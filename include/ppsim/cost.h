@@ -50,24 +50,32 @@ struct CostParams {
   CostModel model = CostModel::linear;
   LogGPParams loggp = {};  // model == loggp
 
+  // Per-class startup times (NCCL's protocols, --protocol; protocol.h): bit k of ts_class_set says
+  // class k has ts_class[k]; a message's startup is then the largest over the links of its route.
+  // No bit set: every message starts with ts.
+  uint32_t ts_class_set = 0;
+  double ts_class[kMaxLinkClasses] = {};
+
   PPSIM_HD double tw_of_class(int k) const { return (tw_class_set >> k) & 1u ? tw_class[k] : tw; }
+  PPSIM_HD double ts_of_class(int k) const { return (ts_class_set >> k) & 1u ? ts_class[k] : ts; }
   void set_class_tw(int k, double value) {
     tw_class[k] = value;
     tw_class_set |= 1u << k;
   }
 };
 
-// A message over `hops` links whose per-word term (t_w*m*c, or its link-class form) is `word_time`,
-// and whose receive combines `combined` words into the receiver's slots.
-PPSIM_HD inline double message_time_of(const CostParams& c, double word_time, int64_t hops, int64_t combined = 0) {
-  double t = c.routing == Routing::cut_through ? c.ts + double(hops) * c.th + word_time : c.ts + double(hops) * (c.th + word_time);
+// A message over `hops` links that starts in `startup` (t_s, or its link-class form), whose per-word
+// term (t_w*m*c, or its link-class form) is `word_time`, and whose receive combines `combined` words
+// into the receiver's slots.
+PPSIM_HD inline double message_time_of(const CostParams& c, double startup, double word_time, int64_t hops, int64_t combined = 0) {
+  double t = c.routing == Routing::cut_through ? startup + double(hops) * c.th + word_time : startup + double(hops) * (c.th + word_time);
   return combined ? t + c.gamma * double(combined) : t;
 }
 
 // A message of `words` words over `hops` links whose busiest link carries `congestion` messages in
 // its step, every link costing tw per word.
 PPSIM_HD inline double message_time(const CostParams& c, int64_t words, int64_t hops, int64_t congestion, int64_t combined = 0) {
-  return message_time_of(c, c.tw * double(words) * double(congestion), hops, combined);
+  return message_time_of(c, c.ts, c.tw * double(words) * double(congestion), hops, combined);
 }
 
 }  // namespace ppsim

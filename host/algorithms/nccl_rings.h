@@ -1,0 +1,81 @@
+// NCCL's rings over channels, shared by the *_nccl_ring units. The data is split over C channels
+// (AlgoParams::channels, --channels) and S loops (AlgoParams::segments, --segments): piece
+// k = l C + c (loop l, channel c) of the S C pieces, split as EvenSplit does (the first ones one word
+// longer). Every channel runs the same ring algorithm on its pieces at the same time, each on its
+// own ring order; the loops follow one another, each the whole ring algorithm again, as NCCL's
+// kernels loop over the buffer chunk by chunk.
+//
+// Ring order of channel c on a two-level machine of G accelerators per node (ranked node-major,
+// AlgoParams::node_size): the nodes in order 0 .. N-1; an even node is entered at local index
+// c mod G and crossed upwards, an odd node is entered at (c - 1) mod G and crossed downwards:
+//
+//   position j = n G + i  <->  rank n G + (c + i) mod G       (n even)
+//                              rank n G + (c - 1 - i) mod G   (n odd)
+//
+// so every hop between nodes joins accelerators of the same local index, on the same rail: even
+// node n leaves from (c - 1) mod G to the same accelerator of node n + 1, which leaves from c mod G
+// to node n + 2. Channel c's traffic between nodes uses the NICs of accelerators c - 1 and c and
+// never crosses the spine (but where N is odd, on the hop from node N - 1 back to node 0). NCCL's
+// graph search likewise gives each channel its own NICs and keeps rings on their rails. Where G = 1
+// (any other topology) every channel has the ring 0, 1, ..., p - 1.
+//
+// A processor sends (and receives) one message per channel in a step: C channels need C ports
+// (--ports C, or more); under fewer the run stops at step 1 with the port model's schedule error.
+// The channels' messages of a step share links wherever their rings do (all of them where G = 1;
+// the accelerator's one link to its switch on a cluster): the closed forms charge each message for
+// a load of C, t_w C per word (channel_cost), which is exact where G = 1.
+#pragma once
+#include "algorithms/recursive_halving.h"  // EvenSplit
+
+namespace ppsim {
+
+inline constexpr int kMaxChannels = kMaxOps;  // one send per channel and step
+
+struct ChannelRing {
+  int64_t p, g;  // processors; accelerators per node (g divides p)
+  int32_t c;     // the channel
+  PPSIM_HD int64_t rank(int64_t pos) const {
+    pos = pos_mod(pos, p);
+    const int64_t i = pos % g, base = pos - i;
+    return base + ((pos / g) % 2 == 0 ? pos_mod(c + i, g) : pos_mod(c - 1 - i, g));
+  }
+  PPSIM_HD int64_t position(int64_t r) const {
+    const int64_t local = r % g, base = r - local;
+    return base + ((r / g) % 2 == 0 ? pos_mod(local - c, g) : pos_mod(c - 1 - local, g));
+  }
+};
+
+PPSIM_HD inline ChannelRing channel_ring(const AlgoParams& a, int c) {
+  const int64_t g = a.node_size >= 1 && a.p % a.node_size == 0 ? a.node_size : 1;
+  return ChannelRing{a.p, g, c};
+}
+
+// The S C pieces of `words` words: piece (l, c) starts at offset(l, c) and has words(l, c) words.
+struct ChannelPieces {
+  EvenSplit split;
+  int32_t channels;
+  PPSIM_HD int64_t offset(int64_t loop, int c) const { return split.offset(loop * channels + c); }
+  PPSIM_HD int64_t words(int64_t loop, int c) const { return offset(loop, c + 1) - offset(loop, c); }
+};
+PPSIM_HD inline ChannelPieces channel_pieces(const AlgoParams& a, int64_t words) {
+  return ChannelPieces{EvenSplit{words, a.segments * a.channels}, a.channels};
+}
+
+// The limits the channel units share: 1 <= C <= 32, 1 <= S, and a step count that fits the clock.
+inline const char* channels_rejects(const AlgoParams& a, int64_t steps_per_loop) {
+  if (a.channels < 1 || a.channels > kMaxChannels) return "--channels must be between 1 and 32";
+  if (a.segments < 1 || double(a.segments) * double(steps_per_loop) >= double(int64_t{1} << 30))
+    return "--segments (the loops of NCCL's ring) must be at least 1, and loops times steps per loop below 2^30";
+  return nullptr;
+}
+
+// The cost parameters the closed forms use: the C channels' messages share every link (load C).
+inline CostParams channel_cost(const AlgoParams& a, CostParams c) {
+  c.tw *= a.channels;
+  return c;
+}
+
+// The largest piece's words (the pieces of loop 0, channel 0 are never smaller than any other).
+inline int64_t largest_piece(const AlgoParams& a, int64_t words) { return channel_pieces(a, words).words(0, 0); }
+
+}  // namespace ppsim

@@ -1,0 +1,40 @@
+// NCCL's protocols as cost parameters (--protocol; docs/DESIGN.md §3c). The figures are those of
+// NCCL 2.20.3's tuning model, src/graph/tuning.cc (NVIDIA/nccl at b6475625): per protocol and
+// algorithm, a base latency paid once per operation, a latency per step that depends on the kind
+// of link crossed (NVLink, PCI, network), and a bandwidth factor.
+#pragma once
+#include <string>
+
+#include "ppsim/config.h"
+
+namespace ppsim {
+
+enum class Protocol : int8_t { none, simple, ll, ll128 };
+
+bool parse_protocol(const std::string& name, Protocol& out);  // simple, ll, ll128 (any case)
+const char* protocol_name(Protocol p);                         // "Simple", "LL", "LL128"; "none"
+
+enum class LinkKind : int8_t { nvlink, pci, net };
+
+// What a protocol costs for one algorithm family of NCCL (the tree, or the ring, whose figures every
+// other algorithm takes) on a machine of `nodes` nodes of `ranks / nodes` ranks: microseconds, and
+// the fraction of a link's bandwidth the protocol delivers.
+struct ProtocolCost {
+  double base = 0;                 // once per operation
+  double latency[3] = {0, 0, 0};   // per step, by LinkKind
+  double bandwidth = 1;            // t_w is divided by it
+};
+ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks);
+
+// The kind of link a class of the machine's links is: nvlink and pcie on the two-level clusters,
+// the network everywhere else.
+LinkKind link_class_kind(const Topology& machine, int k);
+
+// Puts protocol p into c (algorithm and topology chosen, --tw-class read): every link class's
+// startup becomes t_s + the protocol's latency for its kind (a message pays the slowest on its
+// route), t_w and every class's per-word time are divided by the bandwidth factor, c.cost.ts
+// becomes t_s + the smallest latency of the machine's classes (what the closed forms and the lower
+// bounds charge), and c.base_latency the base latency, which the run adds to its time once.
+void apply_protocol(RunConfig& c, Protocol p);
+
+}  // namespace ppsim

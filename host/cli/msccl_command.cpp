@@ -22,10 +22,11 @@ namespace {
 // The options of `run` that apply to --msccl; the collective, p and the algorithm come from the file.
 void check_msccl_options(const Command& run) {
   static const char* const kApply[] = {"--msccl", "--json", "--topology", "--p",   "--dims", "--combine", "--input", "--m", "--ts", "--tw",
-                                       "--th",    "--gamma", "--tw-class", "--routing", "--model", "--L", "--o", "--g", "--G", "--O", "--S"};
+                                       "--th",    "--gamma", "--tw-class", "--routing", "--model", "--L", "--o", "--g", "--G", "--O"};
   for (const std::string& name : run.given_names())
     if (std::find(std::begin(kApply), std::end(kApply), name) == std::end(kApply))
-      throw UsageError(name + " does not apply to --msccl (the collective and its schedule come from the file)");
+      throw UsageError(name + " does not apply to --msccl (the collective and its schedule come from the file" +
+                       (name == "--S" ? "; NCCL's connections are buffered, so every send is eager)" : ")"));
 }
 
 Operation operation_of(msccl::Collective c) {
@@ -134,7 +135,7 @@ int run_msccl_file(const RunOptions& o, const Command& run) {
   try {
     r.outcome = msccl::execute(r.program, r.machine);
     if (r.outcome.completed && r.config.cost.model == CostModel::loggp)
-      r.loggp = goal::simulate(msccl::loggp_schedule(r.program, r.machine.chunk_words), r.config.cost.loggp);
+      r.loggp = goal::simulate(msccl::loggp_schedule(r.program, r.machine.chunk_words), msccl::loggp_params(r.config.cost.loggp));
     if (!r.loggp.unfinished.empty()) throw ScheduleError(o.msccl + ": under LogGP: " + r.loggp.unfinished);
   } catch (const ConfigError& e) {
     throw UsageError(e.what());

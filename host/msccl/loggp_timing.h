@@ -17,4 +17,13 @@ namespace ppsim::msccl {
 // in FIFO order as in the executor. Throws ConfigError for more than 64 threadblocks on a GPU.
 goal::Schedule loggp_schedule(const Program& p, int64_t chunk_words);
 
+// The parameters an MSCCL program is timed with: the run's, with every message eager (S at its
+// limit). NCCL's connections carry data through buffers the receiver has already posted, so a
+// send never waits for its receive; a rendezvous would also deadlock rings whose threadblocks send
+// before they receive.
+inline LogGPParams loggp_params(LogGPParams run) {
+  run.S = loggp::kMaxParam;
+  return run;
+}
+
 }  // namespace ppsim::msccl

@@ -124,7 +124,7 @@ Failure blame(const DataState& d, int g, int64_t k) {
     for (uint32_t id = 1; id < d.nodes().size(); ++id)
       if (d.nodes()[id].gpu == g && d.nodes()[id].contrib == e && d.nodes()[id].writer.gpu >= 0)
         return {g, k, d.nodes()[id].writer,
-                where + "never written; its data reached gpu " + std::to_string(g) + " at " + step_text(p, d.nodes()[id].writer) +
+                where + "never written; its data reached it at " + step_text(p, d.nodes()[id].writer) +
                     " and went no further into o[" + std::to_string(k) + "]"};
     return {g, k, StepRef{}, where + "never written, and its data never reaches gpu " + std::to_string(g)};
   }

@@ -3,7 +3,7 @@
 # calls apt-get when a package is missing. nvcc (CUDA) is optional and is not installed here.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev gnuplot-nox graphviz
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpugixml-dev gnuplot-nox graphviz
   # the Python module (python/), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)
 # `setup.sh fuzz` (make fuzz): clang and its runtimes (libFuzzer, the sanitizers)

@@ -15,6 +15,7 @@ LAYERS = [
     ("algorithms", ["host/algorithms/", "host/pram/"]),
     ("step rules", ["host/rules/"]),
     ("backends", ["host/cpu/", "cuda/", "host/goal/"]),
+    ("msccl programs", ["host/msccl/"]),
     ("run", ["host/run/"]),
     ("command line", ["host/cli/"]),
     ("programs", ["python/", "bench/", "fuzz/", "tests/"]),

@@ -345,3 +345,34 @@ TEST_F(BadInput, ClusterOptionsAreChecked) {
   expect_refused(ppsim("run --topology cluster --op allreduce --algo allreduce_nccl_tree --dims 2x4 --m 4 --segments 5 --ports 8"),
                  "more segments than words");
 }
+
+// run --msccl: a malformed program names its file and line; a program for more GPUs than the
+// machine has is refused; one that cannot finish ends with exit 1 and one line, not a hang.
+TEST_F(BadInput, AnMscclProgramThatIsMalformedTooLargeOrStuckGetsOneLine) {
+  const std::string step = "<step s=\"0\" type=\"STEP\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"i\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+  auto write = [&](const char* name, const std::string& type, int ngpus) {
+    std::ofstream f(dir_ / name);
+    f << "<algo name=\"x\" nchunksperloop=\"1\" ngpus=\"" << ngpus << "\" coll=\"allreduce\" inplace=\"1\">\n";
+    for (int g = 0; g < ngpus; ++g)
+      f << "<gpu id=\"" << g << "\" i_chunks=\"1\" o_chunks=\"0\" s_chunks=\"0\"><tb id=\"0\" send=\"-1\" recv=\"" << (g + 1) % ngpus
+        << "\" chan=\"0\">\n"
+        << std::string(step).replace(step.find("STEP"), 4, type) << "\n</tb></gpu>\n";
+    f << "</algo>\n";
+  };
+  write("bad.xml", "rx", 2);
+  Outcome o = ppsim("run --msccl bad.xml");
+  expect_refused(o, "unknown step type");
+  EXPECT_NE(o.err.find("bad.xml:3: unknown step type \"rx\""), std::string::npos) << o.err;
+  write("eight.xml", "nop", 8);
+  o = ppsim("run --msccl eight.xml --dims 1x4");
+  expect_refused(o, "8 GPUs on 4 accelerators");
+  EXPECT_NE(o.err.find("names 8 GPUs"), std::string::npos) << o.err;
+  expect_refused(ppsim("run --msccl missing.xml"), "no such file");
+  expect_refused(ppsim("run --msccl eight.xml --algo allreduce_ring"), "--algo with --msccl");
+  write("stuck.xml", "r", 2);  // every GPU waits for a message nobody sends
+  o = ppsim("run --msccl stuck.xml --json out.json");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_EQ(o.lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("cannot finish: gpu 0 tb 0 step 0"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.json"));  // no partial output
+}

@@ -114,6 +114,8 @@ const RunOptionSpec kRunOptions[] = {
     {"--O", &RunOptions::loggp_O, true, "loggp: CPU overhead per byte (ns)"},
     {"--S", &RunOptions::loggp_S, true, "loggp: largest eager message (bytes); larger ones rendezvous"},
     {"--goal", &RunOptions::goal, false, "time a GOAL schedule FILE under loggp instead of an algorithm (--L .. --S apply)"},
+    {"--msccl", &RunOptions::msccl, false,
+     "run an MSCCL algorithm FILE (msccl-tools XML) with data on the machine, verify and time it"},
     {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
     {"--input", &RunOptions::input, true,
      "iota | random:SEED (fsum, fsum32: uniform in [-1, 1)) | random:SEED:LO:HI (fsum, fsum32: in [LO, HI))"},
@@ -387,14 +389,19 @@ void read_protocol(const RunOptions& o, RunConfig& c) {
 
 }  // namespace
 
-RunConfig build_config(const RunOptions& o, Backend& backend) {
+RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend) {
   RunConfig c;
   c.topology = machine_topology(o);
   map_logical_topology(o, c);
-  const Operation op = parse_op_option(o.op);
   read_machine_models(o, c, backend);
   read_params(o, op, c);
   read_tw_classes(o, c);
+  return c;
+}
+
+RunConfig build_config(const RunOptions& o, Backend& backend) {
+  const Operation op = parse_op_option(o.op);
+  RunConfig c = build_machine_config(o, op, backend);
   c.algorithm = choose_algorithm(o, op, c);
   read_protocol(o, c);
   return c;

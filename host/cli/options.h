@@ -26,7 +26,7 @@ inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, to
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
-              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol;
+              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol, msccl;
   int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1, channels = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;
@@ -53,6 +53,10 @@ LogGPParams loggp_params(const RunOptions& o);
 
 // Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
 RunConfig build_config(const RunOptions& o, Backend& backend);
+
+// The machine, operator, input and cost model of a run for `op`, as build_config makes them, but
+// without an algorithm (run --msccl: the program comes from a file). Throws UsageError.
+RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend);
 
 // "verified: yes (0 mismatching words against the sequential reference)", as a run's text ends.
 std::string verified_text(bool verified, int64_t mismatches);

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "goal_command.h"
+#include "msccl_command.h"
 #include "options.h"
 #include "output_file.h"
 #include "pram_command.h"
@@ -123,6 +124,7 @@ int run_network(const RunOptions& o) {
 
 int run_subcommand(const RunOptions& o, const Command& run) {
   if (!o.goal.empty()) return run_goal_file(o, run);
+  if (!o.msccl.empty()) return run_msccl_file(o, run);
   if (o.machine == "network") return run_network(o);
   return run_pram_machine(o, parse_pram_machine_option(o.machine), run);
 }

@@ -30,23 +30,34 @@ struct Message {
   double arrival;
 };
 
-// What one transfer costs under the linear model, per ordered pair of GPUs (computed once).
+// What one transfer costs under the linear model, per ordered pair of GPUs (computed once): the
+// largest startup and per-word time of the link classes on its route.
 class TransferCost {
  public:
   explicit TransferCost(const Machine& m) : m_(m) {}
   double operator()(int from, int to, int64_t words) {
     auto [it, fresh] = routes_.try_emplace({from, to});
+    Route& r = it->second;
     if (fresh) {
       const std::vector<int64_t> links = topology_route(m_.topology, from, to);
-      it->second.first = int64_t(links.size());
-      for (int64_t l : links) it->second.second = std::max(it->second.second, m_.cost.tw_of_class(topology_link_class(m_.topology, l)));
+      r.hops = int64_t(links.size());
+      r.startup = links.empty() || !m_.cost.ts_class_set ? m_.cost.ts : 0.0;
+      for (int64_t l : links) {
+        const int k = topology_link_class(m_.topology, l);
+        r.tw = std::max(r.tw, m_.cost.tw_of_class(k));
+        if (m_.cost.ts_class_set) r.startup = std::max(r.startup, m_.cost.ts_of_class(k));
+      }
     }
-    return message_time_of(m_.cost, it->second.second * double(words), it->second.first);
+    return message_time_of(m_.cost, r.startup, r.tw * double(words), r.hops);
   }
 
  private:
+  struct Route {
+    int64_t hops = 0;
+    double tw = 0, startup = 0;
+  };
   const Machine& m_;
-  std::map<std::pair<int, int>, std::pair<int64_t, double>> routes_;  // hops, largest t_w on the route
+  std::map<std::pair<int, int>, Route> routes_;
 };
 
 // The threadblocks, their connections and clocks, and the queue of steps ready to start.

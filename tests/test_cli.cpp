@@ -512,7 +512,8 @@ TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
     ASSERT_EQ(row["entries"].size(), 4u) << "allgather_ring, allgather_hypercube, allgather_bruck and allgather_pat run";
     std::map<std::string, double> time;
     for (const json& e : row["entries"]) time[e["algo"].get<std::string>()] = e["time"].get<double>();
-    ASSERT_EQ(time.count("allgather_ring") + time.count("allgather_hypercube") + time.count("allgather_bruck") + time.count("allgather_pat"), 4u);
+    ASSERT_EQ(time.count("allgather_ring") + time.count("allgather_hypercube") + time.count("allgather_bruck") + time.count("allgather_pat"),
+              4u);
     EXPECT_DOUBLE_EQ(time["allgather_ring"], (ts + tw * m) * double(p - 1));  // eq. 4-2
     double fastest = time["allgather_ring"];
     for (const auto& [algo, t] : time) fastest = std::min(fastest, t);

@@ -30,7 +30,9 @@ struct ReduceScatterPat : AlgorithmDefaults {
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return pat_time(a, c, c.gamma); }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) { pat_step(a.p, a.m, id, round - 1, +1, kRotated, out); }
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    pat_step(a.p, a.m, id, round - 1, +1, kRotated, out);
+  }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t id, LocalPhase phase, ProcBuffers& b) {
     if (phase == LocalPhase::before_first_step) {  // slot s is block (id + s) mod p
       for (int64_t s = 0; s < a.p; ++s)

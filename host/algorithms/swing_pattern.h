@@ -42,7 +42,9 @@ PPSIM_HD inline int64_t swing_rho(int j) {
 }
 
 // pi(c, j) on a ring of n coordinates.
-PPSIM_HD inline int64_t swing_peer_coord(int64_t c, int j, int64_t n) { return pos_mod(c % 2 == 0 ? c + swing_rho(j) : c - swing_rho(j), n); }
+PPSIM_HD inline int64_t swing_peer_coord(int64_t c, int j, int64_t n) {
+  return pos_mod(c % 2 == 0 ? c + swing_rho(j) : c - swing_rho(j), n);
+}
 
 // Steps in all: log2 p for extents that are powers of two.
 PPSIM_HD inline int swing_steps(const AlgoParams& a) {

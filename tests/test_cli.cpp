@@ -509,12 +509,12 @@ TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
     const json& row = d["rows"][i];
     const double m = double(int64_t{1} << i);
     EXPECT_EQ(row["m"].get<double>(), m);
-    ASSERT_EQ(row["entries"].size(), 4u) << "allgather_ring, allgather_nccl_ring, allgather_hypercube and allgather_bruck run";
+    ASSERT_EQ(row["entries"].size(), 5u) << "allgather_ring, allgather_nccl_ring, allgather_hypercube, allgather_bruck and allgather_pat run";
     std::map<std::string, double> time;
     for (const json& e : row["entries"]) time[e["algo"].get<std::string>()] = e["time"].get<double>();
     ASSERT_EQ(time.count("allgather_ring") + time.count("allgather_nccl_ring") + time.count("allgather_hypercube") +
-                  time.count("allgather_bruck"),
-              4u);
+                  time.count("allgather_bruck") + time.count("allgather_pat"),
+              5u);
     EXPECT_DOUBLE_EQ(time["allgather_ring"], (ts + tw * m) * double(p - 1));  // eq. 4-2
     EXPECT_DOUBLE_EQ(time["allgather_nccl_ring"], (ts + tw * m) * double(p - 1));  // one channel, one loop: the same ring
     double fastest = time["allgather_ring"];

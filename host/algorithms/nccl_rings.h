@@ -75,6 +75,32 @@ inline CostParams channel_cost(const AlgoParams& a, CostParams c) {
   return c;
 }
 
+// Step `round` of loop after loop of the ring all-gather (shift 1) or reduce-scatter (shift 0) of
+// p blocks of m words on every channel at once: position x passes the piece of the block of the
+// rank at position x - i + shift to x + 1 and takes the one of x - i - 1 + shift from x - 1 (copied,
+// or folded in as `mode` says), i = 1..p-1 the step within the loop.
+PPSIM_HD inline void channel_blocks_step(const AlgoParams& a, int64_t id, int round, int shift, RecvMode mode, StepOps& out) {
+  const int64_t loop = (round - 1) / (a.p - 1);
+  const int i = int((round - 1) % (a.p - 1)) + 1;
+  const ChannelPieces pieces = channel_pieces(a, a.m);
+  for (int c = 0; c < a.channels; ++c) {
+    const int64_t words = pieces.words(loop, c);
+    if (words == 0) continue;
+    const ChannelRing ring = channel_ring(a, c);
+    const int64_t x = ring.position(id), off = pieces.offset(loop, c);
+    out.add_send(ring.rank(x + 1), kData, ring.rank(x - i + shift) * a.m + off, words);
+    out.add_recv(ring.rank(x - 1), kData, ring.rank(x - i - 1 + shift) * a.m + off, words, mode);
+  }
+}
+// Their time: p - 1 steps a loop, each as long as the loop's largest piece (under load C).
+inline double channel_blocks_time(const AlgoParams& a, const CostParams& cost, bool combines) {
+  const CostParams c = channel_cost(a, cost);
+  const ChannelPieces pieces = channel_pieces(a, a.m);
+  double t = 0;
+  for (int64_t l = 0; l < a.segments; ++l) t += double(a.p - 1) * largest_message_time(c, pieces.words(l, 0), combines);
+  return t;
+}
+
 // The largest piece's words (the pieces of loop 0, channel 0 are never smaller than any other).
 inline int64_t largest_piece(const AlgoParams& a, int64_t words) { return channel_pieces(a, words).words(0, 0); }
 

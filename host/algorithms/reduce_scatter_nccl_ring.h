@@ -27,26 +27,10 @@ struct ReduceScatterNcclRing : AlgorithmDefaults {
   static const char* rejects(const AlgoParams& a) { return channels_rejects(a, a.p - 1); }
 
   static int rounds(const AlgoParams& a) { return int((a.p - 1) * a.segments); }
-  static double formula(const AlgoParams& a, const CostParams& cost) {
-    const CostParams c = channel_cost(a, cost);
-    const ChannelPieces pieces = channel_pieces(a, a.m);
-    double t = 0;
-    for (int64_t l = 0; l < a.segments; ++l) t += double(a.p - 1) * largest_message_time(c, pieces.words(l, 0), true);
-    return t;
-  }
+  static double formula(const AlgoParams& a, const CostParams& c) { return channel_blocks_time(a, c, true); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    const int64_t loop = (round - 1) / (a.p - 1);
-    const int i = int((round - 1) % (a.p - 1)) + 1;
-    const ChannelPieces pieces = channel_pieces(a, a.m);
-    for (int c = 0; c < a.channels; ++c) {
-      const int64_t words = pieces.words(loop, c);
-      if (words == 0) continue;
-      const ChannelRing ring = channel_ring(a, c);
-      const int64_t x = ring.position(id), off = pieces.offset(loop, c);
-      out.add_send(ring.rank(x + 1), kData, ring.rank(x - i) * a.m + off, words);
-      out.add_recv(ring.rank(x - 1), kData, ring.rank(x - i - 1) * a.m + off, words, RecvMode::recv_op_slot);
-    }
+    channel_blocks_step(a, id, round, 0, RecvMode::recv_op_slot, out);
   }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind, int64_t id, LocalPhase phase, ProcBuffers& b) {
     if (phase == LocalPhase::after_last_step)

@@ -147,7 +147,8 @@ struct InitBody {
   int32_t b;
   PPSIM_HD void operator()(int64_t x) const {
     const bool scratch = b >= operation_buffer_count(op);
-    c.bufs[b][x] = scratch ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, x / c.words(b), x % c.words(b));
+    const int64_t proc = x / c.words(b);  // a switch agent (proc >= p) holds no input
+    c.bufs[b][x] = scratch || proc >= c.a.p ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, proc, x % c.words(b));
   }
 };
 
@@ -200,7 +201,7 @@ struct SlotCount {
   int round;
   int64_t step;
   PPSIM_HD Slots operator()(int64_t i) const {
-    if (i >= c.a.p) return Slots{0, 0, 0};
+    if (i >= c.ports.p) return Slots{0, 0, 0};  // p processors and the switch agents
     const RoundTotals t = counted_ops(c, i, round, step, false);
     return Slots{t.sends, t.recvs, t.words};
   }

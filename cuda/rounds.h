@@ -68,7 +68,7 @@ inline StoreSizes largest_round(const std::vector<RoundTotals>& totals) {
 // verification's fold table (unless the first store's message pool, free by then, holds it) and
 // its counters.
 inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, uint64_t scratch) {
-  const int64_t p = c.params.p;
+  const int64_t p = run_processors(c);
   const Topology& t = physical_topology(c);
   uint64_t bytes = run_total_words(c) * 8;                                           // the buffers
   if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;  // link counters
@@ -179,7 +179,7 @@ template <class Exec>
 class RoundsRun {
  public:
   RoundsRun(const RunConfig& c, Exec& exec)
-      : c_(c), exec_(exec), p_(c.params.p), nrounds_(c.algorithm->rounds(c.params)), postal_(c.params) {}
+      : c_(c), exec_(exec), p_(run_processors(c)), nrounds_(c.algorithm->rounds(c.params)), postal_(c.params) {}
 
   RunResult run() {
     plan();
@@ -279,7 +279,7 @@ class RoundsRun {
   std::vector<std::vector<uint64_t>> fetch_buffers() {
     std::vector<std::vector<uint64_t>> host(size_t(pl_.ctx.nbuf()));
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
-      host[size_t(b)].resize(size_t(p_ * pl_.ctx.words(b)));
+      host[size_t(b)].resize(size_t(c_.params.p * pl_.ctx.words(b)));  // switch agents' words stay behind
       exec_.download(host[size_t(b)].data(), pl_.ctx.bufs[b], host[size_t(b)].size() * 8);
     }
     return host;

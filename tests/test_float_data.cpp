@@ -256,7 +256,7 @@ TEST(FloatData, EveryAlgorithmVerifies) {
   };
   const Machine machines[] = {{TopologyKind::full, 8, ""},      {TopologyKind::full, 13, ""},   {TopologyKind::ring, 8, ""},
                               {TopologyKind::hypercube, 8, ""}, {TopologyKind::mesh, 0, "2x4"}, {TopologyKind::torus, 0, "3x3"},
-                              {TopologyKind::bintree, 7, ""}};
+                              {TopologyKind::bintree, 7, ""},   {TopologyKind::cluster, 0, "2x4"}, {TopologyKind::cluster_fattree, 0, "4x2x2x2"}};
   for (const auto& a : algorithms()) {
     int ran = 0;
     for (OperatorKind k : {OperatorKind::fsum, OperatorKind::fsum32})

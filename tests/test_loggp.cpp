@@ -185,7 +185,7 @@ TEST(LogGP, ExportThenImportGivesTheSameTimesForEveryAlgorithm) {
     std::ostringstream text;
     write_goal(c, text);
     const goal::Schedule s = goal::parse(text.str(), a.name);
-    ASSERT_EQ(s.ranks, uint32_t(c.params.p));
+    ASSERT_EQ(s.ranks, uint32_t(run_processors(c)));  // the switch agents after the processors
     for (const LogGPParams& P : sets) {
       SCOPED_TRACE(std::string(a.name) + " " + params_text(P));
       c.cost.loggp = P;

@@ -116,6 +116,7 @@ std::string where_it_runs(const AlgorithmInfo& algo, const Topology& machine) {
     if (!algo.runs_on(TopologyKind(k))) continue;
     const std::string name = topology_name(TopologyKind(k));
     kinds += (kinds.empty() ? "" : ", ") + name;
+    if (algo.switch_agents()) continue;  // it needs the machine's own switches: no mapping gives them
     for (MapKind map : {MapKind::gray, MapKind::snake, MapKind::identity}) {
       Mapping m;
       m.kind = map;

@@ -16,12 +16,15 @@ namespace ppsim::cli {
 
 namespace {
 
-std::vector<std::string> candidate_names(const std::string& op_text, const std::string& algos) {
+// The default candidates are every algorithm of the operation, less those that reduce in switches
+// a machine without them lacks (kSwitchAgents: they cannot be mapped onto it either).
+std::vector<std::string> candidate_names(const std::string& op_text, const std::string& algos, const std::string& topology) {
   const Operation op = parse_op_option(op_text);
   std::vector<std::string> names;
   if (algos.empty() || algos == "all") {
+    const TopologyKind machine = parse_topology_option(topology, "--topology").kind;
     for (const auto& a : algorithms())
-      if (a.op == op) names.push_back(a.name);
+      if (a.op == op && (!a.switch_agents() || a.runs_on(machine))) names.push_back(a.name);
     return names;
   }
   std::string item;
@@ -116,7 +119,7 @@ struct RankingPlan {
 RankingPlan plan_ranking(const RunOptions& base, const std::string& m_range, const std::string& algos) {
   RankingPlan plan;
   check_names(base.topology, base.ports);
-  plan.names = candidate_names(base.op, algos);
+  plan.names = candidate_names(base.op, algos, base.topology);
   const std::vector<int64_t> ms = expand_counts(m_range, "--m");
   plan.sizes = ms.size();
   for (int64_t m : ms)

@@ -12,7 +12,7 @@ namespace ppsim::cpu {
 struct CpuRules {
   explicit CpuRules(const RunConfig& config)
       : c(config), machine(run_machine(config)), ports(run_port_rules(config)), clock(run_clock(config)), postal(config.params),
-        a(postal.attached(config.params)), p(config.topology.p), op(config.algorithm->op), tokens(rules::carries_tokens(op)) {}
+        a(postal.attached(config.params)), p(run_processors(config)), op(config.algorithm->op), tokens(rules::carries_tokens(op)) {}
   CpuRules(const CpuRules&) = delete;  // a points into postal
   CpuRules& operator=(const CpuRules&) = delete;
 
@@ -26,7 +26,7 @@ struct CpuRules {
   const rules::Clock clock;      // rounds and steps
   const PostalTable postal;      // seed 000's G for the run, read by the postal algorithms' steps
   const AlgoParams a;            // the run's parameters, with postal attached
-  const int64_t p;
+  const int64_t p;  // processors executed: the topology's p, and switch agents after them
   const Operation op;
   const bool tokens;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
 };

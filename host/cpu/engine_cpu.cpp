@@ -66,7 +66,7 @@ class CpuRun {
     }
     r.steps = total_steps;
     add_local_folds(r, rules_.c.cost.gamma, rules_.c.algorithm->local_combined_words(rules_.c.params), rules_.clock.lambda);
-    r.buffers = bufs_.release();
+    r.buffers = bufs_.release(rules_.a.p);
     return r;
   }
 
@@ -100,7 +100,7 @@ class CpuRun {
   void record_trace(RunResult& r, const StepStore& s, int64_t t) const {
     TraceStep ts;
     ts.step = t;
-    for (const auto& b : bufs_.all()) ts.buffers.push_back(b);
+    ts.buffers = bufs_.copy(rules_.a.p);
     if (t > 0 && s.sent_in(t))
       for (int64_t i = 0; i < rules_.p; ++i) {
         const Chunk& ch = s.chunks[size_t(plan_.chunk_of(i))];

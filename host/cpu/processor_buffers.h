@@ -26,8 +26,16 @@ class ProcessorBuffers {
   // before step 1 and expanding its prefixes after the last.
   void local_phase(const CpuRules& rules, const ChunkPlan& plan, LocalPhase phase);
 
-  const std::vector<std::vector<uint64_t>>& all() const { return bufs_; }
-  std::vector<std::vector<uint64_t>> release() { return std::move(bufs_); }
+  // The buffers of processors 0 .. procs-1 (switch agents, after them, are left out).
+  std::vector<std::vector<uint64_t>> copy(int64_t procs) const {
+    std::vector<std::vector<uint64_t>> out;
+    for (int b = 0; b < shape_.nbuf; ++b) out.emplace_back(bufs_[size_t(b)].begin(), bufs_[size_t(b)].begin() + procs * words(b));
+    return out;
+  }
+  std::vector<std::vector<uint64_t>> release(int64_t procs) {
+    for (int b = 0; b < shape_.nbuf; ++b) bufs_[size_t(b)].resize(size_t(procs * words(b)));
+    return std::move(bufs_);
+  }
 
  private:
   rules::Shape shape_;

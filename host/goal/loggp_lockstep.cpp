@@ -36,6 +36,7 @@
 #include "goal/loggp_batch.h"
 #include "goal/loggp_rounds.h"
 #include "goal/loggp_run.h"
+#include "ppsim/buffers.h"
 
 namespace ppsim {
 
@@ -124,7 +125,7 @@ void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*b
 class LockstepTiming {
  public:
   LockstepTiming(const RunConfig& c, int threads)
-      : P_(c.cost.loggp), p_(uint32_t(c.params.p)), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
+      : P_(c.cost.loggp), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
         workers_(make_workers(c, R_, threads_, p_)), procs_(p_), finish_(p_, 0), inbox_(p_, -1) {}
 
   // Every processor's first batch at its release, then round by round the batches that receive in

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "goal/loggp_rounds.h"
+#include "ppsim/buffers.h"
 
 namespace ppsim {
 
@@ -16,7 +17,7 @@ using loggp_rounds::RoundReader;
 
 class AlgorithmSource {
  public:
-  explicit AlgorithmSource(const RunConfig& c) : reader_(c), p_(uint32_t(c.params.p)), next_round_(p_, 1), outstanding_(p_, 0) {}
+  explicit AlgorithmSource(const RunConfig& c) : reader_(c), p_(uint32_t(run_processors(c))), next_round_(p_, 1), outstanding_(p_, 0) {}
   uint32_t hosts() const { return p_; }
   int cpus() const { return 1; }
   int nics() const { return 1; }
@@ -69,9 +70,13 @@ loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, in
 
 void write_goal(const RunConfig& c, std::ostream& out) {
   RoundReader reader(c);
-  const int64_t p = c.params.p;
-  out << "// ppsim goal: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << "), p = " << p
-      << ", m = " << words_text(c.params.m) << " of " << kBytesPerWord << " bytes, root " << c.params.root << "\n"
+  const int64_t p = run_processors(c);
+  out << "// ppsim goal: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << "), p = " << c.params.p
+      << ", m = " << words_text(c.params.m) << " of " << kBytesPerWord << " bytes, root " << c.params.root << "\n";
+  if (p > c.params.p)
+    out << "// Ranks " << c.params.p << " .. " << p - 1 << " are the machine's switches, which fold in the network (node p + s of "
+        << topology_shape(physical_topology(c)) << ").\n";
+  out
       << "// A round's operations require the receives of the processor's latest earlier round with receives; tag = round.\n"
       << "num_ranks " << p << "\n";
   std::vector<int> gate;  // label numbers of the receives the next operations wait for

@@ -28,9 +28,13 @@ int64_t run_buffer_words(const RunConfig& c, int32_t b) {
   return b < operation_buffer_count(op) ? operation_buffer_words(op, b, c.params) : c.algorithm->scratch_words(c.params);
 }
 
+int64_t run_processors(const RunConfig& c) {
+  return c.algorithm && c.algorithm->switch_agents() ? topology_nodes(physical_topology(c)) : c.params.p;
+}
+
 uint64_t run_total_words(const RunConfig& c) {
   uint64_t words = 0;
-  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(c.params.p) * uint64_t(run_buffer_words(c, b));
+  for (int b = 0; b < run_buffer_count(c); ++b) words += uint64_t(run_processors(c)) * uint64_t(run_buffer_words(c, b));
   return words;
 }
 

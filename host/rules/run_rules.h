@@ -22,7 +22,7 @@ inline rules::Clock run_clock(const RunConfig& c) {
 inline rules::Machine run_machine(const RunConfig& c) { return rules::Machine{physical_topology(c), c.mapped, c.mapping}; }
 
 inline rules::PortRules run_port_rules(const RunConfig& c) {
-  return rules::PortRules{run_shape(c), c.ports.model, rules::port_limit(c.ports.model, c.ports.k), c.params.p};
+  return rules::PortRules{run_shape(c), c.ports.model, rules::port_limit(c.ports.model, c.ports.k), run_processors(c)};
 }
 
 }  // namespace ppsim

@@ -61,6 +61,11 @@ PPSIM_HD inline bool recv_ok(const Shape& s, const Recv& x, int64_t i, int64_t p
   return ok;
 }
 
+// A switch agent (a processor id >= the topology's p, kSwitchAgents) talks only over a route the
+// topology has between it and the other end: a switch next to it, or an accelerator that reaches it
+// without passing another switch that reduces (topo::TwoLevelCluster, agent routes).
+PPSIM_HD inline bool agent_route_ok(const Topology& t, int64_t a, int64_t b) { return (a < t.p && b < t.p) || route_hops(t, a, b) > 0; }
+
 // Sends (and receives) one processor may post per step: k under k-port, any number (one per link)
 // under all-port, else one.
 PPSIM_HD inline int port_limit(PortModel model, int k) { return model == PortModel::kport ? k : model == PortModel::all ? kMaxOps : 1; }
@@ -70,7 +75,7 @@ struct Machine {
   Topology topo;
   bool mapped = false;
   Mapping mapping;
-  PPSIM_HD int64_t node(int64_t i) const { return mapped ? map_node(mapping, i) : i; }
+  PPSIM_HD int64_t node(int64_t i) const { return mapped && i < topo.p ? map_node(mapping, i) : i; }
 };
 
 // The first rule one processor's ops break, in the order the checks are made; a and b name the
@@ -111,16 +116,19 @@ PPSIM_HD inline Verdict check_links(const PortRules& r, const Machine& m, const 
   return {};
 }
 
+// A switch agent has a port on every link (an all-to-all crossbar): the run's port model binds the
+// processors, not the switches.
 PPSIM_HD inline Verdict check_ops(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
   if (ops.overflow) return {Broken::overflow, 0, 0};
-  if (ops.nsend > r.limit) return {Broken::sends, 0, 1};
-  if (ops.nrecv > r.limit) return {Broken::recvs, 0, 1};
+  const int limit = i < m.topo.p ? r.limit : kMaxOps;
+  if (ops.nsend > limit) return {Broken::sends, 0, 1};
+  if (ops.nrecv > limit) return {Broken::recvs, 0, 1};
   if (r.model == PortModel::all)
     if (const Verdict v = check_links(r, m, ops, i); v.what != Broken::none) return v;
   for (int n = 0; n < ops.nsend; ++n)
-    if (!send_ok(r.shape, ops.send[n], i, r.p)) return {Broken::send, n, n};
+    if (!send_ok(r.shape, ops.send[n], i, r.p) || !agent_route_ok(m.topo, i, ops.send[n].to)) return {Broken::send, n, n};
   for (int n = 0; n < ops.nrecv; ++n)
-    if (!recv_ok(r.shape, ops.recv[n], i, r.p)) return {Broken::recv, n, n};
+    if (!recv_ok(r.shape, ops.recv[n], i, r.p) || !agent_route_ok(m.topo, ops.recv[n].from, i)) return {Broken::recv, n, n};
   return {};
 }
 

@@ -16,6 +16,9 @@ double formula_time(const RunConfig& c) {
 
 int64_t postal_lower_bound_steps(const RunConfig& c) {
   if (c.algorithm->op == Operation::shift || c.ports.model == PortModel::all) return -1;
+  // Switches that combine (kSwitchAgents) let knowledge of all p processors reach one in two
+  // steps: up to a switch and back.
+  if (c.algorithm->switch_agents()) return c.params.p > 1 ? 2 * c.params.lambda : 0;
   int k = c.ports.model == PortModel::kport ? c.ports.k : 1;
   return postal_min_steps(c.params.p, k, c.params.lambda);
 }
@@ -44,6 +47,9 @@ double lower_bound_time(const RunConfig& c) {
     return std::nan("");
   const double p = double(c.params.p), m = double(c.params.m), k = usable_ports(c);
   if (p <= 1) return 0;
+  // With switches that combine (kSwitchAgents) the fold need not pass any processor's ports: each
+  // still sends its m words and takes the m-word result in, one step up and one down at least.
+  if (c.algorithm->switch_agents()) return c.base_latency + 2 * c.cost.ts + c.cost.tw * m / k;
   // Every step costs at least t_s; the busiest processor's words (received or sent) and combined
   // words pass its k ports, so the steps cost at least t_w words / k + gamma combined / k more.
   double words = 0, combined = 0;

@@ -130,9 +130,13 @@ void validate_config(const RunConfig& c, bool host_memory) {
     std::string bad = mapping_rejects(c.mapping);
     if (!bad.empty()) throw ConfigError(bad);
   }
+  if (c.algorithm->switch_agents()) {
+    if (c.mapped)
+      throw ConfigError(std::string(c.algorithm->name) + " reduces in the machine's switches: it runs on the machine itself, not mapped (--map, --logical)");
+  }
   for (int b = 0; b < run_buffer_count(c); ++b) {
     int64_t words = run_buffer_words(c, b);
-    if (double(words) * double(a.p) > kMaxSimulatedWords)
+    if (double(words) * double(run_processors(c)) > kMaxSimulatedWords)
       throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors x " +
                         std::to_string(words) + " words)");
   }

@@ -23,6 +23,9 @@ inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element p
 inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
 inline constexpr uint32_t kNeedsMDivisibleByP = 64;       // message splitting: m words in p equal parts
 inline constexpr uint32_t kNeedsAllPort = 128;            // sends on several links per step
+// In-network reduction: the machine's switches take part as processors of their own (switch
+// agents), processor p + s being node p + s of the topology (docs/DESIGN.md §3e).
+inline constexpr uint32_t kSwitchAgents = 256;
 
 struct AlgorithmInfo {
   AlgorithmId id;
@@ -51,6 +54,7 @@ struct AlgorithmInfo {
   bool supports_exclusive() const { return flags & kSupportsExclusive; }
   bool needs_m_divisible_by_p() const { return flags & kNeedsMDivisibleByP; }
   bool needs_all_port() const { return flags & kNeedsAllPort; }
+  bool switch_agents() const { return flags & kSwitchAgents; }
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

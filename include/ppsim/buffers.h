@@ -11,7 +11,10 @@ const char* buffer_name(Operation op, int32_t b);
 // Buffers of a run: the operation's, then the algorithm's scratch buffer if it has one.
 int run_buffer_count(const RunConfig& c);
 int64_t run_buffer_words(const RunConfig& c, int32_t b);
-// Words in all the run's buffers on all processors.
+// The processors a run executes: p, and with switch agents (kSwitchAgents) every switch of the
+// machine after them (topology nodes p .. nodes - 1). Only 0 .. p-1 hold data and are verified.
+int64_t run_processors(const RunConfig& c);
+// Words in all the run's buffers on all processors (switch agents included).
 uint64_t run_total_words(const RunConfig& c);
 
 }  // namespace ppsim

@@ -88,6 +88,16 @@ struct RailNetwork {
     return {(x_of(s) + x_of(nics(t) - rails(t) + s)) / 2, y - 110};  // under rail s's NICs
   }
   static std::string shape(Topology&, int64_t) { return ""; }
+  // Switch agents (kSwitchAgents): switch s is rail s's leaf (s < K) or the spine (s = K).
+  // NIC i and switch s are adjacent when s is the leaf of i's rail; two switches when one is the spine.
+  PPSIM_HD static bool nic_link(const Topology& t, int64_t nic, int64_t s, int64_t& id) {
+    id = 2 * nic;
+    return s == nic % rails(t);
+  }
+  PPSIM_HD static bool switch_link(const Topology& t, int64_t lower, int64_t upper, int64_t& id) {
+    id = 2 * nics(t) + 2 * lower;
+    return spines(t) == 1 && lower < rails(t) && upper == rails(t);
+  }
 };
 
 // A k-ary n-tree over the N*K NICs (dims[3] = k, dims[4] = n).
@@ -133,6 +143,26 @@ struct FattreeNetwork {
     const double index = at.x / 70, span = x_of(f.p - 1) - x_of(0);
     return {x_of(0) + (f.p > 1 ? span * index / double(f.p - 1) : 0), y - at.y / 90 * 110};
   }
+  // Switch agents (kSwitchAgents): switch s is the fat tree's switch node p + s (level s / (NK/k) + 1,
+  // label s mod (NK/k)). NIC x is adjacent to its leaf switch x / k; a level-l switch w to the
+  // level-(l+1) switches whose labels differ from w in digit l-1 at most (its up-port j = that digit).
+  PPSIM_HD static bool nic_link(const Topology& t, int64_t nic, int64_t s, int64_t& id) {
+    const Topology f = tree(t);
+    id = Fattree::link_id(f, 0, nic, 0);
+    return s == nic / Fattree::arity(f);
+  }
+  PPSIM_HD static bool switch_link(const Topology& t, int64_t lower, int64_t upper, int64_t& id) {
+    const Topology f = tree(t);
+    const int64_t k = Fattree::arity(f), per_level = f.p / k;
+    const int64_t l = lower / per_level + 1, w = lower % per_level, w_up = upper % per_level;
+    if (upper / per_level + 1 != l + 1 || l >= Fattree::levels(f)) return false;
+    int64_t unit = 1;
+    for (int64_t q = 1; q < l; ++q) unit *= k;
+    const int64_t j = (w_up / unit) % k;
+    id = Fattree::link_id(f, int(l), w * k + j, 0);
+    return w + (j - (w / unit) % k) * unit == w_up;
+  }
+
   // The tree over the NICs: k from --dims NxGxKxA, else the fewest levels n >= 2 where NK is a
   // power k^n, else one switch over all of them (k = NK, n = 1).
   static std::string shape(Topology& t, int64_t arity) {
@@ -173,14 +203,49 @@ struct TwoLevelCluster : TopologyDefaults {
 
   PPSIM_HD static int64_t hops(const Topology& t, int64_t s, int64_t d) {
     if (s == d) return 0;
+    if (s >= t.p || d >= t.p) {
+      int64_t count = 0;
+      agent_route(t, s, d, [&](int64_t) { ++count; });
+      return count;
+    }
     if (s / per_node(t) == d / per_node(t)) return 2;
     return 2 + Network::hops(t, nic_of(t, s), nic_of(t, d));
+  }
+
+  // Routes of switch agents (kSwitchAgents; node ids as below): an accelerator and its node's
+  // NVSwitch (one NVLink link), an accelerator and the network switch next to its NIC (PCIe, then
+  // the NIC's link), two adjacent network switches (one link). Any other pair has no route (no
+  // link visited): rules::agent_route_ok refuses a message between them.
+  template <class Visit>
+  PPSIM_HD static void agent_route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+    const int64_t nvswitch = t.p, network = t.p + nodes_of(t) * (1 + nics_per_node(t));
+    const int64_t base = 4 * t.p;
+    int64_t id;
+    if (s < t.p && d >= nvswitch && d < nvswitch + nodes_of(t)) {
+      if (s / per_node(t) == d - nvswitch) visit(2 * s);
+    } else if (d < t.p && s >= nvswitch && s < nvswitch + nodes_of(t)) {
+      if (d / per_node(t) == s - nvswitch) visit(2 * d + 1);
+    } else if (s < t.p && d >= network) {
+      if (Network::nic_link(t, nic_of(t, s), d - network, id)) {
+        visit(2 * t.p + 2 * s);
+        visit(base + id);
+      }
+    } else if (d < t.p && s >= network) {
+      if (Network::nic_link(t, nic_of(t, d), s - network, id)) {
+        visit(base + id + 1);
+        visit(2 * t.p + 2 * d + 1);
+      }
+    } else if (s >= network && d >= network) {
+      if (Network::switch_link(t, s - network, d - network, id)) visit(base + id);             // up
+      else if (Network::switch_link(t, d - network, s - network, id)) visit(base + id + 1);  // down
+    }
   }
   PPSIM_HD static int64_t link_space(const Topology& t) { return 4 * t.p + Network::link_space(t); }
 
   template <class Visit>
   PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
     if (s == d) return;
+    if (s >= t.p || d >= t.p) return agent_route(t, s, d, visit);
     if (s / per_node(t) == d / per_node(t)) {  // over the node's NVSwitch
       visit(2 * s);
       visit(2 * d + 1);

@@ -1,0 +1,67 @@
+// NCCL's CollNet (direct) all-reduce: the network's switches reduce (SHARP). Inside each node the
+// accelerators reduce-scatter directly over NVLink (every accelerator sends slice g of a segment
+// to accelerator g, which folds the G slices in rank order: stage 1); accelerator g sends its
+// slice up rail rail(g)'s SHARP tree (switch_tree.h: stages 2 .. 2L + 1) and gets the whole
+// machine's fold back; it sends the slice to the other G - 1 accelerators of its node (stage
+// 2L + 2). Pipelined in S segments (--segments). One node: stages 1 and 2 only, no network.
+//   steps S + 2L + 1 (N > 1; L = 1 on rails, n on a fat tree), S + 1 on one node.
+// Ports: 2G - 1 (G - 1 slices out, one up the tree and G - 1 results out in one step); the
+// switches have a port per link.
+#pragma once
+#include "algorithms/switch_tree.h"
+
+namespace ppsim {
+
+struct AllreduceCollnet : AlgorithmDefaults {
+  static constexpr const char* name = "allreduce_collnet";
+  static constexpr const char* description =
+      "NCCL's CollNet (direct): a reduce-scatter over NVLink in each node, every slice through the network's SHARP tree (its switches "
+      "fold in rank order), an all-gather in the node; --segments pipeline; 2G - 1 ports";
+  static constexpr const char* formula_text = "S + 2L + 1 steps (one node: S + 1)";
+  static constexpr Operation op = Operation::allreduce;
+  static constexpr uint32_t topologies = topo_bit(TopologyKind::cluster) | topo_bit(TopologyKind::cluster_fattree);
+  static constexpr uint32_t native = 0;
+  static constexpr uint32_t flags = kSwitchAgents;
+  static constexpr int sends_per_step = 15;
+
+  static const char* rejects(const AlgoParams& a) {
+    if (!segments_fit(a)) return "allreduce_collnet needs 1 <= --segments <= --m (a segment carries at least one word)";
+    return sharp_tree_rejects(a, name);
+  }
+  PPSIM_HD static int stages(const AlgoParams& a) {
+    const ClusterNet net = ClusterNet::of(a);
+    return net.N < 2 ? 2 : int(2 * net.L + 2);
+  }
+  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
+  static double formula(const AlgoParams&, const CostParams&) { return no_formula(); }
+
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    const ClusterNet net = ClusterNet::of(a);
+    if (id >= net.p) {
+      if (net.N > 1) sharp_tree_ops(net, a, id, round, 2, false, out);
+      return;
+    }
+    const int64_t first = id / net.G * net.G, g = id % net.G;
+    auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
+    if (const int64_t s = int64_t(round) - 1; live(s)) {  // reduce-scatter: slices out, mine folded in rank order
+      for (int64_t h = 0; h < net.G; ++h)
+        if (h != g && slice_words(a, s, net.G, h) > 0) out.add_send(first + h, kData, slice_offset(a, s, net.G, h), slice_words(a, s, net.G, h));
+      if (slice_words(a, s, net.G, g) > 0) {
+        const int64_t off = slice_offset(a, s, net.G, g), w = slice_words(a, s, net.G, g);
+        for (int64_t h = g - 1; h >= 0; --h) out.add_recv(first + h, kData, off, w, RecvMode::recv_op_slot);
+        for (int64_t h = g + 1; h < net.G; ++h) out.add_recv(first + h, kData, off, w, RecvMode::slot_op_recv);
+      }
+    }
+    if (net.N > 1) sharp_tree_ops(net, a, id, round, 2, false, out);
+    if (const int64_t s = int64_t(round) - stages(a); live(s)) {  // all-gather: my slice out, the others in
+      if (slice_words(a, s, net.G, g) > 0)
+        for (int64_t h = 0; h < net.G; ++h)
+          if (h != g) out.add_send(first + h, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
+      for (int64_t h = 0; h < net.G; ++h)
+        if (h != g && slice_words(a, s, net.G, h) > 0)
+          out.add_recv(first + h, kData, slice_offset(a, s, net.G, h), slice_words(a, s, net.G, h), RecvMode::copy);
+    }
+  }
+};
+
+}  // namespace ppsim

@@ -1,0 +1,77 @@
+// NCCL's NVLS-tree all-reduce: NVLS inside each node, NCCL's double binary tree between nodes.
+// The node's NVSwitch folds the G accelerators' segment (rank order) and returns slice g to
+// accelerator g (stages 1 and 2, as allreduce_nvls); accelerator g of every node then all-reduces
+// slice g over a binary tree of the N nodes (tree A for even g, tree B for odd g: NcclTree with one
+// accelerator per node), reduce going up and the result coming down, pipelined like
+// allreduce_nccl_tree (2H stages, H the node tree's height); accelerator g hands the slice to the
+// NVSwitch (stage 2H + 3), which multicasts the segment to the node (stage 2H + 4).
+//   steps S + 2H + 3 (N > 1; one node: S + 1, as allreduce_nvls).
+// The tree folds a child's partial in front of its own (⊕ must be commutative). Ports: up to 5 (a
+// tree's relay sends up, down to two children, to the NVSwitch and the segment up in one step).
+#pragma once
+#include "algorithms/allreduce_nccl_tree.h"
+#include "algorithms/allreduce_nvls.h"
+
+namespace ppsim {
+
+struct AllreduceNvlsTree : AlgorithmDefaults {
+  static constexpr const char* name = "allreduce_nvls_tree";
+  static constexpr const char* description =
+      "NCCL's NVLS-tree: each node's NVSwitch folds and returns slice g to accelerator g, a double binary tree of the nodes "
+      "all-reduces every slice, the NVSwitch multicasts the result; --segments pipeline; 5 ports";
+  static constexpr const char* formula_text = "S + 2H + 3 steps, H = floor(log2(N-1)) + 1 (one node: as allreduce_nvls)";
+  static constexpr Operation op = Operation::allreduce;
+  static constexpr uint32_t topologies = AllreduceNvls::topologies;
+  static constexpr uint32_t native = 0;
+  static constexpr uint32_t flags = kSwitchAgents | kCommutativeOnly;
+  static constexpr int sends_per_step = 5;
+
+  static const char* rejects(const AlgoParams& a) {
+    return segments_fit(a) ? nullptr : "allreduce_nvls_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
+  }
+  PPSIM_HD static NcclTree node_tree(const ClusterNet& net, int64_t g) { return NcclTree{net.N, 1, net.N, int(g % 2)}; }
+  PPSIM_HD static int stages(const AlgoParams& a) {
+    const ClusterNet net = ClusterNet::of(a);
+    return net.N < 2 ? 2 : 2 * node_tree(net, 0).tree_height() + 4;
+  }
+  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    return ClusterNet::of(a).N < 2 ? AllreduceNvls::formula(a, c) : no_formula();
+  }
+
+  // The tree's messages of slice g for accelerator `id` (the relay of node id / G), stage 2 + o in
+  // tree step o (allreduce_nccl_tree's timing with one accelerator a node).
+  PPSIM_HD static void tree_ops(const ClusterNet& net, const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    const int64_t g = id % net.G, node = id / net.G;
+    const NcclTree tree = node_tree(net, g);
+    const int64_t hh = tree.tree_height(), h = tree.height(node), d = tree.depth(node), parent = tree.parent(node);
+    int64_t kids[3];
+    const int nkids = tree.children(node, kids);
+    auto rank = [&](int64_t n) { return n * net.G + g; };
+    auto each = [&](int64_t o, auto&& f) {  // segment in tree step o this round, if its slice has words
+      const int64_t s = int64_t(round) - 2 - o;
+      if (s >= 0 && s < a.segments && slice_words(a, s, net.G, g) > 0) f(slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
+    };
+    if (parent >= 0) each(h + 1, [&](int64_t off, int64_t w) { out.add_send(rank(parent), kData, off, w); });
+    for (int k = 0; k < nkids; ++k)
+      each(tree.height(kids[k]) + 1, [&](int64_t off, int64_t w) { out.add_recv(rank(kids[k]), kData, off, w, RecvMode::recv_op_slot); });
+    if (parent >= 0) each(hh + d, [&](int64_t off, int64_t w) { out.add_recv(rank(parent), kData, off, w, RecvMode::copy); });
+    each(hh + d + 1, [&](int64_t off, int64_t w) {
+      for (int k = 0; k < nkids; ++k) out.add_send(rank(kids[k]), kData, off, w);
+    });
+  }
+
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    const ClusterNet net = ClusterNet::of(a);
+    if (net.N < 2) return AllreduceNvls::ops(a, id, round, out);
+    const int bcast = stages(a);
+    if (id < net.p) {
+      AllreduceNvls::member_ops(net, a, id, round, bcast - 1, bcast, out);
+      tree_ops(net, a, id, round, out);
+    } else if (id < net.p + net.N) {
+      AllreduceNvls::switch_ops(net, a, id, round, bcast - 1, bcast, out);
+    }
+  }
+};
+
+}  // namespace ppsim

@@ -344,6 +344,11 @@ TEST_F(BadInput, ClusterOptionsAreChecked) {
   expect_refused(ppsim("run --topology cluster --dims 3x5x2"), "K = 2 does not divide G = 5");
   expect_refused(ppsim("run --topology cluster --op allreduce --algo allreduce_nccl_tree --dims 2x4 --m 4 --segments 5 --ports 8"),
                  "more segments than words");
+  expect_refused(ppsim("run --topology cluster --dims 64x8 --op allreduce --algo allreduce_nvls --ports 3"),
+                 "a rail leaf folding 64 nodes' messages in one step");
+  expect_refused(ppsim("run --topology ring --p 8 --op allreduce --algo allreduce_collnet --ports 15"), "switches a ring lacks");
+  expect_refused(ppsim("run --topology cluster --dims 2x4 --logical cluster --map identity --op allgather --algo allgather_nvls --ports 2"),
+                 "switch agents mapped");
 }
 
 // run --msccl: a malformed program names its file and line; a program for more GPUs than the

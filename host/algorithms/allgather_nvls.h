@@ -6,7 +6,8 @@
 // children's blocks and the root's whole set comes back down (L + 1 .. 2L), so accelerator g
 // holds block g of every node; it hands them to the NVSwitch (stage 2L + 1), which multicasts all
 // p blocks to the node (stage 2L + 2): S + 2L + 1 steps.
-// One node: T = (S + 1) t_s + t_w m + t_w G m (S | m; each message crosses one NVLink link alone).
+// One node: T = (S + 1) t_s + t_w m/S + t_w G m (S | m; the first step carries a segment up, each
+// later one a multicast of G segments, every message over one NVLink link alone).
 // Ports: 2 (an accelerator sends its block up and the gathered blocks to the NVSwitch in one step).
 #pragma once
 #include "algorithms/switch_tree.h"
@@ -18,7 +19,7 @@ struct AllgatherNvls : AlgorithmDefaults {
   static constexpr const char* description =
       "NCCL's NVLS: each accelerator sends its block to the node's NVSwitch once, which multicasts the node's blocks; between nodes "
       "the network's SHARP tree gathers and returns every rail's blocks; --segments pipeline; 2 ports";
-  static constexpr const char* formula_text = "one node: (S + 1) t_s + t_w m (1 + G) (S | m); N > 1: S + 2L + 1 steps";
+  static constexpr const char* formula_text = "one node: (S + 1) t_s + t_w m/S + t_w G m (S | m); N > 1: S + 2L + 1 steps";
   static constexpr Operation op = Operation::allgather;
   static constexpr uint32_t topologies = topo_bit(TopologyKind::cluster) | topo_bit(TopologyKind::cluster_fattree);
   static constexpr uint32_t native = 0;

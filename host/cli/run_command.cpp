@@ -61,7 +61,9 @@ void print_formula_and_bounds(const RunConfig& c) {
     if (mm.computed) out << "\n  mapping: dilation " << mm.dilation << ", congestion " << mm.congestion << ", expansion " << mm.expansion;
   }
   int64_t bound = postal_lower_bound_steps(c);
-  if (bound >= 0)
+  if (bound >= 0 && c.algorithm->switch_agents())
+    out << "\n  lower bound " << bound << " steps (switches that combine: up to one and back, lambda = " << c.params.lambda << ")";
+  else if (bound >= 0)
     out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
 }
 

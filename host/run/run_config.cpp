@@ -132,7 +132,7 @@ void validate_config(const RunConfig& c, bool host_memory) {
   }
   if (c.algorithm->switch_agents()) {
     if (c.mapped)
-      throw ConfigError(std::string(c.algorithm->name) + " reduces in the machine's switches: it runs on the machine itself, not mapped (--map, --logical)");
+      throw ConfigError(std::string(c.algorithm->name) + " works in the machine's own switches: it runs on the machine itself, not mapped (--map, --logical)");
   }
   for (int b = 0; b < run_buffer_count(c); ++b) {
     int64_t words = run_buffer_words(c, b);

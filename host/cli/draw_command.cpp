@@ -82,6 +82,14 @@ std::string draw_messages(const RunConfig& c, const RunResult& r) {
 
 std::string draw_spacetime(const RunConfig& c, const RunResult& r) {
   const int64_t p = c.topology.p, steps = r.steps;
+  std::vector<int64_t> rows;  // the processors, then the switch agents the messages use
+  for (int64_t i = 0; i < p; ++i) rows.push_back(i);
+  std::set<int64_t> switches;
+  for (const auto& step : r.trace)
+    for (const auto& m : step.messages)
+      for (int64_t end : {m.from, m.to})
+        if (end >= p) switches.insert(end);
+  rows.insert(rows.end(), switches.begin(), switches.end());
   std::ostringstream dot;
   dot << "digraph ppsim {\n  graph [splines=false, labelloc=t, fontname=\"sans\", label=\"" << c.algorithm->name << ", p = " << p
       << ", lambda = " << c.params.lambda << ": processors down, steps across; an arrow runs from the end of the step before it is sent "
@@ -94,10 +102,12 @@ std::string draw_spacetime(const RunConfig& c, const RunResult& r) {
   for (int64_t s = 0; s <= steps; ++s)
     dot << "  h" << s << " [shape=plaintext, label=\"" << (s == 0 ? std::string("start") : std::string("step ").append(std::to_string(s)))
         << "\", fontname=\"sans\", pos=" << pos({double(s) * 90 + 60, 40}) << "];\n";
-  for (int64_t i = 0; i < p; ++i) {
-    dot << "  l" << i << " [shape=plaintext, label=\"P" << i << "\", fontname=\"sans\", pos=" << pos({0, -double(i) * 40}) << "];\n";
+  for (size_t row = 0; row < rows.size(); ++row) {
+    const int64_t i = rows[row];
+    const double y = -double(row) * 40;
+    dot << "  l" << i << " [shape=plaintext, label=\"" << (i < p ? "P" : "switch ") << i << "\", fontname=\"sans\", pos=" << pos({0, y}) << "];\n";
     for (int64_t s = 0; s <= steps; ++s) {
-      dot << "  " << at(i, s) << " [pos=" << pos({double(s) * 90 + 60, -double(i) * 40}) << "];\n";
+      dot << "  " << at(i, s) << " [pos=" << pos({double(s) * 90 + 60, y}) << "];\n";
       if (s > 0) dot << "  " << at(i, s - 1) << " -> " << at(i, s) << " [dir=none, color=\"#d0d0d0\"];\n";
     }
   }

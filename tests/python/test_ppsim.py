@@ -56,6 +56,8 @@ def test_allreduce_hypercube_time_and_buffers():
     dict(topology="hypercube", p=16, op="reduce", root=5, combine="interval"),
     dict(topology="ring", p=9, op="multicast", group_stride=2, group_size=4, tw_class="link=3"),
     dict(topology="full", p=10, op="scan", exclusive=True, combine="affine"),
+    dict(topology="cluster", dims="3x4x2", op="allreduce", algo="allreduce_nvls", ports=3, m=10, segments=2, combine="affine"),
+    dict(topology="cluster-fattree", dims="4x2x2x2", op="allgather", algo="allgather_nvls", ports=2, m=3, trace=True),
 ])
 def test_run_gives_the_cli_document(options):
     doc = ppsim.run(backend="cpu", **options)

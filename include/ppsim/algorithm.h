@@ -23,6 +23,7 @@ inline constexpr uint32_t kNeedsNEqualsP = 16;            // scan: one element p
 inline constexpr uint32_t kSupportsExclusive = 32;        // scan: honours AlgoParams::exclusive
 inline constexpr uint32_t kNeedsMDivisibleByP = 64;       // message splitting: m words in p equal parts
 inline constexpr uint32_t kNeedsAllPort = 128;            // sends on several links per step
+inline constexpr uint32_t kComposesAllreduce = 256;       // runs another all-reduce (AlgoParams::inter) inside it
 
 struct AlgorithmInfo {
   AlgorithmId id;
@@ -51,6 +52,7 @@ struct AlgorithmInfo {
   bool supports_exclusive() const { return flags & kSupportsExclusive; }
   bool needs_m_divisible_by_p() const { return flags & kNeedsMDivisibleByP; }
   bool needs_all_port() const { return flags & kNeedsAllPort; }
+  bool composes_allreduce() const { return flags & kComposesAllreduce; }
 };
 
 const std::vector<AlgorithmInfo>& algorithms();
@@ -68,6 +70,10 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
 // The default algorithm for (op, topology, params): the first registered native one that accepts
 // the configuration, else the first that accepts it; nullptr if none does.
 const AlgorithmInfo* default_algorithm(Operation op, const Topology& t, const AlgoParams& a, OperatorKind k);
+
+// The all-reduce that a unit with kComposesAllreduce (allreduce_hierarchical) runs inside it:
+// AlgoParams::inter, or its default where that is -1; nullptr where inter is no registered id.
+const AlgorithmInfo* inter_algorithm(const AlgoParams& a);
 
 // The AlgoParams a topology implies (p, mesh extents).
 AlgoParams params_for(const Topology& t, int64_t m, int64_t root);

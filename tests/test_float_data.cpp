@@ -254,9 +254,9 @@ TEST(FloatData, EveryAlgorithmVerifies) {
     int64_t p;
     const char* dims;
   };
-  const Machine machines[] = {{TopologyKind::full, 8, ""},      {TopologyKind::full, 13, ""},   {TopologyKind::ring, 8, ""},
-                              {TopologyKind::hypercube, 8, ""}, {TopologyKind::mesh, 0, "2x4"}, {TopologyKind::torus, 0, "3x3"},
-                              {TopologyKind::bintree, 7, ""}};
+  const Machine machines[] = {{TopologyKind::full, 8, ""},      {TopologyKind::full, 13, ""},     {TopologyKind::ring, 8, ""},
+                              {TopologyKind::hypercube, 8, ""}, {TopologyKind::mesh, 0, "2x4"},   {TopologyKind::torus, 0, "3x3"},
+                              {TopologyKind::bintree, 7, ""},   {TopologyKind::cluster, 0, "2x4"}};
   for (const auto& a : algorithms()) {
     int ran = 0;
     for (OperatorKind k : {OperatorKind::fsum, OperatorKind::fsum32})

@@ -94,6 +94,8 @@ def value_for(rng, option, kind, ws):
         return rng.choice(DIMS)
     if option == "--algo":
         return rng.choice(ws.algorithms + BAD_WORDS + ["all", ",".join(rng.sample(ws.algorithms, 2))])
+    if option == "--inter":
+        return rng.choice(ws.algorithms + BAD_WORDS)
     if option == "--combine":
         return rng.choice(["sum", "prod", "min", "max", "and", "or", "xor", "affine", "interval", "fsum", "fsum32", "avg", ""])
     if option == "--ports":

@@ -31,14 +31,14 @@ inline bool accepting_config(const AlgorithmInfo& a, RunConfig& out, bool larger
     int64_t p;
     const char* dims;
   };
-  const Machine small[] = {{TopologyKind::full, 6, ""},    {TopologyKind::hypercube, 8, ""}, {TopologyKind::ring, 7, ""},
-                           {TopologyKind::mesh, 0, "2x3"}, {TopologyKind::torus, 0, "3x3"},  {TopologyKind::full, 8, ""},
-                           {TopologyKind::linear, 5, ""},  {TopologyKind::star, 5, ""},      {TopologyKind::bintree, 7, ""},
-                           {TopologyKind::binomial, 8, ""},  {TopologyKind::cluster, 0, "2x4"}};
-  const Machine large[] = {{TopologyKind::full, 13, ""},   {TopologyKind::hypercube, 64, ""}, {TopologyKind::ring, 11, ""},
-                           {TopologyKind::mesh, 0, "4x5"}, {TopologyKind::torus, 0, "4x4"},   {TopologyKind::full, 16, ""},
-                           {TopologyKind::linear, 9, ""},  {TopologyKind::star, 9, ""},       {TopologyKind::bintree, 15, ""},
-                           {TopologyKind::binomial, 16, ""}, {TopologyKind::cluster, 0, "4x4"}};
+  const Machine small[] = {{TopologyKind::full, 6, ""},     {TopologyKind::hypercube, 8, ""}, {TopologyKind::ring, 7, ""},
+                           {TopologyKind::mesh, 0, "2x3"},  {TopologyKind::torus, 0, "3x3"},  {TopologyKind::full, 8, ""},
+                           {TopologyKind::linear, 5, ""},   {TopologyKind::star, 5, ""},      {TopologyKind::bintree, 7, ""},
+                           {TopologyKind::binomial, 8, ""}, {TopologyKind::cluster, 0, "2x3"}};
+  const Machine large[] = {{TopologyKind::full, 13, ""},     {TopologyKind::hypercube, 64, ""}, {TopologyKind::ring, 11, ""},
+                           {TopologyKind::mesh, 0, "4x5"},   {TopologyKind::torus, 0, "4x4"},   {TopologyKind::full, 16, ""},
+                           {TopologyKind::linear, 9, ""},    {TopologyKind::star, 9, ""},       {TopologyKind::bintree, 15, ""},
+                           {TopologyKind::binomial, 16, ""}, {TopologyKind::cluster, 0, "3x4"}};
   for (const Machine& m : larger ? large : small) {
     if (!a.runs_on(m.kind)) continue;
     RunConfig c = make_config(a.name, m.kind, m.p, m.dims, 3);

@@ -381,3 +381,24 @@ TEST_F(BadInput, AnMscclProgramThatIsMalformedTooLargeOrStuckGetsOneLine) {
   EXPECT_NE(o.err.find("cannot finish: gpu 0 tb 0 step 0"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(dir_ / "out.json"));  // no partial output
 }
+
+// The hierarchical all-reduce's --inter (on run, sweep, best and goal): an unknown name, a unit that
+// is no all-reduce, the hierarchical one itself, one written for rings and tori, one with local work,
+// p' = N = 3 where 2^d is needed, an uneven slice where equal parts are, and a non-commutative
+// operator each get one line and exit 2.
+TEST_F(BadInput, HierarchicalInterIsChecked) {
+  const std::string run = "run --topology cluster --dims 3x4 --op allreduce --algo allreduce_hierarchical --m 24 ";
+  for (const char* args :
+       {"--inter nope", "--inter broadcast_binomial", "--inter allreduce_hierarchical", "--inter allreduce_swing_latency",
+        "--inter allreduce_ring_allgather", "--inter allreduce_rs_ag", "--combine interval"})
+    expect_refused(ppsim(run + args), args);
+  expect_refused(ppsim("run --topology cluster --dims 4x4 --op allreduce --algo allreduce_hierarchical --m 20 --inter allreduce_rs_ag"),
+                 "slices of 5 words in 4 parts");
+  for (const char* command :
+       {"sweep --op allreduce --topology cluster --dims 2x2 --m 4 --quiet", "best --op allreduce --topology cluster --p 16 --m 4 --quiet",
+        "goal --op allreduce --topology cluster --dims 2x2 --algo allreduce_hierarchical --out -"}) {
+    const Outcome o = ppsim(std::string(command) + " --inter nope");
+    expect_refused(o, command);
+    EXPECT_NE(o.err.find("--inter 'nope' is unknown"), std::string::npos) << command << ": " << o.err;
+  }
+}

@@ -528,3 +528,21 @@ TEST_F(Cli, BestRanksWhatRunsAndListsTheRefused) {
   EXPECT_EQ(d["refused"][1]["reason"], mesh_reason);
   for (const json& r : d["refused"]) EXPECT_EQ(r["m"].size(), sizes) << "refused at every size";
 }
+
+// The hierarchical all-reduce names the all-reduce it runs between nodes, in the text and in the
+// JSON report's config.inter (null for every other algorithm), and its closed form is the run's.
+TEST_F(Cli, HierarchicalNamesItsInterAlgorithm) {
+  const std::string run = "run --topology cluster --dims 4x8 --op allreduce --algo allreduce_hierarchical --m 4096 --tw-class nvlink=0.1";
+  Outcome o = ppsim(run + " --inter allreduce_rabenseifner");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("allreduce_hierarchical with allreduce_rabenseifner between nodes"), std::string::npos) << o.out;
+  o = ppsim(run + " --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json d = json::parse(o.out);
+  EXPECT_EQ(d["config"]["inter"], "allreduce_ring");  // the default
+  EXPECT_EQ(d["verified"], true);
+  EXPECT_DOUBLE_EQ(d["formula_time"].get<double>(), d["time"].get<double>());
+  o = ppsim("run --topology cluster --dims 4x8 --op allreduce --algo allreduce_nccl_ring --inter allreduce_rabenseifner --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(json::parse(o.out)["config"]["inter"].is_null());
+}

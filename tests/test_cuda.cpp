@@ -29,7 +29,12 @@ RunConfig config_for(const AlgorithmInfo& a, int64_t p, OperatorKind k) {
   TopologyKind kind = TopologyKind::full;
   std::string dims;
   if (a.runs_on(TopologyKind::hypercube) && a.native_on(TopologyKind::hypercube) && is_pow2(p)) kind = TopologyKind::hypercube;
-  if (!a.runs_on(TopologyKind::full)) {  // mesh algorithms
+  if (!a.runs_on(TopologyKind::full) && a.runs_on(TopologyKind::cluster)) {  // the two-level clusters' own: nodes of 8, 4, 2 or 1
+    kind = TopologyKind::cluster;
+    int64_t g = 8;
+    while (p % g != 0) g /= 2;
+    dims = std::to_string(p / g) + "x" + std::to_string(g);
+  } else if (!a.runs_on(TopologyKind::full)) {  // mesh algorithms
     kind = TopologyKind::torus;
     int64_t r = 1;
     for (int64_t x = 1; x * x <= p; ++x)

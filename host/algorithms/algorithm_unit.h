@@ -57,4 +57,21 @@ PPSIM_HD inline RecvMode fold_mode(int64_t me, int64_t from) { return from < me 
 
 inline double no_formula() { return std::nan(""); }
 
+// Why a unit cannot be the all-reduce that a composite unit (kComposesAllreduce) runs between the
+// nodes, whatever the configuration; nullptr where it can. Its processors are the accelerators of
+// one local index, one per node, that a switch joins (a rail leaf, or the fat tree): a fully
+// connected machine. all.h dispatches to exactly the units this admits, so no unit reaches itself.
+PPSIM_HD constexpr const char* inter_node_refusal(Operation op, uint32_t flags, uint32_t topologies, bool has_local) {
+  if (op != Operation::allreduce) return "is no all-reduce";
+  if (flags & kComposesAllreduce)
+    return "runs an all-reduce inside itself (a composite cannot run itself or another composite between nodes)";
+  if (!(topologies & topo_bit(TopologyKind::full)))
+    return "is not written for the fully connected machine that the switches make of the accelerators of one local index";
+  if (has_local) return "does local work before its first and after its last step, which cannot happen between the phases";
+  if (flags & (kPostalNative | kNeedsAllPort | kNeedsNEqualsP)) return "needs a port or latency model of its own";
+  return nullptr;
+}
+template <class Unit>
+inline constexpr bool runs_between_nodes = inter_node_refusal(Unit::op, Unit::flags, Unit::topologies, Unit::has_local) == nullptr;
+
 }  // namespace ppsim

@@ -45,4 +45,43 @@ PPSIM_DISPATCH inline void algorithm_local(AlgorithmId id, const AlgoParams& a, 
   }
 }
 
+// The all-reduce a composite unit runs between nodes (allreduce_hierarchical.h declares these, as
+// the list is complete only here): AlgoParams::inter, -1 for allreduce_ring, and its rounds and ops
+// on the parameters it runs with there. The switches reach only the units runs_between_nodes
+// admits (algorithm_unit.h), never a composite: no unit calls itself, on the device either; any
+// other id posts an overflow, which the engine reports as a schedule error.
+PPSIM_HD inline AlgorithmId inter_allreduce_id(int16_t inter) { return inter < 0 ? AlgorithmId::AllreduceRing : AlgorithmId(inter); }
+
+template <class Unit>
+PPSIM_HD inline int inter_unit_rounds(const AlgoParams& a) {
+  if constexpr (runs_between_nodes<Unit>) return Unit::rounds(a);
+  else return 0;
+}
+template <class Unit>
+PPSIM_HD inline void inter_unit_ops(const AlgoParams& a, int64_t proc, int round, StepOps& out) {
+  if constexpr (runs_between_nodes<Unit>) Unit::ops(a, proc, round, out);
+  else out.overflow = true;
+}
+
+PPSIM_DISPATCH inline int inter_allreduce_rounds(const AlgoParams& a, int16_t inter) {
+  switch (inter_allreduce_id(inter)) {
+#define PPSIM_ALGORITHM(unit) \
+  case AlgorithmId::unit:     \
+    return inter_unit_rounds<unit>(a);
+#include "algorithms/list.def"
+    default: return 0;
+  }
+}
+
+PPSIM_DISPATCH inline void inter_allreduce_ops(const AlgoParams& a, int16_t inter, int64_t proc, int round, StepOps& out) {
+  switch (inter_allreduce_id(inter)) {
+#define PPSIM_ALGORITHM(unit)                  \
+  case AlgorithmId::unit:                      \
+    inter_unit_ops<unit>(a, proc, round, out); \
+    return;
+#include "algorithms/list.def"
+    default: out.overflow = true; return;
+  }
+}
+
 }  // namespace ppsim

@@ -20,7 +20,7 @@ struct AllreduceHypercube : AlgorithmDefaults {
   static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
 
-  static int rounds(const AlgoParams& a) { return floor_log2(a.p) + (is_pow2(a.p) ? 0 : 2); }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return floor_log2(a.p) + (is_pow2(a.p) ? 0 : 2); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     return (c.ts + c.tw * a.m) * rounds(a) + c.gamma * double(a.m) * (floor_log2(a.p) + (is_pow2(a.p) ? 0 : 1));
   }

@@ -28,7 +28,7 @@ struct AllreduceNcclRing : AlgorithmDefaults {
   static constexpr uint32_t flags = kCommutativeOnly;
   static const char* rejects(const AlgoParams& a) { return channels_rejects(a, 2 * (a.p - 1)); }
 
-  static int rounds(const AlgoParams& a) { return int(2 * (a.p - 1) * a.segments); }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return int(2 * (a.p - 1) * a.segments); }
   static double formula(const AlgoParams& a, const CostParams& cost) {
     const CostParams c = channel_cost(a, cost);
     const ChannelPieces pieces = channel_pieces(a, a.m);

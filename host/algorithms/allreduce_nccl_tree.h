@@ -94,7 +94,7 @@ struct AllreduceNcclTree : AlgorithmDefaults {
     return segments_fit(a) ? nullptr : "allreduce_nccl_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
   }
 
-  static int rounds(const AlgoParams& a) {
+  PPSIM_HD static int rounds(const AlgoParams& a) {
     return a.p < 2 ? 0 : int((a.segments + 1) / 2 - 1 + 2 * nccl_tree(a, 0).tree_height());
   }
   // Step by step: the largest segment moving up (it combines) and the largest moving down.

@@ -38,7 +38,7 @@ struct AllreduceRabenseifner : AlgorithmDefaults {
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = 0;
 
-  static int rounds(const AlgoParams& a) {
+  PPSIM_HD static int rounds(const AlgoParams& a) {
     const HalvingGroup g = halving_group(a.p, -1);
     return 2 * g.d + (g.r > 0 ? 2 : 0);
   }

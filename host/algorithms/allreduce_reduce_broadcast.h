@@ -15,7 +15,7 @@ struct AllreduceReduceBroadcast : AlgorithmDefaults {
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = 0;
 
-  static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     return (c.ts + c.tw * a.m) * rounds(a) + c.gamma * double(a.m) * ceil_log2(a.p);
   }

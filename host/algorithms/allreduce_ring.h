@@ -22,7 +22,7 @@ struct AllreduceRing : AlgorithmDefaults {
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kCommutativeOnly;
 
-  static int rounds(const AlgoParams& a) { return int(2 * (a.p - 1)); }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return int(2 * (a.p - 1)); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     const int64_t chunk = (a.m + a.p - 1) / a.p;
     return double(a.p - 1) * (largest_message_time(c, chunk, true) + largest_message_time(c, chunk, false));

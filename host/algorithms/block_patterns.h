@@ -64,7 +64,7 @@ struct MessageSplitting {
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;
   static constexpr uint32_t flags = kNeedsPow2 | kNeedsMDivisibleByP;
-  static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return 2 * ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return message_splitting_time(a, c); }
 };
 

@@ -26,6 +26,11 @@ const AlgorithmInfo* find_algorithm(const std::string& name) {
   return nullptr;
 }
 
+const AlgorithmInfo* inter_algorithm(const AlgoParams& a) {
+  const size_t id = size_t(inter_allreduce_id(a.inter));
+  return a.inter >= -1 && id < algorithms().size() ? &algorithms()[id] : nullptr;
+}
+
 namespace {
 // Every operation once: the name --op takes and reports print, another name it takes (or nullptr),
 // and its MPI name (textbook Table 4-2; nullptr where MPI has none), which --op takes too.

@@ -171,6 +171,7 @@ void add_best_options(Command& best, BestOptions& b) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--channels", "NCCL's rings: channels"},
+                   {"--inter", "allreduce_hierarchical: the all-reduce between nodes"},
                    {"--protocol", "NCCL's protocol: simple | ll | ll128"},
                    {"--combine", "operator"}});
   add_loggp_options(best, o);

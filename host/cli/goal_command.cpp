@@ -199,6 +199,7 @@ void add_goal_options(Command& goal, RunOptions& o) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--channels", "NCCL's rings: channels"},
+                   {"--inter", "allreduce_hierarchical: the all-reduce between nodes"},
                    {"--ports", "port model (a round may post this many sends)"},
                    {"--combine", "operator (some algorithms depend on it)"}});
 }

@@ -31,7 +31,8 @@ std::string escape_pipes(std::string text) {
 }
 
 // The README's algorithm table, straight from the registry. Steps are shown at p = 64 (a 6-cube
-// where the algorithm runs on one, else an 8x8 torus, else a ring; m = 64 words, shift q = 5).
+// where the algorithm runs on one, else an 8x8 torus, else a ring, else a cluster of 8 nodes of 8;
+// m = 64 words, shift q = 5).
 int list_markdown() {
   std::cout << "| operation | algorithm | runs on (default on) | steps at p = 64 | closed form | what it does |\n"
                "|---|---|---|---:|---|---|\n";
@@ -41,7 +42,8 @@ int list_markdown() {
       const std::string nat = topology_names(a, &AlgorithmInfo::native_on, ", ");
       Topology t = a.runs_on(TopologyKind::hypercube) ? make_topology(TopologyKind::hypercube, 64, "")
                    : a.runs_on(TopologyKind::torus)   ? make_topology(TopologyKind::torus, 0, "8x8")
-                                                      : make_topology(TopologyKind::ring, 64, "");
+                   : a.runs_on(TopologyKind::ring)    ? make_topology(TopologyKind::ring, 64, "")
+                                                      : make_topology(TopologyKind::cluster, 0, "8x8");
       AlgoParams prm = params_for(t, 64, 0);
       prm.shift = 5;
       std::string steps = algorithm_rejects(a, t, prm, OperatorKind::sum).empty() ? std::to_string(a.rounds(prm)) : "-";

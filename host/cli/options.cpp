@@ -96,6 +96,7 @@ const RunOptionSpec kRunOptions[] = {
     {"--radix", &RunOptions::radix, true, "Bruck all-to-all, k-nomial trees: the radix r (2 or more)"},
     {"--segments", &RunOptions::segments, true, "pipelined broadcast: segments the message travels in"},
     {"--channels", &RunOptions::channels, true, "NCCL's rings: channels the data is split over (1 to 32; each needs a port)"},
+    {"--inter", &RunOptions::inter, false, "allreduce_hierarchical: the all-reduce between nodes, on each slice (default allreduce_ring)"},
     {"--ports", &RunOptions::ports, true, port_spec_names(" | ") + " | K"},
     {"--lambda", &RunOptions::lambda, true, "postal latency (steps until a message can be sent on)"},
     {"--ts", &RunOptions::ts, true, "startup time per message"},
@@ -292,6 +293,11 @@ void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
   a.radix = int32_t(o.radix);
   a.segments = o.segments;
   a.channels = int32_t(o.channels);
+  if (!o.inter.empty()) {  // what it may be, the hierarchical all-reduce says (its rejects)
+    const AlgorithmInfo* inter = find_algorithm(o.inter);
+    if (!inter) throw UsageError("--inter '" + o.inter + "' is unknown (see `ppsim list`)");
+    a.inter = int16_t(inter->id);
+  }
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, to
 struct RunOptions {
   std::string machine = "network", logical, logical_dims, map = "identity";
   std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
-              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol, msccl;
+              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol, msccl, inter;
   int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1, channels = 1;
   bool exclusive = false;
   int lambda = 1, threads = 0;

@@ -81,7 +81,9 @@ std::string rounding_text(const RunConfig& c, const RunResult& r) {
 
 void print_run_text(const RunConfig& c, const RunResult& r) {
   std::ostream& out = std::cout;
-  out << "ppsim: " << c.algorithm->name << " (" << operation_name(c.algorithm->op) << ") on "
+  const AlgorithmInfo* inter = c.algorithm->composes_allreduce() ? inter_algorithm(c.params) : nullptr;
+  out << "ppsim: " << c.algorithm->name << (inter ? std::string(" with ") + inter->name + " between nodes" : std::string()) << " ("
+      << operation_name(c.algorithm->op) << ") on "
       << (c.mapped ? "logical " + topology_shape(c.topology) + " mapped (" + map_kind_name(c.mapping.kind) + ") onto " : std::string())
       << topology_shape(physical_topology(c)) << ", "
       << (c.algorithm->op == Operation::barrier  // no data: m and the operator do not apply

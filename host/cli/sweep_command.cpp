@@ -333,6 +333,7 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
                    {"--radix", "Bruck all-to-all, k-nomial trees: the radix"},
                    {"--segments", "pipelined broadcast: segments"},
                    {"--channels", "NCCL's rings: channels"},
+                   {"--inter", "allreduce_hierarchical: the all-reduce between nodes"},
                    {"--protocol", "NCCL's protocol: simple | ll | ll128"}});
   add_loggp_options(sweep, o);
   sweep.text("--csv", s.csv, "write rows as CSV (- for stdout)");

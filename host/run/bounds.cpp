@@ -31,6 +31,16 @@ double usable_ports(const RunConfig& c) {
   return double(topology_degree(physical_topology(c)));
 }
 
+// The per-word time no link undercuts: t_w, or the cheapest link class's where --tw-class gives
+// classes their own (a word crossing only NVLink pays NVLink's).
+double cheapest_tw(const RunConfig& c) {
+  if (c.cost.tw_class_set == 0) return c.cost.tw;
+  const Topology& machine = physical_topology(c);
+  double least = c.cost.tw_of_class(0);
+  for (int k = 1; k < topology_link_class_count(machine); ++k) least = std::min(least, c.cost.tw_of_class(k));
+  return least;
+}
+
 // Steps in which knowledge can reach every processor when each step multiplies the processors
 // that know by at most k + 1: ceil(log_{k+1} p) (seed 000's Theorem 1 at lambda = 1).
 double knowledge_steps(double p, double k) {
@@ -81,7 +91,7 @@ double lower_bound_time(const RunConfig& c) {
     }
     default: break;
   }
-  return c.base_latency + c.cost.ts * knowledge_steps(p, k) + (c.cost.tw * words + c.cost.gamma * combined) / k;
+  return c.base_latency + c.cost.ts * knowledge_steps(p, k) + (cheapest_tw(c) * words + c.cost.gamma * combined) / k;
 }
 
 Bandwidth bandwidth(const RunConfig& c, double time) {

@@ -140,11 +140,13 @@ json config_json(const RunConfig& c, Backend requested) {
   json dims = json::array();
   for (int k = 0; k < t.ndims; ++k) dims.push_back(t.dims[k]);
   json doc = model_json(c);
+  const AlgorithmInfo* inter = c.algorithm->composes_allreduce() ? inter_algorithm(c.params) : nullptr;  // run between nodes
   doc.update(json{{"topology", topology_name(t.kind)},
                   {"p", t.p},
                   {"dims", dims},
                   {"op", operation_name(c.algorithm->op)},
                   {"algo", c.algorithm->name},
+                  {"inter", inter ? json(inter->name) : json(nullptr)},
                   {"m", c.params.m},
                   {"root", c.params.root},
                   {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},

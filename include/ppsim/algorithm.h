@@ -26,6 +26,7 @@ inline constexpr uint32_t kNeedsAllPort = 128;            // sends on several li
 // In-network reduction: the machine's switches take part as processors of their own (switch
 // agents), processor p + s being node p + s of the topology (docs/DESIGN.md §3e).
 inline constexpr uint32_t kSwitchAgents = 256;
+inline constexpr uint32_t kComposesAllreduce = 512;       // runs another all-reduce (AlgoParams::inter) inside it
 
 struct AlgorithmInfo {
   AlgorithmId id;
@@ -55,6 +56,7 @@ struct AlgorithmInfo {
   bool needs_m_divisible_by_p() const { return flags & kNeedsMDivisibleByP; }
   bool needs_all_port() const { return flags & kNeedsAllPort; }
   bool switch_agents() const { return flags & kSwitchAgents; }
+  bool composes_allreduce() const { return flags & kComposesAllreduce; }
 };
 
 const std::vector<AlgorithmInfo>& algorithms();
@@ -72,6 +74,10 @@ std::string algorithm_rejects(const AlgorithmInfo& algo, const Topology& t, cons
 // The default algorithm for (op, topology, params): the first registered native one that accepts
 // the configuration, else the first that accepts it; nullptr if none does.
 const AlgorithmInfo* default_algorithm(Operation op, const Topology& t, const AlgoParams& a, OperatorKind k);
+
+// The all-reduce that a unit with kComposesAllreduce (allreduce_hierarchical) runs inside it:
+// AlgoParams::inter, or its default where that is -1; nullptr where inter is no registered id.
+const AlgorithmInfo* inter_algorithm(const AlgoParams& a);
 
 // The AlgoParams a topology implies (p, mesh extents).
 AlgoParams params_for(const Topology& t, int64_t m, int64_t root);

@@ -136,6 +136,7 @@ struct AlgoParams {
   int64_t segments = 1;      // pipelined broadcast: the message travels as this many segments
   int32_t channels = 1;      // NCCL's algorithms: the data is split over this many channels (rings, tree pairs)
   int64_t node_size = 1;     // accelerators per node of a two-level machine (cluster kinds; 1 elsewhere)
+  int16_t inter = -1;        // allreduce_hierarchical: the all-reduce between nodes, an AlgorithmId (-1: allreduce_ring)
   // Seed 000's G(0) .. G(postal_g_len - 1) for (kports, lambda), when the engine has tabulated it for
   // the run (postal.h: PostalTable), and postal_steps = min{ j | G(j) >= p }. The postal algorithms
   // read G here instead of running the recurrence again for every processor and step. Host memory

@@ -59,7 +59,7 @@ double lower_bound_time(const RunConfig& c) {
   if (p <= 1) return 0;
   // With switches that combine (kSwitchAgents) the fold need not pass any processor's ports: each
   // still sends its m words and takes the m-word result in, one step up and one down at least.
-  if (c.algorithm->switch_agents()) return c.base_latency + 2 * c.cost.ts + c.cost.tw * m / k;
+  if (c.algorithm->switch_agents()) return c.base_latency + 2 * c.cost.ts + cheapest_tw(c) * m / k;
   // Every step costs at least t_s; the busiest processor's words (received or sent) and combined
   // words pass its k ports, so the steps cost at least t_w words / k + gamma combined / k more.
   double words = 0, combined = 0;

@@ -15,7 +15,7 @@ there the time is the affine extension T(m) = a + b m of the two largest simulat
 linear model a schedule whose messages all scale with m (same steps, routes and loads, sizes
 divisible) has a time affine in m; the script checks this at a third size before it extends.
 
-Usage: bench/cluster_crossover.py [path/to/ppsim] [--quick]
+Usage: bench/cluster_crossover.py [path/to/ppsim] [--quick]   (from the repository root)
 """
 import json
 import os
@@ -24,14 +24,14 @@ import sys
 import time
 
 PPSIM = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/ppsim")
-QUICK = "--quick" in sys.argv
-P, DIMS = 1024, "128x8x8x4"
-COSTS = ["--ts", "0", "--tw", "1.6e-4", "--protocol", "simple",
-         "--tw-class", "nvlink=1.78e-5,pcie=1.25e-4,level1=1.6e-4,level2=1.6e-4,level3=1.6e-4,level4=1.6e-4,level5=1.6e-4"]
+QUICK = "--quick" in sys.argv  # a 16 x 8 machine and small sizes: checks the script, not the issue's figures
+P, DIMS = (128, "16x8x8x2") if QUICK else (1024, "128x8x8x4")
+COSTS = ["--ts", "0", "--tw", "1.6e-4",
+         "--tw-class", "nvlink=1.78e-5,pcie=1.25e-4,level1=1.6e-4,level2=1.6e-4,level3=1.6e-4,level4=1.6e-4,level5=1.6e-4,level6=1.6e-4,level7=1.6e-4"]
 
 
-def pipeline(m):  # segments of the pipelined units: one a 4096 words (32 KiB), 32 at most
-    return max(1, min(32, m // 4096))
+def pipeline(m):  # segments of the pipelined units: one a 4096 words (32 KiB), 64 at most
+    return max(1, min(64, m // 4096))
 
 
 def nvls_gather(m):
@@ -54,21 +54,24 @@ ALGOS = {
     ],
 }
 # The largest m (words a rank) simulated; above, the affine extension of the last two.
-LIMIT = {"allreduce": 2 ** (12 if QUICK else 18), "allgather": 2 ** (4 if QUICK else 7)}
+LIMIT = {"allreduce": 2 ** (14 if QUICK else 18), "allgather": 2 ** (5 if QUICK else 7)}
 # The sizes in bytes, 8 B .. 1 GiB, of nccl-tests' n (all-gather: from 8 KiB, one word a rank).
-SIZES = {"allreduce": [2 ** e for e in range(3, 31)], "allgather": [2 ** e for e in range(13, 31)]}
+SIZES = {"allreduce": [2 ** e for e in range(3, 31)], "allgather": [2 ** e for e in range(3 + P.bit_length() - 1, 31)]}
 
 
-def run(op, algo, extra, m):
+PROTOCOLS = ["ll", "ll128", "simple"]
+
+
+def run(op, algo, extra, m, protocol):
     args = [PPSIM, "run", "--topology", "cluster-fattree", "--dims", DIMS, "--op", op, "--algo", algo, "--m", str(m),
-            "--json", "-"] + COSTS + extra
+            "--protocol", protocol, "--json", "-"] + COSTS + extra
     start = time.time()
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         return {"error": out.stderr.strip()}
     j = json.loads(out.stdout)
     if not j.get("verified"):
-        sys.exit(f"{algo} m={m}: not verified")
+        sys.exit(f"{algo} m={m} {protocol}: not verified")
     return {"time": j["time"], "steps": j["steps"], "wall": time.time() - start}
 
 
@@ -76,34 +79,48 @@ def words(op, size):
     return size // 8 // (P if op == "allgather" else 1)
 
 
+def measure(op, label, algo, extra, protocol):
+    """Simulated times up to LIMIT, then the affine extension (m -> time), and the extension's m."""
+    times, ext = {}, {}
+    simulated = [words(op, s) for s in SIZES[op] if words(op, s) <= LIMIT[op]]
+    for m in simulated:
+        r = run(op, algo, extra(m), m, protocol)
+        if "error" in r:
+            print(f"{op} {label} m={m} {protocol}: {r['error']}", file=sys.stderr)
+            break
+        times[m] = r["time"]
+        print(f"{op} {label:13} {protocol:6} m={m:>9} time {r['time']:.6g} us, {r['steps']} steps, wall {r['wall']:.1f} s", flush=True)
+    if len(times) < len(simulated) or not any(words(op, s) > LIMIT[op] for s in SIZES[op]):
+        return times, ext
+    # The line through the largest size and half of it, both on the largest size's schedule (its
+    # segments), checked at a quarter of it.
+    m2 = max(times)
+    m1, m0 = m2 // 2, m2 // 4
+    t1, t0 = (run(op, algo, extra(m2), x, protocol) for x in (m1, m0))
+    if "error" in t1 or "error" in t0:
+        return times, ext
+    b = (times[m2] - t1["time"]) / (m2 - m1)
+    a = times[m2] - b * m2
+    if abs(t0["time"] - (a + b * m0)) > 1e-6 * max(1.0, t0["time"]):
+        print(f"{op} {label} {protocol}: not affine at m={m0} ({t0['time']} vs {a + b * m0}); no extension", file=sys.stderr)
+        return times, ext
+    for s in SIZES[op]:
+        if words(op, s) > LIMIT[op]:
+            ext[words(op, s)] = a + b * words(op, s)
+    return times, ext
+
+
 def main():
     table = {}
     for op, algos in ALGOS.items():
         for label, algo, extra in algos:
-            times, ext = {}, {}
-            simulated = [words(op, s) for s in SIZES[op] if words(op, s) <= LIMIT[op]]
-            for m in simulated:
-                r = run(op, algo, extra(m), m)
-                if "error" in r:
-                    print(f"{op} {label} m={m}: {r['error']}", file=sys.stderr)
-                    break
-                times[m] = r["time"]
-                print(f"{op} {label:13} m={m:>9} time {r['time']:.6g} us, {r['steps']} steps, wall {r['wall']:.1f} s", flush=True)
-            if len(times) >= 3 and any(words(op, s) > LIMIT[op] for s in SIZES[op]):
-                m1, m2 = sorted(times)[-2:]
-                b = (times[m2] - times[m1]) / (m2 - m1)
-                a = times[m2] - b * m2
-                # The check: a third size on the same schedule (the extension's parameters) lies on the line.
-                m0 = m1 // 2
-                r = run(op, algo, extra(m2), m0)
-                if "error" not in r and abs(r["time"] - (a + b * m0)) > 1e-6 * max(1.0, r["time"]):
-                    print(f"{op} {label}: not affine at m={m0} ({r['time']} vs {a + b * m0}); no extension", file=sys.stderr)
-                else:
-                    for s in SIZES[op]:
-                        m = words(op, s)
-                        if m > LIMIT[op]:
-                            ext[m] = a + b * m
-            table[(op, label)] = (times, ext)
+            best = {}  # m -> (time, protocol, extended)
+            for protocol in PROTOCOLS:
+                times, ext = measure(op, label, algo, extra, protocol)
+                for m, t in list(times.items()) + list(ext.items()):
+                    if m not in best or t < best[m][0]:
+                        best[m] = (t, protocol, m in ext)
+            table[(op, label)] = best
     write_outputs(table)
 
 
@@ -116,29 +133,24 @@ def size_text(b):
 
 def write_outputs(table):
     os.makedirs("bench/out", exist_ok=True)
+    short = {"ll": "LL", "ll128": "LL128", "simple": "S"}
     lines = []
     for op, algos in ALGOS.items():
-        labels = [l for l, _, _ in algos if table.get((op, l), ({}, {}))[0]]
-        lines.append(f"\n{op} on cluster-fattree {DIMS} (p = {P}), time in us; * the fastest; † affine extension\n")
+        labels = [l for l, _, _ in algos if table.get((op, l))]
+        lines.append(f"\n{op} on cluster-fattree {DIMS} (p = {P}): time in us under the fastest protocol (LL, LL128, S = Simple); "
+                     "* the fastest; † affine extension\n")
         lines.append("| n | " + " | ".join(labels) + " | fastest |")
         lines.append("|---" * (len(labels) + 2) + "|")
         dat = open(f"bench/out/crossover_{op}.dat", "w")
         dat.write("# bytes " + " ".join(labels) + "\n")
         for s in SIZES[op]:
             m = words(op, s)
-            row, vals = [], []
-            for l in labels:
-                times, ext = table[(op, l)]
-                t = times.get(m, ext.get(m))
-                vals.append(t)
-            best = min((v for v in vals if v is not None), default=None)
-            for l, v in zip(labels, vals):
-                ext = m not in table[(op, l)][0]
-                cell = "–" if v is None else f"{v:.4g}{'†' if ext else ''}{' *' if v == best else ''}"
-                row.append(cell)
-            winner = labels[vals.index(best)] if best is not None else "–"
+            cells = [table[(op, l)].get(m) for l in labels]
+            best = min((c[0] for c in cells if c), default=None)
+            row = ["–" if c is None else f"{c[0]:.4g} {short[c[1]]}{'†' if c[2] else ''}{' *' if c[0] == best else ''}" for c in cells]
+            winner = next((l for l, c in zip(labels, cells) if c and c[0] == best), "–")
             lines.append(f"| {size_text(s)} | " + " | ".join(row) + f" | {winner} |")
-            dat.write(f"{s} " + " ".join("nan" if v is None else f"{s / v / 1e3:.6g}" for v in vals) + "\n")
+            dat.write(f"{s} " + " ".join("nan" if c is None else f"{s / c[0] / 1e3:.6g}" for c in cells) + "\n")
         dat.close()
     open("bench/out/crossover.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -153,7 +165,7 @@ set key top left
 set format x '2^{%L}'
 """
     for op in ALGOS:
-        labels = [l for l, _, _ in ALGOS[op] if table.get((op, l), ({}, {}))[0]]
+        labels = [l for l, _, _ in ALGOS[op] if table.get((op, l))]
         plot += f"set title '{op}'\nplot " + ", ".join(
             f"'bench/out/crossover_{op}.dat' using 1:{i + 2} with linespoints title '{l}'" for i, l in enumerate(labels)) + "\n"
     plot += "unset multiplot\n"

@@ -27,7 +27,7 @@ PPSIM = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/ppsim")
 QUICK = "--quick" in sys.argv  # a 16 x 8 machine and small sizes: checks the script, not the figures
 P, DIMS = (128, "16x8x8x2") if QUICK else (1024, "128x8x8x4")
 COSTS = ["--ts", "0", "--tw", "1.6e-4",
-         "--tw-class", "nvlink=1.78e-5,pcie=1.25e-4,level1=1.6e-4,level2=1.6e-4,level3=1.6e-4,level4=1.6e-4,level5=1.6e-4,level6=1.6e-4,level7=1.6e-4"]
+         "--tw-class", "nvlink=1.78e-5,pcie=1.25e-4"]  # the network's levels keep --tw
 
 
 def pipeline(m):  # segments of the pipelined units: one a 4096 words (32 KiB), 64 at most

@@ -64,7 +64,7 @@ PROTOCOLS = ["ll", "ll128", "simple"]
 
 def run(op, algo, extra, m, protocol):
     args = [PPSIM, "run", "--topology", "cluster-fattree", "--dims", DIMS, "--op", op, "--algo", algo, "--m", str(m),
-            "--protocol", protocol, "--json", "-"] + COSTS + extra
+            "--protocol", protocol, "--threads", "1", "--json", "-"] + COSTS + extra
     start = time.time()
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:

@@ -81,6 +81,89 @@ TEST(NcclRings, EveryChannelIsARingThatKeepsToItsRails) {
   }
 }
 
+// ChannelPlace (a processor's place on every ring, without a division per channel) agrees with
+// ChannelRing's position and neighbours, and SplitOnce with EvenSplit.
+TEST(NcclRings, ChannelPlaceIsChannelRingWithoutDivisions) {
+  for (const std::string dims : {"4x8", "3x4x2", "2x2x1", "5x8x8", "1x8", "3x3", "6x1"}) {
+    const Topology t = make_topology(TopologyKind::cluster, 0, dims);
+    const AlgoParams a = params_for(t, 1, 0);
+    for (int64_t id = 0; id < a.p; ++id) {
+      ChannelPlace place = channel_place(a, id);
+      for (int c = 0; c < 20; ++c, place.next_channel()) {
+        const ChannelRing ring = channel_ring(a, c);
+        const int64_t x = place.position();
+        ASSERT_EQ(x, ring.position(id)) << dims << " id " << id << " channel " << c;
+        ASSERT_EQ(place.next(), ring.rank(x + 1)) << dims << " id " << id << " channel " << c;
+        ASSERT_EQ(place.prev(), ring.rank(x - 1)) << dims << " id " << id << " channel " << c;
+      }
+    }
+  }
+  for (int64_t n : {0, 1, 5, 7, 8, 9, 64, 100})
+    for (int64_t parts : {1, 2, 7, 8, 9, 65}) {
+      const EvenSplit even{n, parts};
+      const SplitOnce once = split_once(n, parts);
+      for (int64_t i = 0; i <= parts; ++i) {
+        ASSERT_EQ(once.offset(i), even.offset(i)) << n << " / " << parts << " block " << i;
+        if (i < parts) {
+          ASSERT_EQ(once.words(i), even.offset(i + 1) - even.offset(i)) << n << " / " << parts << " block " << i;
+        }
+      }
+    }
+}
+
+// The ring all-reduce's ops (written with ChannelPlace and SplitOnce) are those of its definition
+// with ChannelRing and EvenSplit, for every processor and round.
+TEST(NcclRings, AllreduceOpsAreTheRingsDefinition) {
+  auto definition = [](const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    const int64_t per_loop = 2 * (a.p - 1), loop = (round - 1) / per_loop;
+    const int step = int((round - 1) % per_loop) + 1;
+    const bool reducing = step < a.p;
+    const int i = reducing ? step : step - int(a.p - 1);
+    const ChannelPieces pieces = channel_pieces(a, a.m);
+    for (int c = 0; c < a.channels; ++c) {
+      const ChannelRing ring = channel_ring(a, c);
+      const int64_t x = ring.position(id), base = pieces.offset(loop, c);
+      const EvenSplit chunks{pieces.words(loop, c), a.p};
+      const int64_t shift = reducing ? 1 : 2, out_chunk = pos_mod(x - i + shift, a.p), in_chunk = pos_mod(x - i + shift - 1, a.p);
+      const int64_t out_words = chunks.offset(out_chunk + 1) - chunks.offset(out_chunk);
+      const int64_t in_words = chunks.offset(in_chunk + 1) - chunks.offset(in_chunk);
+      if (out_words > 0) out.add_send(ring.rank(x + 1), kData, base + chunks.offset(out_chunk), out_words);
+      if (in_words > 0)
+        out.add_recv(ring.rank(x - 1), kData, base + chunks.offset(in_chunk), in_words, reducing ? RecvMode::recv_op_slot : RecvMode::copy);
+    }
+  };
+  int checked = 0;
+  for (const std::string dims : {"4x8", "3x4x2", "2x2x1", "3x3", "1x8", "5x1"})
+    for (int channels : {1, 3, 8, 11})
+      for (int64_t segments : {1, 2})
+        for (int64_t m : {1, 7, 40, 1000}) {
+          RunConfig cfg = nccl_config("allreduce_nccl_ring", TopologyKind::cluster, 0, dims, m, channels, segments);
+          const AlgoParams& a = cfg.params;
+          const int rounds = cfg.algorithm->rounds(a);
+          for (int64_t id = 0; id < a.p; ++id)
+            for (int r = 1; r <= rounds; ++r) {
+              StepOps got, want;
+              algorithm_ops(cfg.algorithm->id, a, id, r, got);
+              definition(a, id, r, want);
+              ASSERT_EQ(got.nsend, want.nsend);
+              ASSERT_EQ(got.nrecv, want.nrecv);
+              for (int n = 0; n < got.nsend; ++n) {
+                ASSERT_EQ(got.send[n].to, want.send[n].to) << dims << " id " << id << " round " << r;
+                ASSERT_EQ(got.send[n].src_off, want.send[n].src_off);
+                ASSERT_EQ(got.send[n].len, want.send[n].len);
+              }
+              for (int n = 0; n < got.nrecv; ++n) {
+                ASSERT_EQ(got.recv[n].from, want.recv[n].from) << dims << " id " << id << " round " << r;
+                ASSERT_EQ(got.recv[n].len, want.recv[n].len);
+                ASSERT_EQ(got.recv[n].act[0].dst_off, want.recv[n].act[0].dst_off);
+                ASSERT_EQ(got.recv[n].act[0].mode, want.recv[n].act[0].mode);
+              }
+              ++checked;
+            }
+        }
+  EXPECT_GT(checked, 100000);
+}
+
 // The ring all-reduce moves 2 (p - 1)/p m words out of every rank (when p divides each piece),
 // whatever the channels and loops; all-gather and reduce-scatter (p - 1) m, broadcast and reduce
 // m from every rank but the last of each chain.

@@ -40,22 +40,29 @@ struct AllreduceNcclRing : AlgorithmDefaults {
     return t;
   }
 
+  // (ChannelPlace and SplitOnce: ChannelRing's positions and EvenSplit's chunks, without a division
+  // per channel.)
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
     const int64_t per_loop = 2 * (a.p - 1), loop = (round - 1) / per_loop;
     const int step = int((round - 1) % per_loop) + 1;
     const bool reducing = step < a.p;
     const int i = reducing ? step : step - int(a.p - 1);
-    const ChannelPieces pieces = channel_pieces(a, a.m);
-    for (int c = 0; c < a.channels; ++c) {
-      const ChannelRing ring = channel_ring(a, c);
-      const int64_t x = ring.position(id), base = pieces.offset(loop, c);
-      const EvenSplit chunks{pieces.words(loop, c), a.p};
-      const int64_t shift = reducing ? 1 : 2, out_chunk = pos_mod(x - i + shift, a.p), in_chunk = pos_mod(x - i + shift - 1, a.p);
-      const int64_t out_words = chunks.offset(out_chunk + 1) - chunks.offset(out_chunk);
-      const int64_t in_words = chunks.offset(in_chunk + 1) - chunks.offset(in_chunk);
-      if (out_words > 0) out.add_send(ring.rank(x + 1), kData, base + chunks.offset(out_chunk), out_words);
-      if (in_words > 0)
-        out.add_recv(ring.rank(x - 1), kData, base + chunks.offset(in_chunk), in_words, reducing ? RecvMode::recv_op_slot : RecvMode::copy);
+    const int64_t shift = reducing ? 1 : 2;
+    const RecvMode mode = reducing ? RecvMode::recv_op_slot : RecvMode::copy;
+    const SplitOnce pieces = split_once(a.m, a.segments * a.channels);
+    ChannelPlace place = channel_place(a, id);
+    // Where no piece has as many words as the ring has positions (m < S C p), every chunk is one
+    // word or none, and only chunks 0 .. widest - 1 hold one: a node none of whose positions sends
+    // or receives such a chunk in this step (its positions' chunks, position - i + shift, lie in
+    // (widest, p) without wrapping) posts nothing on any channel. Most nodes, for m much below p.
+    const int64_t widest = pieces.words(0), first = ChannelPlace::wrap(place.base - i + shift, a.p);
+    if (widest < a.p && first > widest && first <= a.p - place.g) return;
+    for (int64_t piece = loop * a.channels, end = piece + a.channels; piece < end; ++piece, place.next_channel()) {
+      const SplitOnce chunks = split_once(pieces.words(piece), a.p);
+      const int64_t out_chunk = ChannelPlace::wrap(place.position() - i + shift, a.p), in_chunk = out_chunk == 0 ? a.p - 1 : out_chunk - 1;
+      const int64_t out_words = chunks.words(out_chunk), in_words = chunks.words(in_chunk);
+      if (out_words > 0) out.add_send(place.next(), kData, pieces.offset(piece) + chunks.offset(out_chunk), out_words);
+      if (in_words > 0) out.add_recv(place.prev(), kData, pieces.offset(piece) + chunks.offset(in_chunk), in_words, mode);
     }
   }
 };

@@ -50,6 +50,53 @@ PPSIM_HD inline ChannelRing channel_ring(const AlgoParams& a, int c) {
   return ChannelRing{a.p, g, c};
 }
 
+// Processor id's place on the channels' rings, taken once per call of an algorithm's ops (its node
+// and its index there: the only division) and moved from channel to channel (next_channel), so
+// that each channel's position and ring neighbours cost no division (ChannelRing's rank and
+// position, in closed form). The ops of a ring run for every processor, channel and step, empty
+// pieces included: with ChannelRing's divisions they took most of a run's time where m < C p.
+struct ChannelPlace {
+  int64_t p, g, base;  // base: the first rank of id's node
+  bool odd;            // whether its node is odd (crossed downwards)
+  int64_t cg, j;       // the channel mod g; id's position on its ring is base + j
+  // v mod n for v in [-n, 2n).
+  PPSIM_HD static int64_t wrap(int64_t v, int64_t n) { return v < 0 ? v + n : v >= n ? v - n : v; }
+  // ChannelRing::position(id).
+  PPSIM_HD int64_t position() const { return base + j; }
+  PPSIM_HD void next_channel() {
+    cg = cg + 1 == g ? 0 : cg + 1;
+    j = odd ? (j + 1 == g ? 0 : j + 1) : (j == 0 ? g - 1 : j - 1);
+  }
+  // ChannelRing::rank of index k of the node at node_base.
+  PPSIM_HD int64_t rank_at(int64_t node_base, bool node_odd, int64_t k) const {
+    return node_base + (node_odd ? wrap(cg - 1 - k, g) : wrap(cg + k, g));
+  }
+  // ChannelRing::rank(position() + 1) and rank(position() - 1): its neighbours on the ring.
+  PPSIM_HD int64_t next() const {
+    if (j + 1 < g) return rank_at(base, odd, j + 1);
+    return base + g == p ? rank_at(0, false, 0) : rank_at(base + g, !odd, 0);
+  }
+  PPSIM_HD int64_t prev() const {
+    if (j > 0) return rank_at(base, odd, j - 1);
+    return base == 0 ? rank_at(p - g, (p / g - 1) % 2 == 1, g - 1) : rank_at(base - g, !odd, g - 1);
+  }
+};
+
+// Processor id's place on channel 0's ring.
+PPSIM_HD inline ChannelPlace channel_place(const AlgoParams& a, int64_t id) {
+  const int64_t g = channel_ring(a, 0).g, node = id / g, local = id - node * g;
+  const bool odd = node % 2 == 1;
+  return ChannelPlace{a.p, g, node * g, odd, 0, odd ? g - 1 - local : local};
+}
+
+// EvenSplit with its quotient taken once, and none where n < parts (blocks of 0 or 1 word).
+struct SplitOnce {
+  int64_t q, rem;
+  PPSIM_HD int64_t offset(int64_t i) const { return i * q + (i < rem ? i : rem); }
+  PPSIM_HD int64_t words(int64_t i) const { return q + (i < rem ? 1 : 0); }
+};
+PPSIM_HD inline SplitOnce split_once(int64_t n, int64_t parts) { return n < parts ? SplitOnce{0, n} : SplitOnce{n / parts, n % parts}; }
+
 // The S C pieces of `words` words: piece (l, c) starts at offset(l, c) and has words(l, c) words.
 struct ChannelPieces {
   EvenSplit split;

@@ -8,6 +8,11 @@
 
 namespace ppsim::cpu {
 
+// How many receives ahead of the one applied deliver_chunk asks for its slot: a step's receives
+// write words far apart (on C channels, C places in every receiver's buffer), and each waited for
+// its cache line in turn.
+constexpr size_t kPrefetchAhead = 16;
+
 // The words of one receive action applied to processor proc's slots: a barrier's tokens, a single
 // copied word, one contiguous run, or runs every span.stride words (the last may be short).
 // Inline: it is the pass's innermost call, made once per action.
@@ -38,7 +43,13 @@ void Delivery::deliver_chunk(const StepStore& arrived, const StepStore& sending,
   const bool exchanges = sending.sent_in(t) && rules::checks_exchange(rules_.c.ports.model);
   const Chunk& out_chunk = sending.chunks[size_t(k)];
   int64_t last_checked = -1;
-  for (const StoredRecv& rv : ch.recvs) {
+  const size_t n_recvs = ch.recvs.size();
+  for (size_t n = 0; n < n_recvs; ++n) {
+    const StoredRecv& rv = ch.recvs[n];
+    if (n + kPrefetchAhead < n_recvs) {
+      const StoredRecv& later = ch.recvs[n + kPrefetchAhead];
+      __builtin_prefetch(bufs_.slot(later.buf, later.proc) + later.dst_off, 1);
+    }
     const int64_t i = rv.proc;
     if (exchanges && i != last_checked && sending.send_count[size_t(i)] > 0) {  // once per processor: its first send
       last_checked = i;

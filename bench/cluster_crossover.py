@@ -51,6 +51,7 @@ ALGOS = {
         ("ring", "allgather_nccl_ring", lambda m: ["--channels", "8", "--ports", "8"]),
         ("PAT", "allgather_pat", lambda m: []),
         ("NVLS", "allgather_nvls", lambda m: ["--segments", str(nvls_gather(m)), "--ports", "2"]),
+        ("CollNet", "allgather_collnet", lambda m: ["--segments", str(nvls_gather(m)), "--ports", "8"]),
     ],
 }
 # The largest m (words a rank) simulated; above, the affine extension of the last two.

@@ -22,7 +22,7 @@ using testing_support::make_config;
 
 namespace {
 
-const char* const kSwitchUnits[] = {"allreduce_nvls", "allreduce_nvls_tree", "allreduce_collnet", "allgather_nvls"};
+const char* const kSwitchUnits[] = {"allreduce_nvls", "allreduce_nvls_tree", "allreduce_collnet", "allgather_nvls", "allgather_collnet"};
 
 RunConfig switch_config(const std::string& algo, TopologyKind kind, const std::string& dims, int64_t m, int64_t segments,
                         OperatorKind k = OperatorKind::sum) {
@@ -145,7 +145,8 @@ TEST(SwitchAgents, NvlsOnOneNodeSendsOnceAndReceivesOnce) {
 // On several nodes: the steps of each unit from its stages (L = 1 on rails, n on the fat tree; H
 // the node tree's height), and what an accelerator moves: NVLS sends its m words to the NVSwitch,
 // its slice to the network and to the NVSwitch again, and receives as much; CollNet sends every
-// slice but its own to a peer, its own slice up and to G - 1 peers.
+// slice but its own to a peer, its own slice up and to G - 1 peers; the all-gathers gather block g
+// of every node on accelerator g, which hands them on to the NVSwitch (NVLS) or its G - 1 peers.
 TEST(SwitchAgents, StepsAndWordsOnSeveralNodes) {
   struct Machine {
     TopologyKind kind;
@@ -182,7 +183,14 @@ TEST(SwitchAgents, StepsAndWordsOnSeveralNodes) {
         EXPECT_EQ(ta.sent[size_t(x)], m + N * m) << "its block up, block g of every node to the NVSwitch";
         EXPECT_EQ(ta.received[size_t(x)], N * m + N * G * m);
       }
-      for (RunConfig* c : {&nv, &tree, &cn, &ag}) {
+      RunConfig agc = switch_config("allgather_collnet", mc.kind, mc.dims, m, s);
+      EXPECT_EQ(agc.algorithm->rounds(agc.params), s + 2 * mc.L);
+      const Traffic tac = traffic(agc);
+      for (int64_t x = 0; x < agc.params.p; ++x) {
+        EXPECT_EQ(tac.sent[size_t(x)], m + (G - 1) * N * m) << "its block up, block g of every node to each peer";
+        EXPECT_EQ(tac.received[size_t(x)], N * m + (G - 1) * N * m);
+      }
+      for (RunConfig* c : {&nv, &tree, &cn, &ag, &agc}) {
         const RunResult r = run_cpu(*c);
         EXPECT_TRUE(r.verified) << c->algorithm->name;
         EXPECT_EQ(r.steps, c->algorithm->rounds(c->params));

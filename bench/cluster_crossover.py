@@ -15,7 +15,7 @@ there the time is the affine extension T(m) = a + b m of the two largest simulat
 linear model a schedule whose messages all scale with m (same steps, routes and loads, sizes
 divisible) has a time affine in m; the script checks this at a third size before it extends.
 
-Usage: bench/cluster_crossover.py [path/to/ppsim] [--quick]   (from the repository root)
+Usage: bench/cluster_crossover.py [path/to/ppsim] [--quick | --plot]   (from the repository root)
 """
 import json
 import os
@@ -155,24 +155,33 @@ def write_outputs(table):
         dat.close()
     open("bench/out/crossover.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
-    plot = """set terminal svg size 900,420 font 'sans,11'
+    plot_svg()
+
+
+def plot_svg():
+    """docs/crossover-128x8.svg from bench/out/crossover_*.dat (`--plot`: again, without running)."""
+    plot = f"""set terminal svg size 960,440 font 'sans,11'
 set output 'docs/crossover-128x8.svg'
-set multiplot layout 1,2 title 'NCCL algorithms on 128 nodes x 8 (cluster-fattree 128x8x8x4), ppsim, every run verified'
+set multiplot layout 1,2 title 'NCCL algorithms on {P // 8} nodes x 8 (cluster-fattree {DIMS}), ppsim, every run verified; right of the dashed line: affine extension'
 set logscale x 2
 set logscale y 10
-set xlabel 'n (bytes, nccl-tests)'
+set format x '%L'
+set format y '%g'
+set xlabel 'log2 n (bytes, nccl-tests)'
 set ylabel 'algbw (GB/s, model)'
 set key top left
-set format x '2^{%L}'
 """
     for op in ALGOS:
-        labels = [l for l, _, _ in ALGOS[op] if table.get((op, l))]
-        plot += f"set title '{op}'\nplot " + ", ".join(
-            f"'bench/out/crossover_{op}.dat' using 1:{i + 2} with linespoints title '{l}'" for i, l in enumerate(labels)) + "\n"
+        with open(f"bench/out/crossover_{op}.dat") as f:
+            labels = f.readline().split()[2:]
+        edge = LIMIT[op] * 8 * (P if op == "allgather" else 1)
+        plot += f"set title '{op}'\nset arrow 1 from {edge}, graph 0 to {edge}, graph 1 nohead dt 2\nplot " + ", ".join(
+            f"'bench/out/crossover_{op}.dat' using 1:{i + 2} with linespoints pt {i + 1} ps 0.5 title '{l}'"
+            for i, l in enumerate(labels)) + "\n"
     plot += "unset multiplot\n"
     open("bench/out/crossover.gp", "w").write(plot)
     subprocess.run(["gnuplot", "bench/out/crossover.gp"], check=True)
 
 
 if __name__ == "__main__":
-    main()
+    plot_svg() if "--plot" in sys.argv else main()

@@ -168,7 +168,8 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
   if (nsends > 0) {
     std::vector<DevSend> sent(static_cast<size_t>(nsends));
     exec.download(sent.data(), pl.sends_of(t), sent.size() * sizeof(DevSend));
-    for (const auto& x : sent) ts.messages.push_back(TraceMessage{x.from, x.to, x.len, x.src_off, x.buf, t, pl.clock.arrives(t)});
+    for (const auto& x : sent)  // a barrier's token is charged no words, in the trace as in the report
+      ts.messages.push_back(TraceMessage{x.from, x.to, rules::charged_words(pl.ctx.tokens, x.len), x.src_off, x.buf, t, pl.clock.arrives(t)});
   }
   return ts;
 }

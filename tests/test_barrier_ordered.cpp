@@ -175,6 +175,25 @@ TEST(BarrierFormula, CongestionCostsNothingWithoutWords) {
   EXPECT_DOUBLE_EQ(r.time, 3.0 * 4);
 }
 
+// The trace charges a barrier's messages what the report charges: no words (the token is the
+// simulator's), on the CPU backend and the device rounds alike.
+TEST(Barrier, TheTraceChargesNoWords) {
+  RunConfig c = make_config("barrier_dissemination", TopologyKind::ring, 6);
+  c.trace = true;
+  for (const RunResult& r : {run_cpu(c), run_device_rounds_on_host(c)}) {
+    ASSERT_TRUE(r.verified);
+    EXPECT_EQ(r.words, 0);
+    int64_t messages = 0;
+    for (const TraceStep& s : r.trace)
+      for (const TraceMessage& m : s.messages) {
+        EXPECT_EQ(m.words, 0);
+        ++messages;
+      }
+    EXPECT_EQ(messages, r.messages);
+    EXPECT_GT(messages, 0);
+  }
+}
+
 // The operator a user names does not apply to a barrier: every one gives the same tokens.
 TEST(Barrier, TheOperatorDoesNotApply) {
   RunConfig c = make_config("barrier_dissemination", TopologyKind::full, 13);

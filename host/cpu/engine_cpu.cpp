@@ -106,7 +106,7 @@ class CpuRun {
         const Chunk& ch = s.chunks[size_t(plan_.chunk_of(i))];
         for (int n = 0; n < s.send_count[size_t(i)]; ++n) {
           const StoredSend& x = ch.sends[size_t(s.send_begin[size_t(i)] + n)];
-          ts.messages.push_back(TraceMessage{i, x.to, x.len, x.src_off, x.buf, t, rules_.clock.arrives(t)});
+          ts.messages.push_back(TraceMessage{i, x.to, rules::charged_words(rules_.tokens, x.len), x.src_off, x.buf, t, rules_.clock.arrives(t)});
         }
       }
     r.trace.push_back(std::move(ts));

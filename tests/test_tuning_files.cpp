@@ -26,7 +26,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "algorithms/all.h"
 #include "ppsim/algorithm.h"
+#include "ppsim/bounds.h"
+#include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 #include "test_helpers.h"
 
@@ -242,7 +245,7 @@ void expect_winner(const std::map<std::string, double>& times, const std::map<st
 const std::map<std::string, std::string> kOmpiAllreduce = {{"allreduce_reduce_broadcast", "2"},
                                                            {"allreduce_hypercube", "3"},
                                                            {"allreduce_ring", "4"},
-                                                           {"allreduce_rabenseifner", "6"},
+                                                           {"allreduce_rabenseifner_ompi", "6"},
                                                            {"allreduce_rs_ag", "6"}};
 const std::map<std::string, std::string> kMpichAllreduce = {{"allreduce_hypercube", "MPIR_Allreduce_intra_recursive_doubling"},
                                                             {"allreduce_ring", "MPIR_Allreduce_intra_ring"},
@@ -364,3 +367,50 @@ TEST(TuningFiles, HeatMapIsDrawn) {
 }
 
 }  // namespace
+
+// Open MPI's Rabenseifner (issue 25): its own variant, message for message. Every processor's sends
+// from the ops: with m >= p' = 2^floor(lg p), processor 0 sends ceil(m/2) words to 1 when p is no
+// power of two (the swapped upper half); then, as virtual rank 0, the words outside its window in
+// each halving step (its window W_k = floor(m/2^k) after k steps), its windows W_d .. W_1 in the
+// all-gather, and at the end the whole vector to 1 (when p is no power of two). With m < p', the linear fall-back: every processor but 0 sends m words to 0 and receives m
+// from it. The closed form equals the simulated time (gamma > 0), both executors verify.
+TEST(OmpiVariants, RabenseifnerAsOpenMpiRunsIt) {
+  for (int64_t p : {2, 3, 4, 5, 6, 7, 8, 12, 13, 16}) {
+    for (int64_t m : {1, 3, 5, 8, 37, 64}) {
+      ppsim::RunConfig c = ppsim::testing_support::make_config("allreduce_rabenseifner_ompi", ppsim::TopologyKind::full, p, "", m);
+      c.cost.ts = 3;
+      c.cost.tw = 2;
+      c.cost.gamma = 0.5;
+      SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
+      int64_t pp = 1;
+      while (pp * 2 <= p) pp *= 2;
+      std::vector<int64_t> sent(size_t(p), 0);
+      for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+        for (int64_t x = 0; x < p; ++x) {
+          ppsim::StepOps ops;
+          ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+          for (int i = 0; i < ops.nsend; ++i) sent[size_t(x)] += ops.send[i].len;
+        }
+      if (m < pp) {
+        EXPECT_EQ(c.algorithm->rounds(c.params), 2 * (p - 1));
+        EXPECT_EQ(sent[0], (p - 1) * m);
+        for (int64_t x = 1; x < p; ++x) EXPECT_EQ(sent[size_t(x)], m);
+      } else {
+        // Virtual rank 0 keeps the lower floor(w/2) of its window w each time: it gives away
+        // m - W_d while halving and sends W_d + ... + W_1 back in the all-gather.
+        int64_t w = m, d = 0, gathered = 0;
+        for (; (int64_t{1} << d) < pp; ++d) {
+          w /= 2;
+          gathered += w;
+        }
+        const int64_t extra = p != pp ? (m - m / 2) + m : 0;
+        EXPECT_EQ(sent[0], extra + (m - w) + gathered);
+        EXPECT_EQ(c.algorithm->rounds(c.params), 2 * d + (p != pp ? 3 : 0));
+      }
+      const ppsim::RunResult r = ppsim::run_cpu(c);
+      EXPECT_TRUE(r.verified);
+      EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+      EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+}

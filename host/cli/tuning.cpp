@@ -69,7 +69,8 @@ const SharedAlgorithm kShared[] = {
     {"allreduce_reduce_broadcast", 2, nullptr},  // reduce, then broadcast
     {"allreduce_hypercube", 3, "MPIR_Allreduce_intra_recursive_doubling"},
     {"allreduce_ring", 4, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather
-    {"allreduce_rabenseifner", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather"},
+    {"allreduce_rabenseifner", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // Open MPI runs the next one
+    {"allreduce_rabenseifner_ompi", 6, nullptr},  // Open MPI's variant, with its linear fall-back
     {"allreduce_rs_ag", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // the same at p = 2^d
     {"alltoall_linear", 1, nullptr},
     {"alltoall_pairwise", 2, "MPIR_Alltoall_intra_pairwise"},

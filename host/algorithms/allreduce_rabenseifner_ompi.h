@@ -1,0 +1,137 @@
+// Rabenseifner's all-reduce as Open MPI runs it (coll_tuned algorithm 6,
+// ompi_coll_base_allreduce_intra_redscat_allgather), message for message, with its fall-back:
+//
+//   m < p' = 2^floor(lg p): Open MPI's basic linear all-reduce instead: every processor sends its
+//     m words to processor 0, which folds them in rank order (p - 1 steps, one receive a step), and
+//     processor 0 sends the result to every other one (p - 1 steps);
+//   else, with r = p - p':
+//     - the r pairs (2j, 2j+1) swap halves (the even member sends the upper ceil(m/2) words and
+//       keeps the lower floor(m/2), the odd one the other way round) and fold them, and the odd
+//       member sends its folded upper half to the even one, which goes on as virtual rank j (2
+//       steps; processors 2r and up are virtual ranks v = id - r);
+//     - a recursive-halving reduce-scatter over the p' virtual ranks, lowest bit first: in step k
+//       a window of w words splits into floor(w/2) kept by the lower rank and the rest by the upper;
+//     - a recursive-doubling all-gather back, highest bit first;
+//     - the even member of each pair sends the whole result to the odd one (1 step).
+//   2 lg p' steps, + 3 when r > 0 (ppsim's allreduce_rabenseifner folds a whole vector into the odd
+//   member instead, in 1 step, and hands back in 1).
+// Open MPI folds with the received words on the left whatever the ranks: ⊕ must be commutative
+// (Open MPI itself takes the linear algorithm for a non-commutative operation).
+#pragma once
+#include "algorithms/recursive_halving.h"
+
+namespace ppsim {
+
+struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
+  static constexpr const char* name = "allreduce_rabenseifner_ompi";
+  static constexpr const char* description =
+      "Open MPI's Rabenseifner (coll_tuned 6): pairs swap halves when p is no power of two, floor/ceil halving windows, and the "
+      "linear all-reduce when m < 2^floor(lg p)";
+  static constexpr const char* formula_text =
+      "m >= p': [r > 0](3 t_s + (2 t_w + gamma) ceil(m/2) + t_w m) + sum_{k=1..lg p'} (2 t_s + (2 t_w + gamma) h_k), h_k the largest half "
+      "in step k; m < p': (p-1)(2 t_s + (2 t_w + gamma) m)";
+  static constexpr Operation op = Operation::allreduce;
+  static constexpr uint32_t topologies = kAllTopologies;
+  static constexpr uint32_t native = 0;
+  static constexpr uint32_t flags = kCommutativeOnly;
+
+  PPSIM_HD static bool linear(const AlgoParams& a) { return a.m < halving_group(a.p, -1).pp; }
+  PPSIM_HD static int rounds(const AlgoParams& a) {
+    if (a.p < 2) return 0;
+    if (linear(a)) return int(2 * (a.p - 1));
+    const HalvingGroup g = halving_group(a.p, -1);
+    return 2 * g.d + (g.r > 0 ? 3 : 0);
+  }
+  // The window [start, start + size) a virtual rank v keeps after k halvings of m words.
+  PPSIM_HD static void window(int64_t m, int64_t v, int k, int64_t& start, int64_t& size) {
+    start = 0;
+    size = m;
+    for (int j = 0; j < k; ++j) {
+      const int64_t lower = size / 2;
+      if ((v >> j) & 1) {
+        start += lower;
+        size -= lower;
+      } else {
+        size = lower;
+      }
+    }
+  }
+
+  static double formula(const AlgoParams& a, const CostParams& c) {
+    if (a.p < 2) return 0;
+    if (linear(a)) return double(a.p - 1) * (largest_message_time(c, a.m, true) + largest_message_time(c, a.m, false));
+    const HalvingGroup g = halving_group(a.p, -1);
+    const int64_t upper = a.m - a.m / 2;  // the larger half
+    double t = g.r > 0 ? largest_message_time(c, upper, true) + largest_message_time(c, upper, false) +
+                             largest_message_time(c, a.m, false)
+                       : 0.0;
+    for (int k = 1; k <= g.d; ++k) {
+      // The largest half in step k: the upper half of the largest window after k - 1 halvings.
+      int64_t start, size, largest = 0;
+      window(a.m, (int64_t{1} << (k - 1)) - 1, k - 1, start, size);  // upper halves all the way: the largest window
+      largest = size - size / 2;
+      t += largest_message_time(c, largest, true) + largest_message_time(c, largest, false);
+    }
+    return t;
+  }
+
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+    if (linear(a)) {  // basic linear: all to 0 in rank order, then 0 to all
+      const int64_t sender = round;  // round j: processor j's vector to 0; round p - 1 + j: 0's result to j
+      if (round <= a.p - 1) {
+        if (id == sender) out.add_send(0, kData, 0, a.m);
+        if (id == 0) out.add_recv(sender, kData, 0, a.m, RecvMode::slot_op_recv);
+      } else {
+        const int64_t to = round - (a.p - 1);
+        if (id == 0) out.add_send(to, kData, 0, a.m);
+        if (id == to) out.add_recv(0, kData, 0, a.m, RecvMode::copy);
+      }
+      return;
+    }
+    const HalvingGroup g = halving_group(a.p, -1);
+    const int64_t lower = a.m / 2, upper = a.m - lower;
+    if (g.r > 0) {
+      const bool paired = id < 2 * g.r, odd = id % 2 == 1;
+      if (round == 1) {  // swap halves: the even member folds the lower half, the odd the upper
+        if (!paired) return;
+        out.add_send(id ^ 1, kData, odd ? 0 : lower, odd ? lower : upper);
+        out.add_recv(id ^ 1, kData, odd ? lower : 0, odd ? upper : lower, RecvMode::recv_op_slot);
+        return;
+      }
+      if (round == 2) {  // the odd member's folded upper half to the even one
+        if (paired && odd) out.add_send(id - 1, kData, lower, upper);
+        if (paired && !odd) out.add_recv(id + 1, kData, lower, upper, RecvMode::copy);
+        return;
+      }
+      if (round == 2 * g.d + 3) {  // the even member's result to the odd one
+        if (paired) {
+          if (odd) out.add_recv(id - 1, kData, 0, a.m, RecvMode::copy);
+          else out.add_send(id + 1, kData, 0, a.m);
+        }
+        return;
+      }
+      if (paired && odd) return;
+      round -= 2;
+    }
+    const int64_t v = id < 2 * g.r ? id / 2 : id - g.r;
+    auto real = [&](int64_t u) { return u < g.r ? 2 * u : u + g.r; };
+    const bool halving = round <= g.d;
+    const int k = halving ? round : g.d - (round - g.d) + 1;  // the halving step of the same bit
+    const int64_t partner = real(v ^ (int64_t{1} << (k - 1)));
+    int64_t start, size;
+    window(a.m, v, k - 1, start, size);
+    const int64_t half = size / 2;
+    const bool low = ((v >> (k - 1)) & 1) == 0;
+    const int64_t keep_off = low ? start : start + half, keep = low ? half : size - half;
+    const int64_t give_off = low ? start + half : start, give = size - keep;
+    if (halving) {
+      out.add_send(partner, kData, give_off, give);
+      out.add_recv(partner, kData, keep_off, keep, RecvMode::recv_op_slot);
+    } else {
+      out.add_send(partner, kData, keep_off, keep);
+      out.add_recv(partner, kData, give_off, give, RecvMode::copy);
+    }
+  }
+};
+
+}  // namespace ppsim

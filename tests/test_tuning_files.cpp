@@ -244,7 +244,7 @@ void expect_winner(const std::map<std::string, double>& times, const std::map<st
 // algorithms ppsim shares with them.
 const std::map<std::string, std::string> kOmpiAllreduce = {{"allreduce_reduce_broadcast", "2"},
                                                            {"allreduce_hypercube", "3"},
-                                                           {"allreduce_ring", "4"},
+                                                           {"allreduce_ring_ompi", "4"},
                                                            {"allreduce_rabenseifner_ompi", "6"},
                                                            {"allreduce_rs_ag", "6"}};
 const std::map<std::string, std::string> kMpichAllreduce = {{"allreduce_hypercube", "MPIR_Allreduce_intra_recursive_doubling"},
@@ -411,6 +411,38 @@ TEST(OmpiVariants, RabenseifnerAsOpenMpiRunsIt) {
       EXPECT_TRUE(r.verified);
       EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
       EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+}
+
+// Open MPI's ring (issue 25): the ring itself when m >= p, recursive doubling (allreduce_hypercube,
+// message for message) when m < p; both closed forms hold.
+TEST(OmpiVariants, RingFallsBackToRecursiveDoubling) {
+  for (int64_t p : {2, 3, 5, 8, 12}) {
+    for (int64_t m : {1, 2, 4, 7, 12, 37}) {
+      SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
+      ppsim::RunConfig c = ppsim::testing_support::make_config("allreduce_ring_ompi", ppsim::TopologyKind::full, p, "", m);
+      c.cost.ts = 3;
+      c.cost.tw = 2;
+      c.cost.gamma = 0.5;
+      ppsim::RunConfig same = c;
+      same.algorithm = ppsim::find_algorithm(m < p ? "allreduce_hypercube" : "allreduce_ring");
+      for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+        for (int64_t x = 0; x < p; ++x) {
+          ppsim::StepOps mine, theirs;
+          ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, mine);
+          ppsim::algorithm_ops(same.algorithm->id, same.params, x, r, theirs);
+          ASSERT_EQ(mine.nsend, theirs.nsend);
+          for (int i = 0; i < mine.nsend; ++i) {
+            EXPECT_EQ(mine.send[i].to, theirs.send[i].to);
+            EXPECT_EQ(mine.send[i].len, theirs.send[i].len);
+          }
+        }
+      EXPECT_EQ(c.algorithm->rounds(c.params), same.algorithm->rounds(same.params));
+      const ppsim::RunResult r = ppsim::run_cpu(c);
+      EXPECT_TRUE(r.verified);
+      EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+      EXPECT_DOUBLE_EQ(r.time, ppsim::run_cpu(same).time);
     }
   }
 }

@@ -68,7 +68,8 @@ const SharedAlgorithm kShared[] = {
     {"allgather_ring", 4, "MPIR_Allgather_intra_ring"},
     {"allreduce_reduce_broadcast", 2, nullptr},  // reduce, then broadcast
     {"allreduce_hypercube", 3, "MPIR_Allreduce_intra_recursive_doubling"},
-    {"allreduce_ring", 4, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather
+    {"allreduce_ring", 0, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather; Open MPI runs the next one
+    {"allreduce_ring_ompi", 4, nullptr},                 // the same ring, recursive doubling when m < p
     {"allreduce_rabenseifner", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // Open MPI runs the next one
     {"allreduce_rabenseifner_ompi", 6, nullptr},  // Open MPI's variant, with its linear fall-back
     {"allreduce_rs_ag", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // the same at p = 2^d

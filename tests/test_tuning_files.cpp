@@ -446,3 +446,44 @@ TEST(OmpiVariants, RingFallsBackToRecursiveDoubling) {
     }
   }
 }
+
+// Open MPI's Van de Geijn broadcast (issue 25): blocks of ceil(m/p) words, the tail short. In the
+// ring all-gather every rank receives every block but its own, m - min(c, max(0, m - q c)) words
+// for rank q relative to the root, c = ceil(m/p); the closed form equals the simulated time, and
+// where p divides m the blocks are MPICH's too, so the two units' times agree.
+TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
+  for (int64_t p : {2, 3, 5, 6, 8, 13}) {
+    for (int64_t m : {1, 4, 7, 26, 40}) {
+      for (int64_t root : {int64_t{0}, p - 1}) {
+        SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m) + " root=" + std::to_string(root));
+        ppsim::RunConfig c = ppsim::testing_support::make_config("broadcast_van_de_geijn_ompi", ppsim::TopologyKind::full, p, "", m,
+                                                                 ppsim::OperatorKind::sum, root);
+        c.cost.ts = 3;
+        c.cost.tw = 2;
+        int scatter_steps = 0;
+        while ((int64_t{1} << scatter_steps) < p) ++scatter_steps;
+        std::vector<int64_t> received(size_t(p), 0);
+        for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
+          for (int64_t x = 0; x < p; ++x) {
+            ppsim::StepOps ops;
+            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+          }
+        const int64_t block = (m + p - 1) / p;
+        for (int64_t x = 0; x < p; ++x) {
+          const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
+          EXPECT_EQ(received[size_t(x)], m - own) << "rank " << x;
+        }
+        const ppsim::RunResult r = ppsim::run_cpu(c);
+        EXPECT_TRUE(r.verified);
+        EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        if (m % p == 0) {
+          ppsim::RunConfig mpich = c;
+          mpich.algorithm = ppsim::find_algorithm("broadcast_van_de_geijn");
+          EXPECT_DOUBLE_EQ(r.time, ppsim::run_cpu(mpich).time);
+        }
+      }
+    }
+  }
+}

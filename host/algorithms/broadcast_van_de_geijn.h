@@ -29,19 +29,23 @@ struct BroadcastVanDeGeijn : AlgorithmDefaults {
   static constexpr uint32_t flags = 0;
 
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p) + int(a.p - 1); }
-  static double formula(const AlgoParams& a, const CostParams& c) {
-    const EvenSplit blocks{a.m, a.p};
+  static double formula(const AlgoParams& a, const CostParams& c) { return formula_of(a, c, EvenSplit{a.m, a.p}); }
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) { ops_of(a, id, round, EvenSplit{a.m, a.p}, out); }
+
+  // The time and the ops for any layout of the p blocks (offset(q): where block q starts; the
+  // first block is the largest).
+  template <class Layout>
+  static double formula_of(const AlgoParams& a, const CostParams& c, const Layout& blocks) {
     const int steps = ceil_log2(a.p);
     double t = 0;
     for (int s = 1; s <= steps; ++s) {
       const int64_t h = int64_t{1} << (steps - s), end = 2 * h < a.p ? 2 * h : a.p;
       t += largest_message_time(c, blocks.offset(end) - blocks.offset(h), false);
     }
-    return t + double(a.p - 1) * largest_message_time(c, (a.m + a.p - 1) / a.p, false);
+    return t + double(a.p - 1) * largest_message_time(c, blocks.offset(1) - blocks.offset(0), false);
   }
-
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    const EvenSplit blocks{a.m, a.p};
+  template <class Layout>
+  PPSIM_HD static void ops_of(const AlgoParams& a, int64_t id, int round, const Layout& blocks, StepOps& out) {
     const int steps = ceil_log2(a.p);
     const int64_t rank = pos_mod(id - a.root, a.p);
     if (round <= steps) {  // scatter: the subtree of ranks [first, first + span) moves as one slice

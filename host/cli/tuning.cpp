@@ -58,7 +58,8 @@ const SharedAlgorithm kShared[] = {
     {"broadcast_bintree_pipelined", 5, nullptr},  // segmented binary tree
     {"broadcast_knomial", 7, nullptr},            // fan-out = --radix
     {"broadcast_scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},
-    {"broadcast_van_de_geijn", 9, "MPIR_Bcast_intra_scatter_ring_allgather"},
+    {"broadcast_van_de_geijn", 0, "MPIR_Bcast_intra_scatter_ring_allgather"},  // Open MPI cuts its blocks as the next one
+    {"broadcast_van_de_geijn_ompi", 9, nullptr},
     {"reduce_binomial", 5, "MPIR_Reduce_intra_binomial"},
     {"reduce_knomial", 8, nullptr},
     {"reduce_rabenseifner", 7, "MPIR_Reduce_intra_reduce_scatter_gather"},

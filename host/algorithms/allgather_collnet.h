@@ -23,8 +23,7 @@ struct AllgatherCollnet : AlgorithmDefaults {
   static constexpr int sends_per_step = 8;
 
   static const char* rejects(const AlgoParams& a) {
-    if (!segments_fit(a)) return "allgather_collnet needs 1 <= --segments <= --m (a segment carries at least one word)";
-    return sharp_tree_rejects(a, name);
+    return switch_unit_rejects(a, name, true);
   }
   PPSIM_HD static int stages(const AlgoParams& a) {
     const ClusterNet net = ClusterNet::of(a);
@@ -40,8 +39,8 @@ struct AllgatherCollnet : AlgorithmDefaults {
       return;
     }
     if (net.N > 1) sharp_tree_ops(net, a, id, round, 1, true, out);
-    const int64_t first = id / net.G * net.G, g = id % net.G, s = int64_t(round) - stages(a);
-    if (s < 0 || s >= a.segments) return;
+    const int64_t first = id / net.G * net.G, g = id % net.G, s = segment_in(a, round, stages(a));
+    if (s < 0) return;
     // Block g of every node (one node: my own block), out to the others; theirs in.
     const int64_t count = net.N < 2 ? 1 : net.N, base = net.N < 2 ? first * a.m : 0;
     for (int64_t h = 0; h < net.G; ++h) {

@@ -27,8 +27,7 @@ struct AllgatherNvls : AlgorithmDefaults {
   static constexpr int sends_per_step = 2;
 
   static const char* rejects(const AlgoParams& a) {
-    if (!segments_fit(a)) return "allgather_nvls needs 1 <= --segments <= --m (a segment carries at least one word)";
-    return sharp_tree_rejects(a, name);
+    return switch_unit_rejects(a, name, true);
   }
   PPSIM_HD static int stages(const AlgoParams& a) {
     const ClusterNet net = ClusterNet::of(a);
@@ -56,18 +55,16 @@ struct AllgatherNvls : AlgorithmDefaults {
     const ClusterNet net = ClusterNet::of(a);
     const bool one_node = net.N < 2;
     const int bcast = stages(a), gather = bcast - 1;
-    auto seg_at = [&](int stage) { return int64_t(round) - stage; };
-    auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
     if (id < net.p) {
       const int64_t node = id / net.G, g = id % net.G, sw = net.nvswitch(node);
       if (one_node) {
-        if (const int64_t s = seg_at(1); live(s)) out.add_send(sw, kData, id * a.m + segment_offset(a, s), segment_words(a, s));
+        if (const int64_t s = segment_in(a, round, 1); s >= 0) out.add_send(sw, kData, id * a.m + segment_offset(a, s), segment_words(a, s));
       } else {
         sharp_tree_ops(net, a, id, round, 1, true, out);
-        if (const int64_t s = seg_at(gather); live(s))  // block g of every node
+        if (const int64_t s = segment_in(a, round, gather); s >= 0)  // block g of every node
           out.add_send_strided(sw, kData, g * a.m + segment_offset(a, s), segment_words(a, s), net.G * a.m, net.N);
       }
-      if (const int64_t s = seg_at(bcast); live(s))
+      if (const int64_t s = segment_in(a, round, bcast); s >= 0)
         out.add_recv_strided(sw, kData, (one_node ? node * net.G : 0) * a.m + segment_offset(a, s), segment_words(a, s), a.m,
                              one_node ? net.G : net.p, RecvMode::copy);
       return;
@@ -75,14 +72,14 @@ struct AllgatherNvls : AlgorithmDefaults {
     if (id < net.p + net.N) {  // node n's NVSwitch
       const int64_t first = (id - net.p) * net.G;
       if (one_node) {
-        if (const int64_t s = seg_at(1); live(s))
+        if (const int64_t s = segment_in(a, round, 1); s >= 0)
           for (int64_t g = 0; g < net.G; ++g)
             out.add_recv(first + g, kData, (first + g) * a.m + segment_offset(a, s), segment_words(a, s), RecvMode::copy);
-      } else if (const int64_t s = seg_at(gather); live(s)) {
+      } else if (const int64_t s = segment_in(a, round, gather); s >= 0) {
         for (int64_t g = 0; g < net.G; ++g)
           out.add_recv_strided(first + g, kData, g * a.m + segment_offset(a, s), segment_words(a, s), net.G * a.m, net.N, RecvMode::copy);
       }
-      if (const int64_t s = seg_at(bcast); live(s))
+      if (const int64_t s = segment_in(a, round, bcast); s >= 0)
         for (int64_t g = 0; g < net.G; ++g)
           out.add_send_strided(first + g, kData, (one_node ? first : 0) * a.m + segment_offset(a, s), segment_words(a, s), a.m,
                                one_node ? net.G : net.p);

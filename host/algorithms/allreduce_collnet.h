@@ -25,8 +25,7 @@ struct AllreduceCollnet : AlgorithmDefaults {
   static constexpr int sends_per_step = 15;
 
   static const char* rejects(const AlgoParams& a) {
-    if (!segments_fit(a)) return "allreduce_collnet needs 1 <= --segments <= --m (a segment carries at least one word)";
-    return sharp_tree_rejects(a, name);
+    return switch_unit_rejects(a, name, true);
   }
   PPSIM_HD static int stages(const AlgoParams& a) {
     const ClusterNet net = ClusterNet::of(a);
@@ -42,8 +41,7 @@ struct AllreduceCollnet : AlgorithmDefaults {
       return;
     }
     const int64_t first = id / net.G * net.G, g = id % net.G;
-    auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
-    if (const int64_t s = int64_t(round) - 1; live(s)) {  // reduce-scatter: slices out, mine folded in rank order
+    if (const int64_t s = segment_in(a, round, 1); s >= 0) {  // reduce-scatter: slices out, mine folded in rank order
       for (int64_t h = 0; h < net.G; ++h)
         if (h != g && slice_words(a, s, net.G, h) > 0) out.add_send(first + h, kData, slice_offset(a, s, net.G, h), slice_words(a, s, net.G, h));
       if (slice_words(a, s, net.G, g) > 0) {
@@ -53,7 +51,7 @@ struct AllreduceCollnet : AlgorithmDefaults {
       }
     }
     if (net.N > 1) sharp_tree_ops(net, a, id, round, 2, false, out);
-    if (const int64_t s = int64_t(round) - stages(a); live(s)) {  // all-gather: my slice out, the others in
+    if (const int64_t s = segment_in(a, round, stages(a)); s >= 0) {  // all-gather: my slice out, the others in
       if (slice_words(a, s, net.G, g) > 0)
         for (int64_t h = 0; h < net.G; ++h)
           if (h != g) out.add_send(first + h, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));

@@ -31,8 +31,7 @@ struct AllreduceNvls : AlgorithmDefaults {
   static constexpr int sends_per_step = 3;
 
   static const char* rejects(const AlgoParams& a) {
-    if (!segments_fit(a)) return "allreduce_nvls needs 1 <= --segments <= --m (a segment carries at least one word)";
-    return sharp_tree_rejects(a, name);
+    return switch_unit_rejects(a, name, true);
   }
   PPSIM_HD static int stages(const AlgoParams& a) {
     const ClusterNet net = ClusterNet::of(a);
@@ -62,35 +61,31 @@ struct AllreduceNvls : AlgorithmDefaults {
   // slice g back (stage 2) and to the switch again (stage gather); the multicast (stage bcast).
   PPSIM_HD static void member_ops(const ClusterNet& net, const AlgoParams& a, int64_t id, int round, int gather, int bcast, StepOps& out) {
     const int64_t sw = net.nvswitch(id / net.G), g = id % net.G;
-    auto seg_at = [&](int stage) { return int64_t(round) - stage; };
-    auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
-    if (const int64_t s = seg_at(1); live(s)) send_segment(a, sw, s, out);
+    if (const int64_t s = segment_in(a, round, 1); s >= 0) send_segment(a, sw, s, out);
     if (gather > 0) {
-      if (const int64_t s = seg_at(2); live(s) && slice_words(a, s, net.G, g) > 0)
+      if (const int64_t s = segment_in(a, round, 2); s >= 0 && slice_words(a, s, net.G, g) > 0)
         out.add_recv(sw, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g), RecvMode::copy);
-      if (const int64_t s = seg_at(gather); live(s) && slice_words(a, s, net.G, g) > 0)
+      if (const int64_t s = segment_in(a, round, gather); s >= 0 && slice_words(a, s, net.G, g) > 0)
         out.add_send(sw, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
     }
-    if (const int64_t s = seg_at(bcast); live(s)) recv_segment(a, sw, s, out);
+    if (const int64_t s = segment_in(a, round, bcast); s >= 0) recv_segment(a, sw, s, out);
   }
   // The NVSwitch of node (id - p): the fold in rank order, the slices, the multicast.
   PPSIM_HD static void switch_ops(const ClusterNet& net, const AlgoParams& a, int64_t id, int round, int gather, int bcast, StepOps& out) {
     const int64_t first = (id - net.p) * net.G;
-    auto seg_at = [&](int stage) { return int64_t(round) - stage; };
-    auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
-    if (const int64_t s = seg_at(1); live(s))
+    if (const int64_t s = segment_in(a, round, 1); s >= 0)
       for (int64_t g = 0; g < net.G; ++g)
         out.add_recv(first + g, kData, segment_offset(a, s), segment_words(a, s), g == 0 ? RecvMode::copy : RecvMode::slot_op_recv);
     if (gather > 0) {
-      if (const int64_t s = seg_at(2); live(s))
+      if (const int64_t s = segment_in(a, round, 2); s >= 0)
         for (int64_t g = 0; g < net.G; ++g)
           if (slice_words(a, s, net.G, g) > 0) out.add_send(first + g, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
-      if (const int64_t s = seg_at(gather); live(s))
+      if (const int64_t s = segment_in(a, round, gather); s >= 0)
         for (int64_t g = 0; g < net.G; ++g)
           if (slice_words(a, s, net.G, g) > 0)
             out.add_recv(first + g, kData, slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g), RecvMode::copy);
     }
-    if (const int64_t s = seg_at(bcast); live(s))
+    if (const int64_t s = segment_in(a, round, bcast); s >= 0)
       for (int64_t g = 0; g < net.G; ++g) send_segment(a, first + g, s, out);
   }
 

@@ -27,7 +27,7 @@ struct AllreduceNvlsTree : AlgorithmDefaults {
   static constexpr int sends_per_step = 5;
 
   static const char* rejects(const AlgoParams& a) {
-    return segments_fit(a) ? nullptr : "allreduce_nvls_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
+    return switch_unit_rejects(a, name, false);
   }
   PPSIM_HD static NcclTree node_tree(const ClusterNet& net, int64_t g) { return NcclTree{net.N, 1, net.N, int(g % 2)}; }
   PPSIM_HD static int stages(const AlgoParams& a) {
@@ -49,8 +49,8 @@ struct AllreduceNvlsTree : AlgorithmDefaults {
     const int nkids = tree.children(node, kids);
     auto rank = [&](int64_t n) { return n * net.G + g; };
     auto each = [&](int64_t o, auto&& f) {  // segment in tree step o this round, if its slice has words
-      const int64_t s = int64_t(round) - 2 - o;
-      if (s >= 0 && s < a.segments && slice_words(a, s, net.G, g) > 0) f(slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
+      const int64_t s = segment_in(a, round, 2 + int(o));
+      if (s >= 0 && slice_words(a, s, net.G, g) > 0) f(slice_offset(a, s, net.G, g), slice_words(a, s, net.G, g));
     };
     if (parent >= 0) each(h + 1, [&](int64_t off, int64_t w) { out.add_send(rank(parent), kData, off, w); });
     for (int k = 0; k < nkids; ++k)

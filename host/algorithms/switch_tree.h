@@ -130,14 +130,18 @@ PPSIM_HD void sharp_children(const ClusterNet& net, int l, int64_t label, int64_
   }
 }
 
+// The segment in stage `stage` in this round (segment s is in stage x in round s + x), or -1.
+PPSIM_HD inline int64_t segment_in(const AlgoParams& a, int round, int stage) {
+  const int64_t s = int64_t(round) - stage;
+  return s >= 0 && s < a.segments ? s : -1;
+}
+
 // The SHARP tree's stages (F .. F + 2L - 1) of round `round` for processor or agent `id`: a rank
 // sends its piece up and takes the result back; a switch of rail j's tree folds (all-reduce) or
 // gathers (all-gather) its children's pieces and returns the whole.
 PPSIM_HD inline void sharp_tree_ops(const ClusterNet& net, const AlgoParams& a, int64_t id, int round, int first, bool gather,
                                     StepOps& out) {
   const int L = int(net.L);
-  auto seg_at = [&](int stage) { return int64_t(round) - stage; };  // the segment in stage `stage` this round
-  auto live = [&](int64_t s) { return s >= 0 && s < a.segments; };
   auto send = [&](int64_t to, const SharpPiece& x) {
     if (x.words() > 0) out.add_send_strided(to, kData, x.off, x.run, x.stride, x.count);
   };
@@ -146,8 +150,8 @@ PPSIM_HD inline void sharp_tree_ops(const ClusterNet& net, const AlgoParams& a, 
   };
   if (id < net.p) {
     const int64_t g = id % net.G, j = net.rail(g), node = id / net.G, leaf = net.network() + net.switch_above(net.nic(id), 1, j);
-    if (const int64_t s = seg_at(first); live(s)) send(leaf, sharp_piece(net, a, gather, g, s, node, node + 1));
-    if (const int64_t s = seg_at(first + 2 * L - 1); live(s)) recv(leaf, sharp_piece(net, a, gather, g, s, 0, net.N), RecvMode::copy);
+    if (const int64_t s = segment_in(a, round, first); s >= 0) send(leaf, sharp_piece(net, a, gather, g, s, node, node + 1));
+    if (const int64_t s = segment_in(a, round, first + 2 * L - 1); s >= 0) recv(leaf, sharp_piece(net, a, gather, g, s, 0, net.N), RecvMode::copy);
     return;
   }
   if (id < net.network()) return;
@@ -162,17 +166,17 @@ PPSIM_HD inline void sharp_tree_ops(const ClusterNet& net, const AlgoParams& a, 
     int64_t n0, n1;
     sharp_nodes(net, l, label, j, n0, n1);
     for (int64_t g = j * per_rail; g < (j + 1) * per_rail; ++g) {
-      if (const int64_t s = seg_at(first + l - 1); live(s)) {  // up: the children's pieces, folded in node order
+      if (const int64_t s = segment_in(a, round, first + l - 1); s >= 0) {  // up: the children's pieces, folded in node order
         bool first_child = true;
         sharp_children(net, l, label, j, g, [&](int64_t c, int64_t c0, int64_t c1) {
           recv(c, sharp_piece(net, a, gather, g, s, c0, c1), gather || first_child ? RecvMode::copy : RecvMode::slot_op_recv);
           first_child = false;
         });
       }
-      if (const int64_t s = seg_at(first + l); parent >= 0 && live(s)) send(parent, sharp_piece(net, a, gather, g, s, n0, n1));
-      if (const int64_t s = seg_at(first + 2 * L - l - 1); parent >= 0 && live(s))
+      if (const int64_t s = segment_in(a, round, first + l); parent >= 0 && s >= 0) send(parent, sharp_piece(net, a, gather, g, s, n0, n1));
+      if (const int64_t s = segment_in(a, round, first + 2 * L - l - 1); parent >= 0 && s >= 0)
         recv(parent, sharp_piece(net, a, gather, g, s, 0, net.N), RecvMode::copy);
-      if (const int64_t s = seg_at(first + 2 * L - l); live(s)) {  // down: the whole result
+      if (const int64_t s = segment_in(a, round, first + 2 * L - l); s >= 0) {  // down: the whole result
         const SharpPiece whole = sharp_piece(net, a, gather, g, s, 0, net.N);
         sharp_children(net, l, label, j, g, [&](int64_t c, int64_t, int64_t) { send(c, whole); });
       }
@@ -204,6 +208,17 @@ inline const char* sharp_tree_rejects(const AlgoParams& a, const char* name) {
   why = std::string(name) + ": a switch of this network would fold " + std::to_string(worst) + " messages in one step (at most " +
         std::to_string(kMaxOps) + "); use fewer nodes per rail or a fat tree of smaller arity (--topology cluster-fattree --dims NxGxKxA)";
   return why.c_str();
+}
+
+// What every pipelined switch unit refuses: segments without a word, and (sharp: it uses the
+// network's SHARP trees) a network whose switches would fold too much in a step.
+inline const char* switch_unit_rejects(const AlgoParams& a, const char* name, bool sharp) {
+  static thread_local std::string why;
+  if (!segments_fit(a)) {
+    why = std::string(name) + " needs 1 <= --segments <= --m (a segment carries at least one word)";
+    return why.c_str();
+  }
+  return sharp ? sharp_tree_rejects(a, name) : nullptr;
 }
 
 }  // namespace ppsim

@@ -4,6 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpugixml-dev gnuplot-nox graphviz
+  # one simulated machine split across MPI ranks, and the tests that run Open MPI's own collectives
+  openmpi-bin libopenmpi-dev
   # the Python module (python/), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)
 # `setup.sh fuzz` (make fuzz): clang and its runtimes (libFuzzer, the sanitizers)

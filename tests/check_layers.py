@@ -16,6 +16,7 @@ LAYERS = [
     ("step rules", ["host/rules/"]),
     ("backends", ["host/cpu/", "cuda/", "host/goal/"]),
     ("msccl programs", ["host/msccl/"]),
+    ("distributed", ["host/dist/"]),
     ("run", ["host/run/"]),
     ("command line", ["host/cli/"]),
     ("programs", ["python/", "bench/", "fuzz/", "tests/"]),

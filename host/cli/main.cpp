@@ -1,31 +1,69 @@
 // ppsim command line: the subcommands (one file each, see cli/commands.h), parsed in one place
 // (command_line.cpp), and the one that was given run. Every bad input ends with one line on
 // stderr and exit code 2.
+//
+// Under mpirun (docs/DESIGN.md §8, "Past one process") every rank parses the same command line;
+// `run`, `sweep` and `best` split their work across the ranks and rank 0 prints and writes; the
+// other subcommands are rank 0's alone. A failure the ranks agree on (partition.h) is printed once,
+// by rank 0, and every rank exits with 2; a failure one rank meets alone ends them all.
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "commands.h"
+#include "dist/world.h"
 #include "output_file.h"
 #include "ppsim/errors.h"
 
 using namespace ppsim;
 using namespace ppsim::cli;
 
-int main(int argc, char** argv) {
+namespace {
+
+bool distributes(const std::string& name) { return name == "run" || name == "sweep" || name == "best"; }
+
+int parse_and_run(int argc, char** argv) {
   std::vector<Command> commands = {list_command(), run_command(),    sweep_command(), best_command(),
                                    draw_command(), bounds_command(), goal_command()};
+  int help_exit = 0, chosen = -1;
+  auto parse = [&] {
+    // --help: printed once, by rank 0
+    std::ostringstream silent;
+    std::streambuf* out = dist::rank() == 0 ? nullptr : std::cout.rdbuf(silent.rdbuf());
+    try {
+      chosen = parse_command_line(argc, argv, commands, "ppsim: simulate collective communication on massively parallel processor arrays",
+                                  &help_exit);
+    } catch (...) {
+      if (out) std::cout.rdbuf(out);
+      throw;
+    }
+    if (out) std::cout.rdbuf(out);
+  };
+  if (Collectives* w = dist::world()) agreed_phase(*w, parse);
+  else parse();
+  if (chosen < 0) return help_exit;
+  if (dist::rank() != 0 && !distributes(commands[size_t(chosen)].name())) return 0;
+  const int code = commands[size_t(chosen)].run(commands[size_t(chosen)]);
+  check_stdout();
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = 2;
   try {
-    int help_exit = 0;
-    const int chosen = parse_command_line(argc, argv, commands, "ppsim: simulate collective communication on massively parallel processor arrays",
-                                          &help_exit);
-    if (chosen < 0) return help_exit;
-    const int code = commands[size_t(chosen)].run(commands[size_t(chosen)]);
-    check_stdout();
-    return code;
+    dist::start(&argc, &argv);
+    code = parse_and_run(argc, argv);
+  } catch (const AgreedError& e) {
+    if (dist::rank() == 0) std::cerr << (e.schedule ? "ppsim: schedule error: " : "ppsim: error: ") << e.what() << "\n";
   } catch (const ScheduleError& e) {
     std::cerr << "ppsim: schedule error: " << e.what() << "\n";
+    if (dist::world()) dist::abort_all(2);
   } catch (const std::exception& e) {  // UsageError, ConfigError and the rest
     std::cerr << "ppsim: error: " << e.what() << "\n";
+    if (dist::world()) dist::abort_all(2);
   }
-  return 2;
+  dist::finish();
+  return code;
 }

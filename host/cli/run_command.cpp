@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "dist/world.h"
 #include "goal_command.h"
 #include "msccl_command.h"
 #include "options.h"
@@ -114,12 +115,22 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
 
 int run_network(const RunOptions& o) {
   Backend backend = Backend::automatic;
-  RunConfig c = build_config(o, backend);
-  if (!o.json.empty()) require_writable(o.json, "--json");
+  RunConfig c;
+  // Under mpirun the run is split across the ranks (docs/DESIGN.md §8); rank 0 prints and writes.
+  Collectives* ranks = dist::world();
+  const bool writer = dist::rank() == 0;
+  auto configure = [&] {
+    c = build_config(o, backend);
+    if (!o.json.empty() && writer) require_writable(o.json, "--json");
+  };
+  if (ranks) agreed_phase(*ranks, configure);
+  else configure();
+  c.ranks = ranks;
   // The final buffers are reported only when this small; otherwise (on a GPU) they stay there.
   c.keep_buffers = run_total_words(c) <= kReportFinalWords;
   std::string notice;
   RunResult r = run_simulation(c, backend, &notice);
+  if (!writer) return verification_exit_code(r.verified, r.mismatches);
   if (!notice.empty()) std::cerr << notice << "\n";
   if (!o.json.empty()) write_json(o.json, run_json(c, backend, r));
   if (o.json != "-") print_run_text(c, r);
@@ -127,6 +138,8 @@ int run_network(const RunOptions& o) {
 }
 
 int run_subcommand(const RunOptions& o, const Command& run) {
+  // What is not split across ranks (a GOAL schedule, an MSCCL program, a PRAM) is rank 0's alone.
+  if (dist::rank() != 0 && (!o.goal.empty() || !o.msccl.empty() || o.machine != "network")) return 0;
   if (!o.goal.empty()) return run_goal_file(o, run);
   if (!o.msccl.empty()) return run_msccl_file(o, run);
   if (o.machine == "network") return run_network(o);

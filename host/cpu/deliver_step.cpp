@@ -51,9 +51,9 @@ void Delivery::deliver_chunk(const StepStore& arrived, const StepStore& sending,
       __builtin_prefetch(bufs_.slot(later.buf, later.proc) + later.dst_off, 1);
     }
     const int64_t i = rv.proc;
-    if (exchanges && i != last_checked && sending.send_count[size_t(i)] > 0) {  // once per processor: its first send
+    if (exchanges && i != last_checked && sending.send_count[sending.at(i)] > 0) {  // once per processor: its first send
       last_checked = i;
-      if (!exchange_allowed(out_chunk.sends[size_t(sending.send_begin[size_t(i)])], rv, ch, t)) return;
+      if (!exchange_allowed(out_chunk.sends[size_t(sending.send_begin[sending.at(i)])], rv, ch, t)) return;
     }
     const uint64_t* src = arrived.chunks[size_t(rv.pool_chunk)].pool.data() + rv.pool_off;
     if (rv.more < 0) {

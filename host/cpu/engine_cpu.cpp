@@ -16,11 +16,13 @@
 // processor_buffers.cpp's; the words of every error, schedule_errors.cpp's. After the run the
 // buffers are verified against the reference (rules/reference.cpp).
 #include <chrono>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "cpu/cpu_rules.h"
 #include "cpu/deliver_step.h"
+#include "cpu/dist_step.h"
 #include "cpu/match_step.h"
 #include "cpu/post_step.h"
 #include "cpu/processor_buffers.h"
@@ -33,10 +35,21 @@ namespace ppsim {
 namespace cpu {
 namespace {
 
+// The ranks of a run split across processes (null: one process).
+Collectives* split_ranks(const RunConfig& c) { return c.ranks && c.ranks->size() > 1 ? c.ranks : nullptr; }
+
+ChunkPlan plan_for(const RunConfig& c, int64_t procs) {
+  Collectives* comm = split_ranks(c);
+  if (!comm) return ChunkPlan::for_run(c.threads, 0, procs);
+  return ChunkPlan::for_run(c.threads, block_begin(procs, comm->rank(), comm->size()), block_end(procs, comm->rank(), comm->size()),
+                            comm->size());
+}
+
 class CpuRun {
  public:
   explicit CpuRun(const RunConfig& c)
-      : rules_(c), plan_(ChunkPlan::for_run(c.threads, rules_.p)), bufs_(rules_, plan_), loads_(rules_.topo()), delivery_(rules_, bufs_) {
+      : comm_(split_ranks(c)), rules_(c), plan_(plan_for(c, rules_.p)), bufs_(rules_, plan_),
+        loads_(rules_.topo(), comm_ ? comm_->rank() : 0, comm_ ? comm_->size() : 1), delivery_(rules_, bufs_) {
     stores_.resize(size_t(run_store_count(c)));
     for (StepStore& s : stores_) plan_.shape(s);
   }
@@ -78,6 +91,7 @@ class CpuRun {
   StepStats send_round(StepStore& s, int round, int64_t t) {
     s.active = true;
     s.send_step = t;
+    if (comm_) return send_round_split(s, round, t);
     for_each_chunk(plan_, s, [&](Chunk& ch, int) { post_chunk(rules_, bufs_, s, ch, round, t); });
     const MessageCounter counter(rules_, loads_, t);
     for_each_chunk(plan_, s, [&](Chunk& ch, int k) { match_chunk(plan_, counter, s, ch, k, t); });
@@ -86,14 +100,40 @@ class CpuRun {
     return step_totals(s, t);
   }
 
+  // The same passes on a run split across ranks: the local post, one exchange of the messages
+  // that cross blocks, the match of local and imported messages (and on routed topologies the
+  // links' loads summed by their owners), then the costs and the step's figures over all ranks.
+  // Every rank ends each pass with the others (agreed_phase): a broken rule anywhere is reported by
+  // all, as the lowest processor's, as one process reports it.
+  StepStats send_round_split(StepStore& s, int round, int64_t t) {
+    agreed_phase(*comm_, [&] { for_each_chunk(plan_, s, [&](Chunk& ch, int) { post_chunk(rules_, bufs_, s, ch, round, t); }); });
+    const MessageCounter counter(rules_, loads_, t);
+    clear_chunk_errors(s);
+    run_chunks(plan_, s, [&](Chunk& ch, int k) { match_chunk(plan_, counter, s, ch, k, t); });
+    exchange_crossing(*comm_, rules_, plan_, s);
+    for (int k = plan_.count; k < int(s.chunks.size()); ++k) match_imports(plan_, counter, s, k, t);
+    agreed_phase(*comm_, [&] { throw_chunk_errors(s); });
+    if (!direct_links(rules_.topo())) {
+      combine_link_loads(*comm_, loads_, s, uint32_t(t));
+      for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
+      for (int k = plan_.count; k < int(s.chunks.size()); ++k) routed_cost_chunk(rules_, loads_, s.chunks[size_t(k)], t);
+    }
+    agreed_phase(*comm_, [&] {
+      if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(ch, t); });
+    });
+    return combine_step_totals(*comm_, step_totals(s, t));
+  }
+
   // Pass R: the messages that arrive at the end of step t (sent in step sent_before(t)); sending
   // holds what step t sent, for the exchange rules.
   void deliver_arrivals(const StepStore& sending, int64_t t) {
     const int64_t j = rules_.clock.sent_before(t);
     if (j < 1) return;
     StepStore& arrived = store_of(j);
-    if (arrived.sent_in(j))
-      for_each_chunk(plan_, arrived, [&](Chunk& ch, int k) { delivery_.deliver_chunk(arrived, sending, ch, k, t); });
+    if (!arrived.sent_in(j)) return;
+    auto deliver = [&] { for_each_chunk(plan_, arrived, [&](Chunk& ch, int k) { delivery_.deliver_chunk(arrived, sending, ch, k, t); }); };
+    if (comm_) agreed_phase(*comm_, deliver);
+    else deliver();
   }
 
   // The buffers after step t, and the messages sent in it (store s).
@@ -104,14 +144,15 @@ class CpuRun {
     if (t > 0 && s.sent_in(t))
       for (int64_t i = 0; i < rules_.p; ++i) {
         const Chunk& ch = s.chunks[size_t(plan_.chunk_of(i))];
-        for (int n = 0; n < s.send_count[size_t(i)]; ++n) {
-          const StoredSend& x = ch.sends[size_t(s.send_begin[size_t(i)] + n)];
+        for (int n = 0; n < s.send_count[s.at(i)]; ++n) {
+          const StoredSend& x = ch.sends[size_t(s.send_begin[s.at(i)] + n)];
           ts.messages.push_back(TraceMessage{i, x.to, rules::charged_words(rules_.tokens, x.len), x.src_off, x.buf, t, rules_.clock.arrives(t)});
         }
       }
     r.trace.push_back(std::move(ts));
   }
 
+  Collectives* const comm_;  // the ranks of a split run, or null
   const CpuRules rules_;
   const ChunkPlan plan_;
   ProcessorBuffers bufs_;
@@ -123,7 +164,40 @@ class CpuRun {
 }  // namespace
 }  // namespace cpu
 
+namespace {
+
+// Rank 0 gets every processor's buffers, in processor order (the others keep theirs).
+void gather_buffers(Collectives& comm, RunResult& r) {
+  for (auto& b : r.buffers) {
+    const std::vector<std::vector<uint64_t>> all = comm.allgather(b);
+    if (comm.rank() != 0) continue;
+    b.clear();
+    for (const auto& part : all) b.insert(b.end(), part.begin(), part.end());
+  }
+}
+
+// A run split across ranks: each runs its block; every pass that can fail ends on every rank
+// together (agreed_phase), so all report the same failure and none waits for another.
+RunResult run_split(const RunConfig& c, Collectives& comm) {
+  if (c.trace) throw ConfigError("--trace keeps every processor's buffers after every step in one process: run it without mpirun");
+  if (c.test_ops_override) throw ConfigError("a test's replaced schedule runs in one process");
+  auto start = std::chrono::steady_clock::now();
+  agreed_phase(comm, [&] { validate_config(c); });
+  std::unique_ptr<cpu::CpuRun> run;
+  agreed_phase(comm, [&] { run = std::make_unique<cpu::CpuRun>(c); });
+  RunResult r = run->run();
+  run.reset();
+  if (c.verify) agreed_phase(comm, [&] { record_verification(c, verify_block(c, r.buffers, comm), r); });
+  if (c.keep_buffers) agreed_phase(comm, [&] { gather_buffers(comm, r); });
+  else std::vector<std::vector<uint64_t>>().swap(r.buffers);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
 RunResult run_cpu(const RunConfig& c) {
+  if (c.ranks && c.ranks->size() > 1) return run_split(c, *c.ranks);
   validate_config(c);
   auto start = std::chrono::steady_clock::now();
   RunResult r = cpu::CpuRun(c).run();

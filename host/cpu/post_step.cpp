@@ -44,6 +44,8 @@ void clear_chunk(Chunk& ch) {
   ch.more_actions.clear();
   ch.stats = StepStats{};
   ch.matched = 0;
+  ch.crossing.clear();
+  ch.foreign_links.clear();
 }
 
 }  // namespace
@@ -64,11 +66,11 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
       ch.fail(i, broken_rule_text(v, ops, i, t, rules.clock.arrives(t), rules.c.ports.model, rules.ports.limit));
       return;
     }
-    s.send_begin[size_t(i)] = int32_t(ch.sends.size());
-    s.send_count[size_t(i)] = ops.nsend;
+    s.send_begin[s.at(i)] = int32_t(ch.sends.size());
+    s.send_count[s.at(i)] = ops.nsend;
     for (int n = 0; n < ops.nsend; ++n) post_send(bufs, ch, ops.send[n], i);
-    s.recv_begin[size_t(i)] = int32_t(ch.recvs.size());
-    s.recv_count[size_t(i)] = ops.nrecv;
+    s.recv_begin[s.at(i)] = int32_t(ch.recvs.size());
+    s.recv_count[s.at(i)] = ops.nrecv;
     for (int n = 0; n < ops.nrecv; ++n) post_recv(rules.tokens, ch, ops.recv[n], i);
   }
 }

@@ -5,22 +5,22 @@
 
 namespace ppsim::cpu {
 
-ProcessorBuffers::ProcessorBuffers(const CpuRules& rules, const ChunkPlan& plan) : shape_(rules.ports.shape) {
+ProcessorBuffers::ProcessorBuffers(const CpuRules& rules, const ChunkPlan& plan) : lo_(plan.lo), hi_(plan.hi), shape_(rules.ports.shape) {
   const RunConfig& c = rules.c;
-  const int64_t p = rules.p;
+  const int64_t lo = lo_, n = hi_ - lo_;
   const int nchunks = plan.count;
   bufs_.resize(size_t(shape_.nbuf));
   for (int b = 0; b < shape_.nbuf; ++b) {
-    bufs_[size_t(b)].assign(size_t(p * words(b)), 0);
+    bufs_[size_t(b)].assign(size_t(n * words(b)), 0);
     uint64_t* data = base_[b] = bufs_[size_t(b)].data();
     const int64_t w_per = words(b);
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nchunks) if (nchunks > 1)
 #endif
-    for (int64_t i = 0; i < p; ++i)  // (the test of b stays in the loop: hoisted, it cost 5% more instructions)
+    for (int64_t x = 0; x < n; ++x)  // (the test of b stays in the loop: hoisted, it cost 5% more instructions)
       for (int64_t w = 0; w < w_per; ++w)
-        data[i * w_per + w] = b < operation_buffer_count(rules.op) && i < rules.a.p  // switch agents hold no input
-                                  ? operation_initial_word(rules.op, c.combine, c.input, rules.a, b, i, w)
+        data[x * w_per + w] = b < operation_buffer_count(rules.op) && lo + x < rules.a.p  // switch agents hold no input
+                                  ? operation_initial_word(rules.op, c.combine, c.input, rules.a, b, lo + x, w)
                                   : operator_unset(c.combine);
   }
 }
@@ -30,7 +30,7 @@ void ProcessorBuffers::local_phase(const CpuRules& rules, const ChunkPlan& plan,
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nchunks) if (nchunks > 1)
 #endif
-  for (int64_t i = 0; i < rules.p; ++i) {
+  for (int64_t i = lo_; i < hi_; ++i) {
     ProcBuffers view;
     for (int b = 0; b < shape_.nbuf; ++b) {
       view.buf[b] = slot(b, i);

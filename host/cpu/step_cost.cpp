@@ -6,9 +6,17 @@ namespace ppsim::cpu {
 // Flattened, as match_chunk: route_cost's walk over the links is inlined into the loop over the
 // sends rather than called once per message.
 [[gnu::flatten]] void routed_cost_chunk(const CpuRules& rules, const LinkLoads& loads, Chunk& ch, int64_t t) {
+  const uint32_t stamp = uint32_t(t);
+  if (loads.own_lo == 0 && loads.own_hi == link_space(rules.topo())) {  // one process: every counter is here
+    for (const StoredSend& x : ch.sends)
+      add_message_cost(ch, rules::route_cost(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len), x.hops,
+                                             x.combined, loads.counts.data(), stamp));
+    return;
+  }
   for (const StoredSend& x : ch.sends)
-    add_message_cost(ch, rules::route_cost(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len), x.hops,
-                                           x.combined, loads.counts.data(), uint32_t(t)));
+    if (x.hops >= 0)  // (a send to another rank's processor is costed there)
+      add_message_cost(ch, rules::route_cost_with(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len),
+                                                  x.hops, x.combined, [&](int64_t id) { return loads.load(id, stamp); }));
 }
 
 StepStats step_totals(const StepStore& s, int64_t t) {

@@ -10,16 +10,33 @@
 
 #include "cpu/cpu_rules.h"
 #include "cpu/step_store.h"
+#include "ppsim/partition.h"
 
 namespace ppsim::cpu {
 
 // The stamped link-load counters of a routed topology (rules::count_link): one per directed link,
 // never cleared. A direct-link topology has none: a link there carries its sender's sends only.
+// A run split across ranks holds the counters of its own share of the link ids [own_lo, own_hi)
+// and, for the step, the loads of the other links its messages cross, as their owners summed them
+// (dist_step.cpp).
 struct LinkLoads {
-  explicit LinkLoads(const Topology& t) {
-    if (!direct_links(t)) counts.assign(size_t(link_space(t)), 0);
+  LinkLoads(const Topology& t, int rank = 0, int ranks = 1) {
+    if (direct_links(t)) return;
+    const int64_t n = space = link_space(t);
+    own_lo = block_begin(n, rank, ranks);
+    own_hi = block_end(n, rank, ranks);
+    counts.assign(size_t(own_hi - own_lo), 0);
+  }
+  bool owns(int64_t id) const { return id >= own_lo && id < own_hi; }
+  // The load of link id in step `stamp`.
+  long long load(int64_t id, uint32_t stamp) const {
+    if (owns(id)) return rules::link_load_at(atomic_load(&counts[size_t(id - own_lo)]), stamp);
+    const auto it = std::lower_bound(foreign_ids.begin(), foreign_ids.end(), id);
+    return it != foreign_ids.end() && *it == id ? foreign_loads[size_t(it - foreign_ids.begin())] : 0;
   }
   std::vector<unsigned long long> counts;  // (step << 32) | messages on the link in that step
+  int64_t space = 0, own_lo = 0, own_hi = 0;  // link ids, and this rank's share of them
+  std::vector<int64_t> foreign_ids, foreign_loads;  // sorted ids, and their loads in this step
 };
 
 inline void add_message_cost(Chunk& ch, const rules::MessageCost& cost) {
@@ -32,26 +49,39 @@ inline void add_message_cost(Chunk& ch, const rules::MessageCost& cost) {
 class MessageCounter {
  public:
   MessageCounter(const CpuRules& rules, LinkLoads& loads, int64_t t)
-      : rules_(rules), loads_(loads.counts.data()), direct_(direct_links(rules.topo())), stamp_(uint32_t(t)) {}
+      : rules_(rules), loads_(loads.counts.data()), own_lo_(loads.own_lo), own_hi_(loads.own_hi), all_(loads.own_lo == 0 && loads.own_hi == link_space_of(rules)),
+        direct_(direct_links(rules.topo())), stamp_(uint32_t(t)) {}
 
   // Matched message x, whose sender's sends are ch.sends[first, end): its hops and figures, and its
   // cost (direct links) or its load on each link of its route (routed topologies).
   void count(Chunk& ch, StoredSend& x, int64_t first, int64_t end) const {
+    count_with(ch, x, direct_ ? rules::direct_congestion(ch.sends.data(), first, end, x.to) : 0);
+  }
+  // The same, with the congestion on direct links given (an imported message: its sender's rank
+  // reckoned it).
+  void count_with(Chunk& ch, StoredSend& x, long long direct_congestion) const {
     const int64_t from_node = rules_.machine.node(x.from), to_node = rules_.machine.node(x.to);
     x.hops = int32_t(route_hops(rules_.topo(), from_node, to_node));
     const int64_t words = rules::charged_words(rules_.tokens, x.len);
     ch.stats.messages += 1;
     ch.stats.words += words;
     ch.stats.link_hops += x.hops;
-    if (direct_)
-      add_message_cost(ch, rules::direct_cost(rules_.c.cost, rules::direct_congestion(ch.sends.data(), first, end, x.to), words,
-                                              x.hops, x.combined));
-    else for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
+    if (direct_) add_message_cost(ch, rules::direct_cost(rules_.c.cost, direct_congestion, words, x.hops, x.combined));
+    else if (all_) for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
+    else
+      for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) {
+        if (id >= own_lo_ && id < own_hi_) rules::count_link(&loads_[size_t(id - own_lo_)], stamp_);
+        else ch.foreign_links.push_back(id);  // its owner's rank sums it (dist_step.cpp)
+      });
   }
 
  private:
+  static int64_t link_space_of(const CpuRules& rules) { return direct_links(rules.topo()) ? 0 : link_space(rules.topo()); }
+
   const CpuRules& rules_;
   unsigned long long* loads_;
+  const int64_t own_lo_, own_hi_;
+  const bool all_;  // one process owns every link
   const bool direct_;
   const uint32_t stamp_;
 };

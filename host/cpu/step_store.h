@@ -14,6 +14,7 @@
 #endif
 
 #include "ppsim/errors.h"
+#include "ppsim/partition.h"
 #include "ppsim/result.h"
 #include "ppsim/schedule.h"
 
@@ -46,6 +47,14 @@ struct Chunk {
   int64_t matched = 0;  // receives of this chunk's messages that found their send
   int64_t error_proc = -1;
   std::string error;
+  // A run split across ranks (dist_step.cpp): the chunk's sends to processors of other ranks (by
+  // index into sends), the links of other ranks its messages load, and for a chunk of imported
+  // messages (sent by another rank's processors to this one's) each send's occurrence and, on
+  // direct links, its congestion, as the sender's rank reckoned them.
+  std::vector<int32_t> crossing;
+  std::vector<int64_t> foreign_links;
+  std::vector<int32_t> import_occurrence;
+  std::vector<int64_t> import_congestion;
 
   // Keeps the error of the lowest processor, so the report does not depend on the thread count.
   void fail(int64_t proc, std::string message) {
@@ -60,73 +69,105 @@ struct Chunk {
 struct StepStore {
   bool active = false;
   int64_t send_step = 0;
+  int64_t lo = 0;  // the first processor of this process's block (0 unless the run is split across ranks)
+  // The chunks of this process's processors, then (a run split across ranks) one chunk per rank
+  // holding the messages its processors sent to this one's (dist_step.cpp).
   std::vector<Chunk> chunks;
-  std::vector<int32_t> send_begin, recv_begin;  // per processor, index into its chunk's vectors
+  std::vector<int32_t> send_begin, recv_begin;  // per processor (at(i)), index into its chunk's vectors
   std::vector<int32_t> send_count, recv_count;
 
   // Whether this store holds the messages sent in step t.
   bool sent_in(int64_t t) const { return active && send_step == t; }
+  // Processor i's index in the per-processor vectors.
+  size_t at(int64_t i) const { return size_t(i - lo); }
 };
 
-// The processors split into contiguous chunks, one per thread.
+// This process's processors [lo, hi) (all of them, unless the run is split across ranks) split
+// into contiguous chunks, one per thread.
 struct ChunkPlan {
   int count = 1;      // chunks (and threads)
   int64_t len = 1;    // processors per chunk (the last may have fewer)
-  int64_t p = 1;
+  int64_t lo = 0, hi = 1;
+  int imports = 0;    // chunks of imported messages after the local ones: one per rank of a split run
 
   // `threads` as the configuration asks (0: all the machine has; 1 without OpenMP), never more
-  // chunks than processors, and no empty chunk.
-  static ChunkPlan for_run(int threads, int64_t p) {
+  // chunks than processors, and no empty chunk (an empty block has one empty chunk).
+  static ChunkPlan for_run(int threads, int64_t lo, int64_t hi, int ranks = 0) {
 #if defined(PPSIM_HAVE_OPENMP)
     if (threads <= 0) threads = omp_get_max_threads();
 #else
     threads = 1;
 #endif
     ChunkPlan plan;
-    plan.p = p;
-    plan.count = int(std::max<int64_t>(1, std::min<int64_t>(threads, p)));
-    plan.len = (p + plan.count - 1) / plan.count;
-    plan.count = int((p + plan.len - 1) / plan.len);
+    plan.lo = lo;
+    plan.hi = hi;
+    plan.imports = ranks;
+    const int64_t n = hi - lo;
+    plan.count = int(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+    plan.len = std::max<int64_t>(1, (n + plan.count - 1) / plan.count);
+    plan.count = int(std::max<int64_t>(1, (n + plan.len - 1) / plan.len));
     return plan;
   }
-  int64_t chunk_of(int64_t proc) const { return proc / len; }
+  int64_t chunk_of(int64_t proc) const { return (proc - lo) / len; }
+  bool holds(int64_t proc) const { return proc >= lo && proc < hi; }
 
-  // An empty store: one chunk per thread over its processors, and the per-processor indexes.
+  // An empty store: one chunk per thread over its processors (and the import chunks), and the
+  // per-processor indexes.
   void shape(StepStore& s) const {
-    s.chunks.resize(size_t(count));
+    s.lo = lo;
+    s.chunks.resize(size_t(count + imports));
     for (int k = 0; k < count; ++k) {
-      s.chunks[size_t(k)].first = k * len;
-      s.chunks[size_t(k)].last = std::min(p, (k + 1) * len);
+      s.chunks[size_t(k)].first = std::min(hi, lo + k * len);
+      s.chunks[size_t(k)].last = std::min(hi, lo + (k + 1) * len);
     }
-    s.send_begin.assign(size_t(p), 0);
-    s.recv_begin.assign(size_t(p), 0);
-    s.send_count.assign(size_t(p), 0);
-    s.recv_count.assign(size_t(p), 0);
+    s.send_begin.assign(size_t(hi - lo), 0);
+    s.recv_begin.assign(size_t(hi - lo), 0);
+    s.send_count.assign(size_t(hi - lo), 0);
+    s.recv_count.assign(size_t(hi - lo), 0);
   }
 };
 
 // Processor d's receives in store s, and their count.
 inline StoredRecv* recvs_of(StepStore& s, const ChunkPlan& plan, int64_t d, int32_t& count) {
   Chunk& dc = s.chunks[size_t(plan.chunk_of(d))];
-  count = s.recv_count[size_t(d)];
-  return dc.recvs.data() + s.recv_begin[size_t(d)];
+  count = s.recv_count[s.at(d)];
+  return dc.recvs.data() + s.recv_begin[s.at(d)];
+}
+
+// The error of the lowest processor that any chunk of s (the imported ones too) found.
+[[noreturn]] inline void throw_chunk_error(const StepStore& s, const Chunk& first) {
+  const Chunk* low = &first;
+  for (const Chunk& ch : s.chunks)
+    if (ch.error_proc >= 0 && ch.error_proc < low->error_proc) low = &ch;
+  throw ProcessorError(low->error_proc, low->error);
 }
 
 // Runs body(chunk, k) on every chunk of s, chunk k on thread k; then reports the error of the
 // lowest processor any chunk found as a ScheduleError.
-template <class Body>
-void for_each_chunk(const ChunkPlan& plan, StepStore& s, Body&& body) {
+inline void clear_chunk_errors(StepStore& s) {
   for (auto& ch : s.chunks) {
     ch.error_proc = -1;
     ch.error.clear();
   }
+}
+inline void throw_chunk_errors(const StepStore& s) {
+  for (auto& ch : s.chunks)  // chunks are in processor order: the first error is the lowest processor's
+    if (ch.error_proc >= 0) throw_chunk_error(s, ch);
+}
+// body(chunk, k) on every local chunk of s, chunk k on thread k; errors are left in the chunks.
+template <class Body>
+void run_chunks(const ChunkPlan& plan, StepStore& s, Body&& body) {
   const int nchunks = plan.count;
 #if defined(PPSIM_HAVE_OPENMP)
 #pragma omp parallel for schedule(static, 1) num_threads(nchunks) if (nchunks > 1)
 #endif
   for (int k = 0; k < nchunks; ++k) body(s.chunks[size_t(k)], k);
-  for (auto& ch : s.chunks)  // chunks are in processor order: the first error is the lowest processor's
-    if (ch.error_proc >= 0) throw ScheduleError(ch.error);
+}
+template <class Body>
+void for_each_chunk(const ChunkPlan& plan, StepStore& s, Body&& body) {
+  clear_chunk_errors(s);
+  run_chunks(plan, s, body);
+  throw_chunk_errors(s);
 }
 
 }  // namespace ppsim::cpu

@@ -1,8 +1,7 @@
 // The ranks, with Open MPI: Collectives over MPI_COMM_WORLD.
 #include "dist/world.h"
 
-// The C interface only (Open MPI's C++ bindings are deprecated and do not compile cleanly).
-#define OMPI_SKIP_MPICXX 1
+// The C interface only (OMPI_SKIP_MPICXX, set by CMake: Open MPI's C++ bindings are deprecated).
 #include <mpi.h>
 
 #include <algorithm>
@@ -40,6 +39,7 @@ class MpiWorld final : public Collectives {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int local_size() const override { return std::max(1, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1)); }
 
   void alltoall(const std::vector<std::vector<uint64_t>>& send, std::vector<std::vector<uint64_t>>& recv) override {
     const int n = size_;

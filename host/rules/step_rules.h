@@ -194,14 +194,15 @@ struct MessageCost {
   double time = 0;
 };
 
-// On a routed topology, from the stamped link loads of the step.
-PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                       int64_t combined, const unsigned long long* link_load, uint32_t stamp) {
+// On a routed topology, from the step's load of each link (load(id): messages on link id).
+template <class Load>
+PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                     int64_t combined, const Load& load) {
   long long congestion = 0;
   double word_time = 0, startup = c.ts_class_set ? 0.0 : c.ts;
   const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
   for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
-    const long long l = link_load_at(atomic_load(&link_load[id]), stamp);
+    const long long l = load(id);
     if (l > congestion) congestion = l;
     if (classes) {
       const int k = link_class(m.topo, id);
@@ -213,6 +214,13 @@ PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, in
   if (c.tw_class_set == 0) word_time = c.tw * double(words) * double(congestion);
   if (hops == 0) startup = c.ts;  // a message to oneself crosses no link
   return {congestion, message_time_of(c, startup, word_time, hops, combined)};
+}
+
+// On a routed topology, from the stamped link loads of the step.
+PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                       int64_t combined, const unsigned long long* link_load, uint32_t stamp) {
+  return route_cost_with(m, c, from, to, words, hops, combined,
+                         [&](int64_t id) { return link_load_at(atomic_load(&link_load[id]), stamp); });
 }
 
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's

@@ -85,10 +85,13 @@ struct FloatRef {
 
 // The folded table a verification reads: the folds (exact and ordered operators) or the exact
 // sums (rounded operators), both indexed by fold_entry.
+// (A run split across ranks holds only the entries its block checks: from entry `base` on.)
 struct FoldRef {
   const uint64_t* fold = nullptr;
   const FloatRef* exact = nullptr;
-  PPSIM_HD uint64_t want(int64_t entry) const { return exact ? exact[entry].want : fold[entry]; }
+  int64_t base = 0;
+  PPSIM_HD uint64_t want(int64_t entry) const { return exact ? exact[entry - base].want : fold[entry - base]; }
+  PPSIM_HD const FloatRef& exact_at(int64_t entry) const { return exact[entry - base]; }
 };
 
 // Rows of one column of a rounded operator's fold table, summed: exactly (the long accumulator)
@@ -126,9 +129,9 @@ PPSIM_HD inline FloatRef float_ref(OperatorKind k, ExactPart& part) {
 }
 
 // Adds rows [begin, end) of column w to `part`, leaving it settled; for scans (out not null) writes
-// the reference of every prefix it reaches to out[row * width + w].
+// the reference of every prefix it reaches to out[row * width + w - out_base].
 PPSIM_HD inline void exact_rows(Operation op, OperatorKind k, const InputSpec& in, const AlgoParams& a, int64_t w, int64_t begin,
-                                int64_t end, ExactPart& part, FloatRef* out) {
+                                int64_t end, ExactPart& part, FloatRef* out, int64_t out_base = 0) {
   int64_t count, width;
   fold_shape(op, a, count, width);
   const bool single = operator_single(k);
@@ -136,7 +139,7 @@ PPSIM_HD inline void exact_rows(Operation op, OperatorKind k, const InputSpec& i
     const double x = word_value(single, fold_input(op, k, in, a, width, row * width + w));
     part.sum.add(x);
     part.add_abs(x < 0 ? -x : x);
-    if (out) out[row * width + w] = float_ref(k, part);
+    if (out) out[row * width + w - out_base] = float_ref(k, part);
   }
   part.sum.settle();
 }
@@ -216,7 +219,7 @@ PPSIM_HD inline WordCheck check_word(Operation op, OperatorKind k, const InputSp
   if (!operator_rounded(k)) return v;
   v.ulps = got == v.want ? 0 : ulp_distance(operator_single(k), got, v.want);
   const int64_t entry = fold_entry(op, a, i, off);
-  if (entry >= 0) v.ok = within_error_bound(k, got, ref.exact[entry], fold_terms(op, a, entry));
+  if (entry >= 0) v.ok = within_error_bound(k, got, ref.exact_at(entry), fold_terms(op, a, entry));
   return v;
 }
 

@@ -78,7 +78,36 @@ void require_finite_times(const RunConfig& c, const RunResult& r) {
                       std::to_string(r.steps) + " steps");
 }
 
+// A run split across ranks (docs/DESIGN.md §8, "Past one process"): the CPU backend on every
+// rank, each its block. The LogGP clocks need no data: rank 0 computes them for all processors,
+// as one process does, before the data moves.
+RunResult simulate_split(const RunConfig& c, Backend requested, std::string* notice) {
+  Collectives& comm = *c.ranks;
+  agreed_phase(comm, [&] {
+    if (requested == Backend::cuda)
+      throw ConfigError("--backend cuda does not yet split a run across MPI ranks: use --backend cpu under mpirun, or run one process");
+  });
+  if (notice && requested == Backend::automatic && comm.rank() == 0 && cuda_status().usable)
+    *notice = "ppsim: a run split across MPI ranks runs on the CPU backend";
+  const auto t0 = std::chrono::steady_clock::now();
+  LoggpTiming t;
+  const bool loggp = c.cost.model == CostModel::loggp;
+  if (loggp)
+    agreed_phase(comm, [&] {
+      if (comm.rank() != 0) return;
+      t.run(c, c.threads > 0 ? c.threads : int(std::max(1u, std::thread::hardware_concurrency())));
+      if (!t.error.empty()) throw ScheduleError(t.error);
+    });
+  RunResult r = run_cpu(c);
+  if (loggp && comm.rank() == 0) {
+    t.into(r);
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return r;
+}
+
 RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
+  if (c.ranks && c.ranks->size() > 1) return simulate_split(c, requested, notice);
   if (c.cost.model != CostModel::loggp) return on_backend(c, requested, notice);
   // The clocks need only the rounds, not the data. Beside a device they are computed on the host's
   // cores (all but the one that drives it) while the device moves and verifies the data; with the

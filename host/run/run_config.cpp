@@ -147,7 +147,13 @@ void validate_config(const RunConfig& c, bool host_memory) {
       throw ConfigError("--trace keeps every buffer after every step; it is limited to p <= 1024 and 2e7 words in all (this run: p = " +
                         std::to_string(a.p) + ", " + std::to_string(words) + " words x " + std::to_string(steps) + " steps)");
   }
-  if (host_memory) require_host_memory(estimate_run_bytes(c), "");
+  if (host_memory && c.ranks && c.ranks->size() > 1) {  // every rank a share; the ranks of this machine together
+    const uint64_t share = estimate_run_bytes(c) / uint64_t(c.ranks->size()) + 1;
+    require_host_memory(share * uint64_t(c.ranks->local_size()),
+                        std::to_string(c.ranks->local_size()) + " ranks on this machine, " + gib_text(share) + " each");
+  } else if (host_memory) {
+    require_host_memory(estimate_run_bytes(c), "");
+  }
 }
 
 }  // namespace ppsim

@@ -8,6 +8,7 @@
 #include "ppsim/errors.h"
 #include "ppsim/mapping.h"
 #include "ppsim/operators.h"
+#include "ppsim/partition.h"
 #include "ppsim/ports.h"
 #include "ppsim/schedule.h"
 #include "ppsim/topology.h"
@@ -40,6 +41,9 @@ struct RunConfig {
   // false: RunResult::buffers comes back empty unless verification fails (sweeps and benchmarks
   // need only the figures); the CUDA backend then verifies on the device instead of copying back.
   bool keep_buffers = true;
+  // The ranks this run is split across (docs/DESIGN.md §8, "Past one process"; the command line
+  // sets it under mpirun): each simulates its block of processors (partition.h). Null: one process.
+  Collectives* ranks = nullptr;
   // Tests only: replaces the algorithm's per-round ops (CPU backend), to show that broken
   // schedules are caught. Step counts, formulas and references still come from `algorithm`.
   void (*test_ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&) = nullptr;

@@ -21,6 +21,8 @@ class Collectives {
   virtual ~Collectives() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The ranks on this machine (they share its memory).
+  virtual int local_size() const = 0;
   // send[r] goes to rank r; recv[r] is what rank r sent this one.
   virtual void alltoall(const std::vector<std::vector<uint64_t>>& send, std::vector<std::vector<uint64_t>>& recv) = 0;
   // Every rank's words, in rank order.

@@ -20,6 +20,11 @@ struct Verification {
 };
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
 
+// The same for a run split across ranks (docs/DESIGN.md §8): buffers holds this rank's block of
+// processors; the reference's folds of the other blocks are exchanged in rank order. Every rank
+// returns the figures of the whole run. Collective.
+Verification verify_block(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers, Collectives& comm);
+
 // The run's verdict from a verification, wherever it was made (both backends call it).
 void record_verification(const RunConfig& c, Verification v, RunResult& r);
 

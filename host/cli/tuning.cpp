@@ -53,33 +53,38 @@ struct SharedAlgorithm {
   const char* mpich;  // nullptr: MPICH has none
 };
 const SharedAlgorithm kShared[] = {
-    {"broadcast_binomial", 6, "MPIR_Bcast_intra_binomial"},
+    {"broadcast_binomial", 0, "MPIR_Bcast_intra_binomial"},  // Open MPI's tree takes the next one's numbering
+    {"broadcast_binomial_low_first", 6, nullptr},           // v sends to v + 2^k, 2^k > v: Open MPI's bmtree
     {"broadcast_chain", 3, nullptr},              // Open MPI's pipeline: one segmented chain
-    {"broadcast_bintree_pipelined", 5, nullptr},  // segmented binary tree
+    {"broadcast_bintree_pipelined", 0, nullptr},  // Open MPI's binary tree (5) numbers v -> v + 2^L, v + 2 2^L, not as a heap
     {"broadcast_knomial", 7, nullptr},            // fan-out = --radix
     {"broadcast_scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},
     {"broadcast_van_de_geijn", 0, "MPIR_Bcast_intra_scatter_ring_allgather"},  // Open MPI cuts its blocks as the next one
-    {"broadcast_van_de_geijn_ompi", 9, nullptr},
+    {"broadcast_van_de_geijn_ompi", 0, nullptr},  // Open MPI's 9 is linear when m < p and sends its empty blocks
     {"reduce_binomial", 5, "MPIR_Reduce_intra_binomial"},
     {"reduce_knomial", 8, nullptr},
-    {"reduce_rabenseifner", 7, "MPIR_Reduce_intra_reduce_scatter_gather"},
-    {"reduce_rs_gather", 7, "MPIR_Reduce_intra_reduce_scatter_gather"},  // the same at p = 2^d
+    // Open MPI's Rabenseifner reduce (7) pairs (2j, 2j+1) swap halves where p is no power of two, as its
+    // all-reduce, and runs the linear reduce when m < 2^floor(lg p): none of these two.
+    {"reduce_rabenseifner", 0, "MPIR_Reduce_intra_reduce_scatter_gather"},
+    {"reduce_rs_gather", 0, "MPIR_Reduce_intra_reduce_scatter_gather"},
     {"allgather_bruck", 2, "MPIR_Allgather_intra_brucks"},
     {"allgather_hypercube", 3, "MPIR_Allgather_intra_recursive_doubling"},
     {"allgather_ring", 4, "MPIR_Allgather_intra_ring"},
-    {"allreduce_reduce_broadcast", 2, nullptr},  // reduce, then broadcast
+    {"allreduce_reduce_broadcast", 0, nullptr},  // Open MPI's nonoverlapping (2) runs the reduce and bcast its own selection picks
     {"allreduce_hypercube", 3, "MPIR_Allreduce_intra_recursive_doubling"},
     {"allreduce_ring", 0, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather; Open MPI runs the next one
     {"allreduce_ring_ompi", 4, nullptr},                 // the same ring, recursive doubling when m < p
     {"allreduce_rabenseifner", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // Open MPI runs the next one
     {"allreduce_rabenseifner_ompi", 6, nullptr},  // Open MPI's variant, with its linear fall-back
-    {"allreduce_rs_ag", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // the same at p = 2^d
+    {"allreduce_rs_ag", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // Open MPI's 6 is allreduce_rabenseifner_ompi
     {"alltoall_linear", 1, nullptr},
     {"alltoall_pairwise", 2, "MPIR_Alltoall_intra_pairwise"},
-    {"alltoall_bruck", 3, "MPIR_Alltoall_intra_brucks"},
-    {"reduce_scatter_hypercube", 2, "MPIR_Reduce_scatter_intra_recursive_halving"},
-    {"reduce_scatter_ring", 3, nullptr},
-    {"reduce_scatter_halving", 4, "MPIR_Reduce_scatter_intra_recursive_halving"},  // Träff's butterfly, any p
+    {"alltoall_bruck", 3, "MPIR_Alltoall_intra_brucks"},  // Open MPI's modified Bruck: radix 2 only
+    // Open MPI's recursive halving (2) halves the highest bit first, its ring (3) sends to rank + 1 and its
+    // butterfly (4) ends with a mirror exchange: none is one of these.
+    {"reduce_scatter_hypercube", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},
+    {"reduce_scatter_ring", 0, nullptr},
+    {"reduce_scatter_halving", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},  // Träff's butterfly, any p
     {"reduce_scatter_pairwise", 0, "MPIR_Reduce_scatter_intra_pairwise"},
     {"barrier_dissemination", 4, "MPIR_Barrier_intra_k_dissemination"},  // MPICH's k defaults to 2
     {"barrier_binomial", 6, nullptr},

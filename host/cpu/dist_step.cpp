@@ -33,25 +33,27 @@ void exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan
     }
   }
   comm.alltoall(out, in);
+  std::vector<std::vector<uint64_t>>().swap(out);
+  // Each rank's words become its import chunk's pool as they came: a message's payload is where
+  // it landed, after its record.
   for (int r = 0; r < ranks; ++r) {
     Chunk& ch = s.chunks[size_t(plan.count + r)];
     ch.sends.clear();
     ch.recvs.clear();
-    ch.pool.clear();
     ch.stats = StepStats{};
     ch.matched = 0;
     ch.crossing.clear();
     ch.foreign_links.clear();
     ch.import_occurrence.clear();
     ch.import_congestion.clear();
-    const std::vector<uint64_t>& w = in[size_t(r)];
+    ch.pool = std::move(in[size_t(r)]);
+    const std::vector<uint64_t>& w = ch.pool;
     for (size_t at = 0; at < w.size();) {
       const int64_t len = int64_t(w[at + 3]);
       ch.sends.push_back(StoredSend{int32_t(w[at]), int32_t(w[at + 1]), int32_t(w[at + 2]), 0, int64_t(w[at + 4]), len,
-                                    int64_t(ch.pool.size()), 0});
+                                    int64_t(at + kRecordWords), 0});
       ch.import_occurrence.push_back(int32_t(w[at + 5]));
       ch.import_congestion.push_back(int64_t(w[at + 6]));
-      ch.pool.insert(ch.pool.end(), w.begin() + int64_t(at + kRecordWords), w.begin() + int64_t(at + kRecordWords) + len);
       at += kRecordWords + size_t(len);
     }
   }

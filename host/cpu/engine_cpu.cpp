@@ -17,6 +17,7 @@
 // buffers are verified against the reference (rules/reference.cpp).
 #include <chrono>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,9 @@ Collectives* split_ranks(const RunConfig& c) { return c.ranks && c.ranks->size()
 ChunkPlan plan_for(const RunConfig& c, int64_t procs) {
   Collectives* comm = split_ranks(c);
   if (!comm) return ChunkPlan::for_run(c.threads, 0, procs);
-  return ChunkPlan::for_run(c.threads, block_begin(procs, comm->rank(), comm->size()), block_end(procs, comm->rank(), comm->size()),
+  // All the machine's cores (threads 0) are shared by the ranks on it.
+  const int threads = c.threads > 0 ? c.threads : std::max(1, int(std::thread::hardware_concurrency()) / comm->local_size());
+  return ChunkPlan::for_run(threads, block_begin(procs, comm->rank(), comm->size()), block_end(procs, comm->rank(), comm->size()),
                             comm->size());
 }
 

@@ -14,7 +14,8 @@ constexpr size_t kRecordWords = 7;  // from, to, buf, len, src_off, occurrence, 
 
 }  // namespace
 
-void exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan& plan, StepStore& s) {
+Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan& plan, StepStore& s) {
+  Traffic traffic;
   const int ranks = comm.size();
   const int64_t n = rules.p;
   std::vector<std::vector<uint64_t>> out(static_cast<size_t>(ranks)), in;
@@ -30,6 +31,8 @@ void exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan
                                           uint64_t(rules::occurrence(ch.sends.data(), first, int64_t(idx))), uint64_t(congestion)};
       o.insert(o.end(), rec, rec + kRecordWords);
       o.insert(o.end(), ch.pool.begin() + x.pool_off, ch.pool.begin() + x.pool_off + x.len);
+      traffic.messages += 1;
+      traffic.payload += x.len;
     }
   }
   comm.alltoall(out, in);
@@ -57,9 +60,10 @@ void exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan
       at += kRecordWords + size_t(len);
     }
   }
+  return traffic;
 }
 
-void combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint32_t stamp) {
+int64_t combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint32_t stamp) {
   const int ranks = comm.size();
   // This rank's counts of other ranks' links, as (id, count) in id order.
   std::vector<int64_t> ids;
@@ -80,6 +84,9 @@ void combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint3
     loads.foreign_ids.push_back(ids[i]);  // in id order, so also in owner order
     i = j;
   }
+  int64_t asked = 0;
+  for (int r = 0; r < ranks; ++r)
+    if (r != comm.rank()) asked += int64_t(ask[size_t(r)].size());
   comm.alltoall(ask, got);
   // Owners add every rank's counts to their own, then answer each with the totals it asked for.
   for (const auto& g : got)
@@ -98,6 +105,10 @@ void combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint3
   size_t at = 0;
   for (int r = 0; r < ranks; ++r)
     for (const uint64_t v : totals[size_t(r)]) loads.foreign_loads[at++] = int64_t(v);
+  int64_t answered = 0;
+  for (int r = 0; r < ranks; ++r)
+    if (r != comm.rank()) answered += int64_t(answer[size_t(r)].size());
+  return asked + answered;
 }
 
 StepStats combine_step_totals(Collectives& comm, StepStats local) {

@@ -16,13 +16,20 @@
 
 namespace ppsim::cpu {
 
+// What a rank sent the others in one step: its crossing messages, their payload words, and the
+// words of the link loads it asked for (ids and counts).
+struct Traffic {
+  int64_t messages = 0, payload = 0, link_words = 0;
+};
+
 // Ships the crossing messages of store s (sent in its step) to their receivers' ranks and lays
 // the messages other ranks sent to this one's processors into s's import chunks.
-void exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan& plan, StepStore& s);
+Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan& plan, StepStore& s);
 
 // Sums the loads of the links that this step's messages crossed over every rank: afterwards
-// loads.load(id) is the step's total for every link a message counted here crosses.
-void combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint32_t stamp);
+// loads.load(id) is the step's total for every link a message counted here crosses. Returns the
+// words it sent to the other ranks (their links' ids and counts).
+int64_t combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint32_t stamp);
 
 // The step's figures summed (messages, words, link-hops) and maximized (link load, time) over the ranks.
 StepStats combine_step_totals(Collectives& comm, StepStats local);

@@ -16,6 +16,8 @@
 // processor_buffers.cpp's; the words of every error, schedule_errors.cpp's. After the run the
 // buffers are verified against the reference (rules/reference.cpp).
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -87,6 +89,19 @@ class CpuRun {
   }
 
  private:
+  // The benchmark's check (bench/split_traffic.sh, PPSIM_SPLIT_TRAFFIC=1): what this rank sent the
+  // others in step t, the words the collectives carried, and what they must be: 7 words of record
+  // and the payload of every crossing message, the link loads asked for and answered, and one count
+  // per other rank for each all-to-all (the crossing messages', the loads' and their answers').
+  void report_traffic(int64_t t, const Traffic& x, uint64_t carried) const {
+    const int others = comm_->size() - 1, exchanges = direct_links(rules_.topo()) ? 1 : 3;
+    const int64_t expected = 7 * x.messages + x.payload + x.link_words + int64_t(others) * exchanges;
+    std::fprintf(stderr, "ppsim traffic: rank %d step %lld: %lld crossing messages, %lld payload words, %lld link words; %llu words carried, %lld expected%s\n",
+                 comm_->rank(), static_cast<long long>(t), static_cast<long long>(x.messages), static_cast<long long>(x.payload),
+                 static_cast<long long>(x.link_words), static_cast<unsigned long long>(carried), static_cast<long long>(expected),
+                 int64_t(carried) == expected ? "" : " (DIFFERENT)");
+  }
+
   // The store that holds the messages sent in step t while they are in flight.
   StepStore& store_of(int64_t t) { return stores_[size_t(t % int64_t(stores_.size()))]; }
 
@@ -113,14 +128,16 @@ class CpuRun {
     const MessageCounter counter(rules_, loads_, t);
     clear_chunk_errors(s);
     run_chunks(plan_, s, [&](Chunk& ch, int k) { match_chunk(plan_, counter, s, ch, k, t); });
-    exchange_crossing(*comm_, rules_, plan_, s);
+    const uint64_t words_before = comm_->words_sent();
+    Traffic traffic = exchange_crossing(*comm_, rules_, plan_, s);
     for (int k = plan_.count; k < int(s.chunks.size()); ++k) match_imports(plan_, counter, s, k, t);
     agreed_phase(*comm_, [&] { throw_chunk_errors(s); });
     if (!direct_links(rules_.topo())) {
-      combine_link_loads(*comm_, loads_, s, uint32_t(t));
+      traffic.link_words = combine_link_loads(*comm_, loads_, s, uint32_t(t));
       for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
       for (int k = plan_.count; k < int(s.chunks.size()); ++k) routed_cost_chunk(rules_, loads_, s.chunks[size_t(k)], t);
     }
+    if (report_traffic_) report_traffic(t, traffic, comm_->words_sent() - words_before);
     agreed_phase(*comm_, [&] {
       if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(ch, t); });
     });
@@ -156,6 +173,7 @@ class CpuRun {
   }
 
   Collectives* const comm_;  // the ranks of a split run, or null
+  const bool report_traffic_ = comm_ && std::getenv("PPSIM_SPLIT_TRAFFIC") != nullptr;
   const CpuRules rules_;
   const ChunkPlan plan_;
   ProcessorBuffers bufs_;
@@ -187,7 +205,12 @@ RunResult run_split(const RunConfig& c, Collectives& comm) {
   auto start = std::chrono::steady_clock::now();
   agreed_phase(comm, [&] { validate_config(c); });
   std::unique_ptr<cpu::CpuRun> run;
-  agreed_phase(comm, [&] { run = std::make_unique<cpu::CpuRun>(c); });
+  agreed_phase(comm, [&] {
+    // Tests (tests/test_split_errors.sh): PPSIM_TEST_FAIL_RANK=r makes rank r fail here as if its
+    // block did not fit in memory, to show that one rank's failure ends every rank with one line.
+    if (const char* v = std::getenv("PPSIM_TEST_FAIL_RANK"); v && std::atoi(v) == comm.rank()) throw std::bad_alloc();
+    run = std::make_unique<cpu::CpuRun>(c);
+  });
   RunResult r = run->run();
   run.reset();
   if (c.verify) agreed_phase(comm, [&] { record_verification(c, verify_block(c, r.buffers, comm), r); });

@@ -46,6 +46,8 @@ class MpiWorld final : public Collectives {
     std::vector<int64_t> scount(static_cast<size_t>(n)), rcount(static_cast<size_t>(n));
     for (int r = 0; r < n; ++r) scount[size_t(r)] = int64_t(send[size_t(r)].size());
     MPI_Alltoall(scount.data(), 1, MPI_INT64_T, rcount.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+    for (int r = 0; r < n; ++r)
+      if (r != rank_) sent_ += 1 + uint64_t(scount[size_t(r)]);
     recv.resize(size_t(n));
     for (int r = 0; r < n; ++r) recv[size_t(r)].resize(size_t(rcount[size_t(r)]));
     // Payloads point to point (each pair's words in pieces of at most kMaxCount).
@@ -80,11 +82,13 @@ class MpiWorld final : public Collectives {
   }
 
   void sum(int64_t* v, int n) override { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); }
+  uint64_t words_sent() const override { return sent_; }
   void min(int64_t* v, int n) override { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD); }
   void max(double* v, int n) override { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); }
 
  private:
   int rank_ = 0, size_ = 1;
+  uint64_t sent_ = 0;
 };
 
 std::unique_ptr<MpiWorld> g_world;

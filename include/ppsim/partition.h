@@ -33,6 +33,9 @@ class Collectives {
   virtual void sum(int64_t* v, int n) = 0;
   virtual void min(int64_t* v, int n) = 0;
   virtual void max(double* v, int n) = 0;
+  // Words this rank has handed to the others so far (all-to-all payloads and counts), for the
+  // benchmark's check of what a step exchanges.
+  virtual uint64_t words_sent() const { return 0; }
 };
 
 // The contiguous block of n items (processors) that rank r of `size` owns: n need not divide by

@@ -13,6 +13,7 @@
 #include "output_file.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
+#include "spread.h"
 #include "sweep.h"
 #include "tuning.h"
 
@@ -77,6 +78,7 @@ void print_best_text(const BestResult& b) {
 
 int run_best(const BestOptions& options) {
   BestResult b = rank_algorithms(options);
+  if (!lead_rank()) return 0;  // under mpirun rank 0 prints
   if (options.json) std::cout << best_json(b).dump(1) << "\n";
   else print_best_text(b);
   return 0;
@@ -118,33 +120,40 @@ void print_crossover(const CrossoverMap& map, bool as_json) {
 }
 
 // A grid of p (a list or range) or --emit / --plot: the crossover map, its heat map and tuning files.
+// Under mpirun every rank runs its share of the map and rank 0 alone writes and prints; a failure
+// on any rank is agreed on (spread.h).
 int run_crossover(const BestOptions& b) {
   std::optional<TuningFormat> format;
-  if (!b.emit.empty()) {
-    format = parse_tuning_format(b.emit[0]);
-    require_writable(b.emit[1], "--emit");
-  }
-  if (!b.plot.empty()) {
-    check_plot_file(b.plot);
-    require_writable(b.plot, "--plot");
-  }
-  const CrossoverMap map = crossover_map(b);
-  // Everything that can refuse comes before any file is written.
-  const std::string text = format ? tuning_file_text(map, *format) : "";
-  print_crossover(map, b.json);
-  if (!b.plot.empty()) plot_crossover(map, b.plot);
-  if (format) {
-    write_output(b.emit[1], "--emit", text);
-    const auto out = left_out_algorithms(map, *format);
-    std::ostream& note = b.json ? std::cerr : std::cout;
-    note << b.emit[0] << " written to " << b.emit[1] << "; each cell names the simulated winner among the algorithms "
-         << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << " has";
-    if (!out.empty()) {
-      note << "; left out (not in " << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << "):";
-      for (const auto& n : out) note << " " << n;
+  on_every_rank([&] {
+    if (!b.emit.empty()) {
+      format = parse_tuning_format(b.emit[0]);
+      if (lead_rank()) require_writable(b.emit[1], "--emit");
     }
-    note << "\n";
-  }
+    if (!b.plot.empty() && lead_rank()) {
+      check_plot_file(b.plot);
+      require_writable(b.plot, "--plot");
+    }
+  });
+  const CrossoverMap map = crossover_map(b);
+  on_every_rank([&] {
+    if (!lead_rank()) return;
+    // Everything that can refuse comes before any file is written.
+    const std::string text = format ? tuning_file_text(map, *format) : "";
+    print_crossover(map, b.json);
+    if (!b.plot.empty()) plot_crossover(map, b.plot);
+    if (format) {
+      write_output(b.emit[1], "--emit", text);
+      const auto out = left_out_algorithms(map, *format);
+      std::ostream& note = b.json ? std::cerr : std::cout;
+      note << b.emit[0] << " written to " << b.emit[1] << "; each cell names the simulated winner among the algorithms "
+           << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << " has";
+      if (!out.empty()) {
+        note << "; left out (not in " << (*format == TuningFormat::ompi_rules ? "Open MPI" : "MPICH") << "):";
+        for (const auto& n : out) note << " " << n;
+      }
+      note << "\n";
+    }
+  });
   return 0;
 }
 

@@ -1,14 +1,18 @@
 // Ranking the algorithms of an operation (`ppsim best`, its crossover maps, ppsim.best): every
 // candidate at every size is planned first (its configuration built and checked, or the reason it
 // cannot run), the least time of all that will run is checked against --time-limit, and only then
-// do they run, one after another on one thread, with a progress bar on a terminal.
+// do they run, one after another on one thread, or under mpirun one at a time on each rank
+// (spread.h), with a progress bar on a terminal. Rank 0 alone gathers the outcomes and ranks them,
+// in the order one process does.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "best.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
 #include "progress.h"
+#include "spread.h"
 #include "sweep.h"
 #include "tuning.h"
 
@@ -74,19 +78,27 @@ void note_refusal(std::vector<BestRefusal>& refused, const std::string& name, in
   it->ms.push_back(m);
 }
 
-// Runs one planned candidate into `row`; returns why it could not run after all ("" when it ran).
-std::string run_candidate(const PlannedRun& run, BestRow& row) {
-  if (!run.refused.empty()) return run.refused;
+// What running one planned candidate gave, as rank 0 gets it: {"time": T} when it ran and
+// verified, {"refused": why} when it could not run after all, {"unverified": true}.
+nlohmann::json run_candidate(const PlannedRun& run) {
+  if (!run.refused.empty()) return {{"refused", run.refused}};
   RunResult r;
   try {
     r = run_simulation(run.config, Backend::cpu);  // (--model loggp: with the LogGP clocks)
   } catch (const ConfigError& e) {  // e.g. a time that overflows
-    return e.what();
+    return {{"refused", e.what()}};
   } catch (const ScheduleError& e) {  // more sends per step than the port model allows
-    return e.what();
+    return {{"refused", e.what()}};
   }
-  if (!r.verified) throw UsageError(run.name + " failed verification at m = " + std::to_string(run.m));
-  row.entries.push_back({run.name, r.time, formula_time(run.config)});
+  if (!r.verified) return {{"unverified", true}};
+  return {{"time", r.time}};
+}
+
+// Puts one candidate's outcome into `row`; returns why it could not run ("" when it ran).
+std::string take_outcome(const PlannedRun& run, const nlohmann::json& outcome, BestRow& row) {
+  if (outcome.contains("refused")) return outcome["refused"].get<std::string>();
+  if (outcome.contains("unverified")) throw UsageError(run.name + " failed verification at m = " + std::to_string(run.m));
+  row.entries.push_back({run.name, outcome["time"].get<double>(), formula_time(run.config)});
   return "";
 }
 
@@ -127,7 +139,9 @@ RankingPlan plan_ranking(const RunOptions& base, const std::string& m_range, con
   return plan;
 }
 
-BestResult run_ranking(const RankingPlan& plan, ProgressBar& bar) {
+// Ranks one machine's candidates from the outcomes of its runs (outcomes[i] is plan.runs[i]'s), in
+// the order of the runs: the first that failed verification is the error.
+BestResult rank_outcomes(const RankingPlan& plan, const nlohmann::json* outcomes) {
   BestResult out;
   out.sizes = plan.sizes;
   const size_t per_size = plan.names.size();
@@ -135,9 +149,8 @@ BestResult run_ranking(const RankingPlan& plan, ProgressBar& bar) {
     BestRow row;
     row.m = plan.runs[first].m;
     for (size_t i = first; i < first + per_size; ++i) {
-      const std::string why = run_candidate(plan.runs[i], row);
+      const std::string why = take_outcome(plan.runs[i], outcomes[i], row);
       if (!why.empty()) note_refusal(out.refused, plan.runs[i].name, row.m, why);
-      bar.advance();
     }
     if (row.entries.empty()) continue;  // nothing runs at this size: each candidate is listed as refused
     pick_winners(row);
@@ -149,6 +162,34 @@ BestResult run_ranking(const RankingPlan& plan, ProgressBar& bar) {
   });
   find_changes(out);
   return out;
+}
+
+// Runs every planned run of every plan, one at a time on this thread, or on each rank under mpirun;
+// the outcomes, in the plans' order, are rank 0's (empty elsewhere). A run travels as CBOR (an
+// exact time), alone as under mpirun.
+std::vector<nlohmann::json> run_plans(const std::vector<RankingPlan>& plans, bool quiet) {
+  std::vector<const PlannedRun*> runs;
+  for (const auto& plan : plans)
+    for (const auto& run : plan.runs) runs.push_back(&run);
+  std::vector<nlohmann::json> outcomes(runs.size());
+  std::optional<ProgressBar> bar;
+  if (lead_rank()) bar.emplace(runs.size(), "runs", quiet);
+  auto work = [&](size_t i) {
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(run_candidate(*runs[i]));
+    return std::string(bytes.begin(), bytes.end());
+  };
+  auto done = [&](size_t i, const std::string& bytes) {
+    outcomes[i] = nlohmann::json::from_cbor(bytes);
+    bar->advance();
+  };
+  try {
+    spread_work(runs.size(), 1, work, done, "ranking stopped");
+  } catch (...) {
+    if (bar) bar->finish();
+    throw;
+  }
+  if (bar) bar->finish();
+  return outcomes;
 }
 
 // The least time of the planned runs that will run, and the longest of them in words.
@@ -168,65 +209,73 @@ struct PlanTime {
   }
 };
 
-size_t run_count(const std::vector<RankingPlan>& plans) {
-  size_t n = 0;
-  for (const auto& plan : plans) n += plan.runs.size();
-  return n;
-}
-
 }  // namespace
 
+// Under mpirun every rank plans (the same runs) and checks the time; rank 0 alone ranks the
+// outcomes, and a failure anywhere is agreed on. The other ranks return an empty result.
 BestResult rank_algorithms(const BestOptions& b) {
-  if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
-  const std::vector<RankingPlan> plans = {plan_ranking(b.run, b.m, b.algos)};
-  PlanTime time;
-  time.add(plans[0]);
-  check_estimated_time(time.seconds, b.time_limit, "this ranking", time.which, b.quiet);
-  ProgressBar bar(run_count(plans), "runs", b.quiet);
-  BestResult out = run_ranking(plans[0], bar);
-  bar.finish();
-  if (out.rows.empty())
-    throw UsageError("no algorithm of " + b.run.op + " runs on this machine" +
-                     (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
+  std::vector<RankingPlan> plans;
+  on_every_rank([&] {
+    if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
+    plans = {plan_ranking(b.run, b.m, b.algos)};
+    PlanTime time;
+    time.add(plans[0]);
+    check_estimated_time(time.seconds / rank_count(), b.time_limit, "this ranking", time.which, b.quiet || !lead_rank());
+  });
+  const std::vector<nlohmann::json> outcomes = run_plans(plans, b.quiet);
+  BestResult out;
+  on_every_rank([&] {
+    if (!lead_rank()) return;
+    out = rank_outcomes(plans[0], outcomes.data());
+    if (out.rows.empty())
+      throw UsageError("no algorithm of " + b.run.op + " runs on this machine" +
+                       (out.refused.empty() ? std::string() : " (" + out.refused.front().name + ": " + out.refused.front().reason + ")"));
+  });
   return out;
 }
 
 CrossoverMap crossover_map(const BestOptions& b) {
   const RunOptions& base = b.run;
-  if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
-  if (base.p.empty()) throw UsageError("a crossover map (--emit, --plot) needs --p: a list or range of processor counts");
-  if (!base.dims.empty()) throw UsageError("a crossover map takes --p (a list or range), not --dims");
   CrossoverMap map;
-  map.op = parse_op_option(base.op);
-  map.topology = base.topology;
-  map.radix = base.radix;
-  map.segments = base.segments;
-  map.ps = expand_counts(base.p, "--p");
-  map.ms = expand_counts(b.m, "--m");
   std::vector<RankingPlan> plans;
-  PlanTime time;
-  for (int64_t p : map.ps) {
-    if (p < 1) throw UsageError("--p must be at least 1 (got " + std::to_string(p) + ")");
-    RunOptions o = base;
-    o.p = std::to_string(p);
-    plans.push_back(plan_ranking(o, b.m, b.algos));
-    time.add(plans.back());
-  }
-  check_estimated_time(time.seconds, b.time_limit, "this crossover map", time.which, b.quiet);
-  ProgressBar bar(run_count(plans), "runs", b.quiet);
-  bool any = false;
-  for (size_t i = 0; i < plans.size(); ++i) {
-    CrossoverRow row;
-    row.p = map.ps[i];
-    row.ranking = run_ranking(plans[i], bar);
-    if (row.ranking.rows.empty())
-      row.refused =
-          row.ranking.refused.empty() ? "no candidate" : row.ranking.refused.front().name + ": " + row.ranking.refused.front().reason;
-    any = any || !row.ranking.rows.empty();
-    map.rows.push_back(std::move(row));
-  }
-  bar.finish();
-  if (!any) throw UsageError("no algorithm of " + base.op + " runs at any p and m (" + map.rows.front().refused + ")");
+  on_every_rank([&] {
+    if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
+    if (base.p.empty()) throw UsageError("a crossover map (--emit, --plot) needs --p: a list or range of processor counts");
+    if (!base.dims.empty()) throw UsageError("a crossover map takes --p (a list or range), not --dims");
+    map.op = parse_op_option(base.op);
+    map.topology = base.topology;
+    map.radix = base.radix;
+    map.segments = base.segments;
+    map.ps = expand_counts(base.p, "--p");
+    map.ms = expand_counts(b.m, "--m");
+    PlanTime time;
+    for (int64_t p : map.ps) {
+      if (p < 1) throw UsageError("--p must be at least 1 (got " + std::to_string(p) + ")");
+      RunOptions o = base;
+      o.p = std::to_string(p);
+      plans.push_back(plan_ranking(o, b.m, b.algos));
+      time.add(plans.back());
+    }
+    check_estimated_time(time.seconds / rank_count(), b.time_limit, "this crossover map", time.which, b.quiet || !lead_rank());
+  });
+  const std::vector<nlohmann::json> outcomes = run_plans(plans, b.quiet);
+  on_every_rank([&] {
+    if (!lead_rank()) return;
+    bool any = false;
+    size_t at = 0;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      CrossoverRow row;
+      row.p = map.ps[i];
+      row.ranking = rank_outcomes(plans[i], outcomes.data() + at);
+      at += plans[i].runs.size();
+      if (row.ranking.rows.empty())
+        row.refused =
+            row.ranking.refused.empty() ? "no candidate" : row.ranking.refused.front().name + ": " + row.ranking.refused.front().reason;
+      any = any || !row.ranking.rows.empty();
+      map.rows.push_back(std::move(row));
+    }
+    if (!any) throw UsageError("no algorithm of " + base.op + " runs at any p and m (" + map.rows.front().refused + ")");
+  });
   return map;
 }
 

@@ -1,7 +1,9 @@
 // `ppsim sweep`: runs the points of the cartesian product of lists and ranges (sweep_points.cpp
-// plans them) on threads, writes their rows as each finishes (in point order), as CSV and/or JSON
-// Lines, or else as a table on stdout; a point that cannot run is a row with status "refused" and
-// the reason; a progress bar on a terminal; optional gnuplot plot.
+// plans them) on threads, and under mpirun on every rank's (spread.h), writes their rows as each
+// finishes (in point order), as CSV and/or JSON Lines, or else as a table on stdout; a point that
+// cannot run is a row with status "refused" and the reason; a progress bar on a terminal; optional
+// gnuplot plot. Under mpirun every rank plans the same points and rank 0 alone writes, prints and
+// plots: the rows are one process's (wall_seconds aside).
 #include "sweep.h"
 
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "spread.h"
 #include "output_file.h"
 #include "progress.h"
 #include "ppsim/cuda_backend.h"
@@ -98,18 +101,20 @@ void check_sweep_options(const SweepOptions& s) {
   if (!s.csv.empty() && s.csv == s.jsonl) throw UsageError("--csv and --jsonl cannot both go to " + s.csv);
   if (!(s.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
   check_plot_y(s.plot_y, s.problem > 0);
-  if (!s.plot.empty()) check_plot_file(s.plot);  // refuse a plot that cannot be made before anything runs
+  // refuse a plot that cannot be made before anything runs (rank 0 draws it)
+  if (!s.plot.empty() && lead_rank()) check_plot_file(s.plot);
 }
 
-// Points at once: every core for CPU points; for GPU points a few (each run queues its steps on a
-// stream of its own, so independent points overlap on the device), at most the cores.
+// Points at once (on each rank under mpirun): every core for CPU points; for GPU points a few (each
+// run queues its steps on a stream of its own, so independent points overlap on the device), at
+// most the cores. Under mpirun the cores are the node's shared among its ranks.
 int sweep_jobs(const SweepOptions& s, bool any_device) {
   constexpr int kDeviceJobs = 4;
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = rank_cores();
   return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
 }
 
-// The least time the points that run on the CPU take on `jobs` threads (estimate_run_seconds),
+// The least time the points that run on the CPU take on `jobs` threads in all (estimate_run_seconds),
 // checked against --time-limit before any point runs.
 void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs) {
   double seconds = 0, largest = -1;
@@ -124,7 +129,7 @@ void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& poin
               " with m = " + std::to_string(pt.config.params.m);
     }
   }
-  check_estimated_time(seconds / jobs, s.time_limit, "this sweep", which, s.quiet);
+  check_estimated_time(seconds / jobs, s.time_limit, "this sweep", which, s.quiet || !lead_rank());
 }
 
 // Takes rows as points finish and writes them in point order, each whole: to --csv and --jsonl
@@ -222,42 +227,56 @@ class MemoryGate {
   int running_ = 0;
 };
 
-// Runs the points on `jobs` threads; a genuine error (not a refusal) stops the sweep.
-void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs, RowWriter& out) {
-  std::mutex lock;
-  std::atomic<size_t> next_point{0};
-  std::string failure;
-  MemoryGate memory(usable_memory_bytes());
-  auto worker = [&]() {
-    for (size_t i = next_point++; i < points.size(); i = next_point++) {
-      const SweepPoint& pt = points[i];
-      // A point on the GPU holds host memory only for its figures.
-      const uint64_t need = pt.refused.empty() && !runs_on_device(pt, device) ? estimate_run_bytes(pt.config) : 0;
-      try {
-        memory.enter(need);
-        nlohmann::json row;
-        try {
-          row = sweep_row(s, int64_t(i), pt, run_point(pt, device));
-        } catch (...) {
-          memory.leave(need);
-          throw;
-        }
-        memory.leave(need);
-        std::lock_guard<std::mutex> g(lock);
-        out.put(i, std::move(row));
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> g(lock);
-        if (failure.empty()) failure = one_line(e.what());
-        next_point = points.size();
-        return;
-      }
+// Runs the points on `jobs` threads, and under mpirun on every rank's; rank 0 (`out`) writes the
+// rows. A genuine error (not a refusal) stops the sweep. A row travels as CBOR (exact numbers), alone
+// as under mpirun, so that both write the same rows.
+void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs, RowWriter* out) {
+  // A point on the GPU holds host memory only for its figures; the ranks on a node share its memory.
+  MemoryGate memory(usable_memory_bytes() / uint64_t(node_ranks()));
+  auto work = [&](size_t i) {
+    const SweepPoint& pt = points[i];
+    const uint64_t need = pt.refused.empty() && !runs_on_device(pt, device) ? estimate_run_bytes(pt.config) : 0;
+    memory.enter(need);
+    nlohmann::json row;
+    try {
+      row = sweep_row(s, int64_t(i), pt, run_point(pt, device));
+    } catch (...) {
+      memory.leave(need);
+      throw;
     }
+    memory.leave(need);
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(row);
+    return std::string(bytes.begin(), bytes.end());
   };
-  std::vector<std::thread> pool;
-  for (int j = 0; j < std::min<int>(jobs, int(points.size())); ++j) pool.emplace_back(worker);
-  for (auto& th : pool) th.join();
-  out.finish();
-  if (!failure.empty()) throw UsageError("sweep stopped: " + failure);
+  auto done = [&](size_t i, const std::string& bytes) { out->put(i, nlohmann::json::from_cbor(bytes)); };
+  try {
+    spread_work(points.size(), jobs, work, done, "sweep stopped");
+  } catch (...) {
+    if (out) out->finish();
+    throw;
+  }
+  if (out) out->finish();
+}
+
+// After the last row, on rank 0: the files committed, the notes, the plot; 1 when a point failed
+// verification.
+int finish_sweep(const SweepOptions& s, RowWriter& out, size_t points) {
+  const auto total = (long long)points;
+  if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);  // files left as they were
+  out.commit();
+  if (!s.quiet && out.refused > 0)
+    std::fprintf(stderr, "ppsim: %lld of %lld points refused (first, point %lld: %s); see the status and reason columns\n",
+                 (long long)out.refused, total, (long long)out.first_refused, out.first_reason.c_str());
+  if (!s.quiet && out.fallbacks > 0)
+    std::fprintf(stderr, "ppsim: %lld of %lld points ran on the CPU (first: %s)\n", (long long)out.fallbacks, total,
+                 out.first_fallback.c_str());
+  if (!s.plot.empty()) plot_sweep(out.ok_rows, s.plot, s.plot_y);
+  if (out.failed > 0) {
+    std::fprintf(stderr, "ppsim: error: %lld of %lld points failed verification (first: point %lld)\n", (long long)out.failed, total,
+                 (long long)out.first_failed);
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -275,31 +294,29 @@ bool check_points(const std::vector<SweepPoint>& points, bool device) {
 }
 
 int run_sweep(const SweepOptions& s) {
-  check_sweep_options(s);
-  const bool device = s.run.backend != "cpu" && cuda_status().usable;
-  const std::vector<SweepPoint> points = sweep_points(s, device);
-  const int jobs = sweep_jobs(s, check_points(points, device));
-  check_sweep_time(s, points, device, jobs);
-  RowWriter out(s, points);
-  if (!s.plot.empty()) require_writable(s.plot, "--plot");
-  out.start();
-  run_points(s, points, device, jobs, out);
-  const auto total = (long long)points.size();
-  if (out.ok_rows.empty()) throw UsageError("no point of the sweep can run: " + out.first_reason);  // files left as they were
-  out.commit();
-  if (!s.quiet && out.refused > 0)
-    std::fprintf(stderr, "ppsim: %lld of %lld points refused (first, point %lld: %s); see the status and reason columns\n",
-                 (long long)out.refused, total, (long long)out.first_refused, out.first_reason.c_str());
-  if (!s.quiet && out.fallbacks > 0)
-    std::fprintf(stderr, "ppsim: %lld of %lld points ran on the CPU (first: %s)\n", (long long)out.fallbacks, total,
-                 out.first_fallback.c_str());
-  if (!s.plot.empty()) plot_sweep(out.ok_rows, s.plot, s.plot_y);
-  if (out.failed > 0) {
-    std::fprintf(stderr, "ppsim: error: %lld of %lld points failed verification (first: point %lld)\n", (long long)out.failed, total,
-                 (long long)out.first_failed);
-    return 1;
-  }
-  return 0;
+  // Under mpirun: every rank plans (the same points), rank 0 alone opens the files; a refusal
+  // anywhere is agreed on, printed once by rank 0, and ends every rank.
+  bool device = false;
+  std::vector<SweepPoint> points;
+  int jobs = 1;
+  std::optional<RowWriter> out;
+  on_every_rank([&] {
+    check_sweep_options(s);
+    device = s.run.backend != "cpu" && cuda_status().usable;
+    points = sweep_points(s, device);
+    jobs = sweep_jobs(s, check_points(points, device));
+    check_sweep_time(s, points, device, jobs * rank_count());
+    if (!lead_rank()) return;
+    out.emplace(s, points);
+    if (!s.plot.empty()) require_writable(s.plot, "--plot");
+    out->start();
+  });
+  run_points(s, points, device, jobs, out ? &*out : nullptr);
+  int code = 0;
+  on_every_rank([&] {
+    if (out) code = finish_sweep(s, *out, points.size());
+  });
+  return lead_code(code);
 }
 
 void add_sweep_options(Command& sweep, SweepOptions& s) {
@@ -342,7 +359,7 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
   sweep.text("--plot-y", s.plot_y, "time | steps | speedup | efficiency | cost | parallel_time | max_link_load | link_hops", true);
   sweep.real("--tc", s.tc, "Chapter 5: time per local combine (with --problem)");
   sweep.integer("--problem", s.problem, "Chapter 5: elements of the problem (speedup, efficiency, cost)", false, 1);
-  sweep.integer("--jobs", s.jobs, "points at once (0: every core; min(4, cores) when points run on the GPU, each on its own stream)", true, 0,
+  sweep.integer("--jobs", s.jobs, "points at once, on each rank under mpirun (0: every core, or the node's shared among its ranks; min(4, cores) when points run on the GPU, each on its own stream)", true, 0,
                 kMaxThreads);
   sweep.real("--time-limit", s.time_limit, "refuse a sweep that would take longer than this many minutes (a lower bound of its time)", true);
   sweep.flag("--quiet", s.quiet, "no progress bar or notes");

@@ -150,4 +150,10 @@ int recv_words(int from, int& tag, std::vector<uint64_t>& words) {
   return st.MPI_SOURCE;
 }
 
+bool probe_words(int from, int tag) {
+  int flag = 0;
+  MPI_Iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  return flag != 0;
+}
+
 }  // namespace ppsim::dist

@@ -32,5 +32,8 @@ bool cuda_aware();
 void send_words(int to, int tag, const std::vector<uint64_t>& words);
 // Receives from any rank (from < 0) or from `from`; returns the sender, sets tag.
 int recv_words(int from, int& tag, std::vector<uint64_t>& words);
+// Whether a message of words from `from` (any rank: from < 0) with `tag` waits, without taking it
+// (MPI_Iprobe): the dispatcher of a sweep polls with it, its own points running on other threads.
+bool probe_words(int from, int tag);
 
 }  // namespace ppsim::dist

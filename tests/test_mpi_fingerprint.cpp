@@ -233,7 +233,7 @@ TEST(OpenMpiFingerprint, ForcedAlgorithmsSendWhatTheirPpsimVariantsSend) {
   EXPECT_GT(compared, 0);
 }
 
-// `best --emit ompi-rules` for allreduce and broadcast; Open MPI reading the file sends, at the first and
+// `best --emit ompi-rules` for allreduce, broadcast and reduce; Open MPI reading the file sends, at the first and
 // last m of each rule, what the algorithm the rule names sends.
 TEST(OpenMpiFingerprint, RulesFileMakesOpenMpiRunTheNamedAlgorithm) {
   if (!have_open_mpi()) GTEST_SKIP() << "Open MPI (mpirun and ompi_info) is not installed";
@@ -242,7 +242,7 @@ TEST(OpenMpiFingerprint, RulesFileMakesOpenMpiRunTheNamedAlgorithm) {
   fs::create_directories(dir);
   const auto named = named_by_ompi();
   int checked = 0;
-  for (const char* op : {"allreduce", "broadcast"}) {
+  for (const char* op : {"allreduce", "broadcast", "reduce"}) {
     const fs::path rules = dir / (std::string(op) + ".rules");
     const std::string cmd = std::string("'") + PPSIM_EXE + "' best --op " + op + " --topology full --p 4,6 --m 1..2^12 --ts 100 --tw 1" +
                             " --radix " + std::to_string(kRadix) + " --emit ompi-rules '" + rules.string() + "' >/dev/null 2>&1";

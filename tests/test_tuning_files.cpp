@@ -487,3 +487,205 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
     }
   }
 }
+
+namespace {
+
+// Every processor's words sent and received over the whole schedule.
+struct Traffic {
+  std::vector<int64_t> sent, received;
+};
+Traffic traffic(const ppsim::RunConfig& c) {
+  Traffic t{std::vector<int64_t>(size_t(c.params.p), 0), std::vector<int64_t>(size_t(c.params.p), 0)};
+  for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+    for (int64_t x = 0; x < c.params.p; ++x) {
+      ppsim::StepOps ops;
+      ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+      for (int i = 0; i < ops.nsend; ++i) t.sent[size_t(x)] += ops.send[i].len;
+      for (int i = 0; i < ops.nrecv; ++i) t.received[size_t(x)] += ops.recv[i].len;
+    }
+  return t;
+}
+
+}  // namespace
+
+// Open MPI's Rabenseifner reduce (issue 25): with m >= p' = 2^floor(lg p), processor 0 (virtual rank
+// 0, which keeps the lower floor(w/2) of its window w in each halving step) sends the upper ceil(m/2)
+// words to 1 when p is no power of two, then gives away m - floor(m/p') words while halving and
+// receives the windows floor(m/2^k) it keeps (after both halves from 1 when p is no power of two);
+// as the root it gathers exactly those m - floor(m/p') words back; an odd root below 2r receives the
+// upper ceil(m/2) words from its pair, then all m words (floor(m/p') of them from processor 0 in the
+// extra step). With m < p', the linear reduce:
+// every other processor sends its m words to the root. Rounds 2 lg p' (+ 2 when p is no power of two,
+// + 1 for an odd root below 2r), or p - 1; the closed form equals the simulated time (gamma > 0),
+// both executors verify.
+TEST(OmpiVariants, RabenseifnerReduceAsOpenMpiRunsIt) {
+  for (int64_t p : {2, 3, 4, 5, 6, 7, 8, 12, 13, 16}) {
+    for (int64_t m : {1, 3, 5, 8, 37, 64}) {
+      for (int64_t root : {int64_t{0}, int64_t{1}, p - 1}) {
+        if (root >= p) continue;
+        SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m) + " root=" + std::to_string(root));
+        ppsim::RunConfig c = make_config("reduce_rabenseifner_ompi", ppsim::TopologyKind::full, p, "", m, ppsim::OperatorKind::sum, root);
+        c.cost.ts = 3;
+        c.cost.tw = 2;
+        c.cost.gamma = 0.5;
+        int64_t pp = 1;
+        int d = 0;
+        while (pp * 2 <= p) {
+          pp *= 2;
+          ++d;
+        }
+        const int64_t r = p - pp;
+        const Traffic t = traffic(c);
+        if (m < pp) {
+          EXPECT_EQ(c.algorithm->rounds(c.params), p - 1);
+          EXPECT_EQ(t.received[size_t(root)], (p - 1) * m);
+          for (int64_t x = 0; x < p; ++x) EXPECT_EQ(t.sent[size_t(x)], x == root ? 0 : m);
+        } else {
+          const bool odd_root = root < 2 * r && root % 2 == 1;
+          EXPECT_EQ(c.algorithm->rounds(c.params), 2 * d + (r > 0 ? 2 : 0) + (odd_root ? 1 : 0));
+          const int64_t kept = m / pp;  // floor(m/2) d times
+          if (root == 0) {
+            EXPECT_EQ(t.sent[0], (r > 0 ? m - m / 2 : 0) + (m - kept));
+            int64_t halves = 0;  // the windows floor(m/2^k) it keeps, k = 1..d, arrive while halving
+            for (int k = 1; k <= d; ++k) halves += m >> k;
+            EXPECT_EQ(t.received[0], (r > 0 ? m : 0) + halves + (m - kept));  // both halves from 1, halving, gather
+          }
+          if (odd_root) {
+            EXPECT_EQ(t.received[size_t(root)], (m - m / 2) + m);  // its pair's upper half, then the result
+          }
+        }
+        const ppsim::RunResult res = ppsim::run_cpu(c);
+        EXPECT_TRUE(res.verified);
+        EXPECT_DOUBLE_EQ(res.time, ppsim::formula_time(c));
+        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+      }
+    }
+  }
+}
+
+// Open MPI's binary tree broadcast (issue 25): every rank v > 0 (relative to the root) receives each
+// of the S segments from the parent that ompi_coll_base_topo_build_tree(2, ...) gives it, written here
+// as Open MPI writes it (the level from the running sum of 2^level, the parent by subtracting
+// 2^(level-1) while above the levels before); the steps and time are broadcast_bintree_pipelined's
+// (the two trees have the same lag rank for rank) and the closed form's.
+TEST(OmpiVariants, BinaryTreeBroadcastNumbersTheTreeAsOpenMpi) {
+  auto ompi_parent = [](int64_t v) {
+    int64_t level = 0, num = 0;
+    for (; num <= v; ++level) num += int64_t{1} << level;
+    --level;
+    const int64_t delta = int64_t{1} << level, slimit = delta - 1;
+    int64_t parent = v;
+    if (parent < 2) return int64_t{0};
+    while (parent >= slimit) parent -= delta / 2;
+    return parent;
+  };
+  for (int64_t p : {3, 4, 5, 6, 7, 8, 11, 13}) {
+    for (int64_t m : {3, 7, 12}) {
+      for (int64_t segments : {1, 3}) {
+        for (int64_t root : {int64_t{0}, p - 2}) {
+          SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m) + " S=" + std::to_string(segments) +
+                       " root=" + std::to_string(root));
+          ppsim::RunConfig c =
+              make_config("broadcast_bintree_ompi", ppsim::TopologyKind::full, p, "", m, ppsim::OperatorKind::sum, root);
+          c.params.segments = segments;
+          c.cost.ts = 3;
+          c.cost.tw = 2;
+          std::vector<std::map<int64_t, int64_t>> from(static_cast<size_t>(p));  // receiver -> sender -> messages
+          for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+            for (int64_t x = 0; x < p; ++x) {
+              ppsim::StepOps ops;
+              ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+              for (int i = 0; i < ops.nsend; ++i) from[size_t(ops.send[i].to)][x] += 1;
+            }
+          for (int64_t x = 0; x < p; ++x) {
+            const int64_t v = (x - root + p) % p;
+            if (v == 0) {
+              EXPECT_TRUE(from[size_t(x)].empty());
+              continue;
+            }
+            ASSERT_EQ(from[size_t(x)].size(), 1u) << "rank " << x;
+            EXPECT_EQ(from[size_t(x)].begin()->first, (ompi_parent(v) + root) % p) << "rank " << x;
+            EXPECT_EQ(from[size_t(x)].begin()->second, segments) << "rank " << x;
+          }
+          ppsim::RunConfig heap = c;
+          heap.algorithm = ppsim::find_algorithm("broadcast_bintree_pipelined");
+          EXPECT_EQ(c.algorithm->rounds(c.params), heap.algorithm->rounds(heap.params));
+          const ppsim::RunResult res = ppsim::run_cpu(c);
+          EXPECT_TRUE(res.verified);
+          EXPECT_DOUBLE_EQ(res.time, ppsim::formula_time(c));
+          EXPECT_DOUBLE_EQ(res.time, ppsim::run_cpu(heap).time);
+          EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        }
+      }
+    }
+  }
+}
+
+// Open MPI's ring reduce-scatter (issue 25): processor x sends its p - 1 partials, m words each, to
+// x + 1 only; (t_s + (t_w + gamma) m)(p - 1), the time of ppsim's ring, which sends to x - 1.
+TEST(OmpiVariants, RingReduceScatterSendsToTheRight) {
+  for (int64_t p : {2, 3, 5, 8}) {
+    for (int64_t m : {1, 4, 7}) {
+      SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
+      ppsim::RunConfig c = make_config("reduce_scatter_ring_ompi", ppsim::TopologyKind::full, p, "", m);
+      c.cost.ts = 3;
+      c.cost.tw = 2;
+      c.cost.gamma = 0.5;
+      for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+        for (int64_t x = 0; x < p; ++x) {
+          ppsim::StepOps ops;
+          ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+          ASSERT_EQ(ops.nsend, 1);
+          EXPECT_EQ(ops.send[0].to, (x + 1) % p);
+          EXPECT_EQ(ops.send[0].len, m);
+        }
+      EXPECT_EQ(c.algorithm->rounds(c.params), p - 1);
+      const ppsim::RunResult res = ppsim::run_cpu(c);
+      EXPECT_TRUE(res.verified);
+      EXPECT_DOUBLE_EQ(res.time, ppsim::formula_time(c));
+      EXPECT_DOUBLE_EQ(res.time, (3 + (2 + 0.5) * double(m)) * double(p - 1));
+      EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+}
+
+// The reduce rules choose among the variants Open MPI runs: binomial (5), k-nomial (8) and its own
+// Rabenseifner (7), at p that are and are not powers of two; Rabenseifner wins somewhere.
+TEST(TuningFiles, OmpiRulesReduceNameTheSimulatedWinner) {
+  const fs::path dir = scratch("ompi_reduce");
+  Cli r = run_ppsim("best --op reduce --topology full --p 4,6,8,12 --m 1..2^10 --ts 100 --tw 1 --emit ompi-rules rules.txt", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string text = read_file(dir / "rules.txt");
+  OmpiFile f = parse_ompi_rules(text);
+  EXPECT_EQ(f.collective, 11);  // reduce
+  const std::map<std::string, std::string> ompi = {{"reduce_binomial", "5"}, {"reduce_rabenseifner_ompi", "7"}, {"reduce_knomial", "8"}};
+  bool rabenseifner = false;
+  for (int64_t p : {4, 6, 8, 12})
+    for (int64_t m : kMs) {
+      const auto times = simulate_all(ppsim::Operation::reduce, ppsim::TopologyKind::full, p, m);
+      const int64_t chosen = ompi_select(f, p, 8 * m);
+      rabenseifner = rabenseifner || chosen == 7;
+      expect_winner(times, ompi, std::to_string(chosen), "p=" + std::to_string(p) + " m=" + std::to_string(m));
+    }
+  EXPECT_TRUE(rabenseifner) << text;
+}
+
+// Open MPI's modified Bruck all-to-all (3) has radix 2 and no parameter: a map run with --radix 3 never
+// names it (alltoall_bruck ran at radix 3) and lists it as left out; at --radix 2 it is named where it wins.
+TEST(TuningFiles, OmpiRulesNameBruckOnlyAtRadixTwo) {
+  const fs::path dir = scratch("ompi_bruck");
+  const std::string grid = "best --op alltoall --topology full --p 8,13 --m 1..2^6 --ts 100 --tw 1";
+  for (int radix : {2, 3}) {
+    SCOPED_TRACE("radix " + std::to_string(radix));
+    Cli r = run_ppsim(grid + " --radix " + std::to_string(radix) + " --emit ompi-rules rules.txt", dir);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::string text = read_file(dir / "rules.txt");
+    const OmpiFile f = parse_ompi_rules(text);
+    bool bruck = false;
+    for (const auto& [p, rules] : f.sizes)
+      for (const auto& rule : rules) bruck = bruck || rule.alg == 3;
+    EXPECT_EQ(bruck, radix == 2) << text;
+    const size_t left_out = text.find("# left out");
+    EXPECT_EQ(left_out != std::string::npos && text.find("alltoall_bruck", left_out) < text.find('\n', left_out), radix != 2) << text;
+  }
+}

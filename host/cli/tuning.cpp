@@ -56,17 +56,19 @@ const SharedAlgorithm kShared[] = {
     {"broadcast_binomial", 0, "MPIR_Bcast_intra_binomial"},  // Open MPI's tree takes the next one's numbering
     {"broadcast_binomial_low_first", 6, nullptr},           // v sends to v + 2^k, 2^k > v: Open MPI's bmtree
     {"broadcast_chain", 3, nullptr},              // Open MPI's pipeline: one segmented chain
-    {"broadcast_bintree_pipelined", 0, nullptr},  // Open MPI's binary tree (5) numbers v -> v + 2^L, v + 2 2^L, not as a heap
+    {"broadcast_bintree_pipelined", 0, nullptr},  // Open MPI's binary tree numbers v -> v + 2^L, v + 2 2^L, not as a heap
+    {"broadcast_bintree_ompi", 5, nullptr},       // that tree
     {"broadcast_knomial", 7, nullptr},            // fan-out = --radix
     {"broadcast_scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},
     {"broadcast_van_de_geijn", 0, "MPIR_Bcast_intra_scatter_ring_allgather"},  // Open MPI cuts its blocks as the next one
     {"broadcast_van_de_geijn_ompi", 0, nullptr},  // Open MPI's 9 is linear when m < p and sends its empty blocks
     {"reduce_binomial", 5, "MPIR_Reduce_intra_binomial"},
     {"reduce_knomial", 8, nullptr},
-    // Open MPI's Rabenseifner reduce (7) pairs (2j, 2j+1) swap halves where p is no power of two, as its
-    // all-reduce, and runs the linear reduce when m < 2^floor(lg p): none of these two.
+    // Open MPI's Rabenseifner reduce pairs (2j, 2j+1) swap halves where p is no power of two, as its
+    // all-reduce, and runs the linear reduce when m < 2^floor(lg p): neither of these two, but the third.
     {"reduce_rabenseifner", 0, "MPIR_Reduce_intra_reduce_scatter_gather"},
     {"reduce_rs_gather", 0, "MPIR_Reduce_intra_reduce_scatter_gather"},
+    {"reduce_rabenseifner_ompi", 7, nullptr},
     {"allgather_bruck", 2, "MPIR_Allgather_intra_brucks"},
     {"allgather_hypercube", 3, "MPIR_Allgather_intra_recursive_doubling"},
     {"allgather_ring", 4, "MPIR_Allgather_intra_ring"},
@@ -79,11 +81,12 @@ const SharedAlgorithm kShared[] = {
     {"allreduce_rs_ag", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather"},  // Open MPI's 6 is allreduce_rabenseifner_ompi
     {"alltoall_linear", 1, nullptr},
     {"alltoall_pairwise", 2, "MPIR_Alltoall_intra_pairwise"},
-    {"alltoall_bruck", 3, "MPIR_Alltoall_intra_brucks"},  // Open MPI's modified Bruck: radix 2 only
-    // Open MPI's recursive halving (2) halves the highest bit first, its ring (3) sends to rank + 1 and its
-    // butterfly (4) ends with a mirror exchange: none is one of these.
+    {"alltoall_bruck", 3, "MPIR_Alltoall_intra_brucks"},  // Open MPI's modified Bruck: radix 2 only (library_has)
+    // Open MPI's recursive halving (2) halves the highest bit first and its butterfly (4) ends with a mirror
+    // exchange: none is one of these. Its ring (3) sends to rank + 1: reduce_scatter_ring_ompi.
     {"reduce_scatter_hypercube", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},
     {"reduce_scatter_ring", 0, nullptr},
+    {"reduce_scatter_ring_ompi", 3, nullptr},
     {"reduce_scatter_halving", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},  // Träff's butterfly, any p
     {"reduce_scatter_pairwise", 0, "MPIR_Reduce_scatter_intra_pairwise"},
     {"barrier_dissemination", 4, "MPIR_Barrier_intra_k_dissemination"},  // MPICH's k defaults to 2
@@ -125,9 +128,13 @@ const LibraryCollective& library_collective(Operation op) {
   throw UsageError(std::string("--emit: no MPI library tunes ") + operation_name(op) + " by a selection file");
 }
 
-bool library_has(const std::string& name, TuningFormat f) {
+// Whether the library has the algorithm as ppsim ran it, with the map's --radix: Open MPI's modified
+// Bruck all-to-all (3) has radix 2 and no parameter, so alltoall_bruck at another radix is not it.
+bool library_has(const std::string& name, TuningFormat f, int64_t radix) {
   const SharedAlgorithm* s = shared(name);
-  return s && (f == TuningFormat::ompi_rules ? s->ompi != 0 : s->mpich != nullptr);
+  if (!s) return false;
+  if (f == TuningFormat::mpich_json) return s->mpich != nullptr;
+  return s->ompi != 0 && (name != "alltoall_bruck" || radix == 2);
 }
 
 int64_t ompi_bytes(const LibraryCollective& c, int64_t p, int64_t m) {
@@ -153,10 +160,10 @@ struct Rule {
 
 // The rules of one p for a library: consecutive sizes with the same winner merged; sizes where none of
 // the library's algorithms ran are skipped (the rule before them goes on).
-std::vector<Rule> rules_for(const CrossoverRow& row, TuningFormat f) {
+std::vector<Rule> rules_for(const CrossoverMap& map, const CrossoverRow& row, TuningFormat f) {
   std::vector<Rule> rules;
   for (const auto& r : row.ranking.rows) {
-    int w = library_winner(r, f);
+    int w = library_winner(r, f, map.radix);
     if (w < 0) continue;
     const std::string& name = r.entries[size_t(w)].name;
     if (!rules.empty() && library_label(rules.back().algo, f) == library_label(name, f)) {  // the same to the library
@@ -175,7 +182,7 @@ std::string ompi_text(const CrossoverMap& map) {
   if (c.ompi_id < 0) throw UsageError(std::string("--emit ompi-rules: Open MPI's coll_tuned has no ") + operation_name(map.op));
   std::vector<std::pair<int64_t, std::vector<Rule>>> sizes;
   for (const auto& row : map.rows) {
-    auto rules = rules_for(row, TuningFormat::ompi_rules);
+    auto rules = rules_for(map, row, TuningFormat::ompi_rules);
     if (!rules.empty()) sizes.push_back({row.p, rules});
   }
   if (sizes.empty()) throw UsageError("--emit ompi-rules: none of Open MPI's algorithms ran at any p and m");
@@ -204,7 +211,7 @@ std::string ompi_text(const CrossoverMap& map) {
       // bytes of one of --segments segments at the first m of the rule for the pipelined broadcasts, else
       // 0 (not segmented).
       const bool knomial = rules[i].algo == "broadcast_knomial" || rules[i].algo == "reduce_knomial";
-      const bool pipelined = rules[i].algo == "broadcast_chain" || rules[i].algo == "broadcast_bintree_pipelined";
+      const bool pipelined = rules[i].algo == "broadcast_chain" || rules[i].algo == "broadcast_bintree_ompi";
       const int64_t fan = knomial ? map.radix : 0;
       const int64_t segsize = pipelined && map.segments > 1 ? kWordBytes * ((rules[i].m + map.segments - 1) / map.segments) : 0;
       t += std::to_string(bytes) + " " + std::to_string(number) + " " + std::to_string(fan) + " " + std::to_string(segsize) + "  # " +
@@ -220,7 +227,7 @@ std::string mpich_text(const CrossoverMap& map) {
   nlohmann::ordered_json by_size = nlohmann::ordered_json::object();
   std::vector<std::pair<int64_t, std::vector<Rule>>> sizes;
   for (const auto& row : map.rows) {
-    auto rules = rules_for(row, TuningFormat::mpich_json);
+    auto rules = rules_for(map, row, TuningFormat::mpich_json);
     if (!rules.empty()) sizes.push_back({row.p, rules});
   }
   if (sizes.empty()) throw UsageError("--emit mpich-json: none of MPICH's algorithms ran at any p and m");
@@ -266,10 +273,10 @@ const char* mpich_algorithm_name(const std::string& ppsim_name) {
   return s ? s->mpich : nullptr;
 }
 
-int library_winner(const BestRow& row, TuningFormat f) {
+int library_winner(const BestRow& row, TuningFormat f, int64_t radix) {
   int best = -1;
   for (size_t i = 0; i < row.entries.size(); ++i)
-    if (library_has(row.entries[i].name, f) && (best < 0 || row.entries[i].time < row.entries[size_t(best)].time)) best = int(i);
+    if (library_has(row.entries[i].name, f, radix) && (best < 0 || row.entries[i].time < row.entries[size_t(best)].time)) best = int(i);
   return best;
 }
 
@@ -278,7 +285,7 @@ std::vector<std::string> left_out_algorithms(const CrossoverMap& map, TuningForm
   for (const auto& row : map.rows)
     for (const auto& r : row.ranking.rows)
       for (const auto& e : r.entries)
-        if (!library_has(e.name, f) && std::find(out.begin(), out.end(), e.name) == out.end()) out.push_back(e.name);
+        if (!library_has(e.name, f, map.radix) && std::find(out.begin(), out.end(), e.name) == out.end()) out.push_back(e.name);
   return out;
 }
 

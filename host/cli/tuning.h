@@ -38,9 +38,9 @@ TuningFormat parse_tuning_format(const std::string& text);
 int ompi_algorithm_number(const std::string& ppsim_name);
 const char* mpich_algorithm_name(const std::string& ppsim_name);
 
-// The winner of a cell among the algorithms the library has (those with a number or a name there):
-// the index into row.entries, or -1 when none of them ran at that cell.
-int library_winner(const BestRow& row, TuningFormat f);
+// The winner of a cell among the algorithms the library has (those with a number or a name there, as
+// run with --radix `radix`): the index into row.entries, or -1 when none of them ran at that cell.
+int library_winner(const BestRow& row, TuningFormat f, int64_t radix);
 
 // The text of the file (Open MPI rules with # comments; MPICH JSON), and the candidates that ran but
 // that the library does not have (left out of the file).

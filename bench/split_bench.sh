@@ -5,7 +5,7 @@
 #             (sent and received) + 32 MiB;
 #   overhead  allreduce p = 2^22, m = 1 and 64: 2 ranks of one thread against one process of 2
 #             threads, medians of 3 (the report's wall time: the simulation, not mpirun's start);
-#   traffic   the words each step sent to other ranks against 7 record words and the payload per
+#   traffic   the words each step sent to other ranks against 6 record words and the payload per
 #             crossing message plus the counts (PPSIM_SPLIT_TRAFFIC);
 #   scale     allreduce p = 2^26, m = 1 on 4 ranks.
 # Usage: bench/split_bench.sh [build/ppsim] [section...]   (sections: memory overhead traffic scale)
@@ -75,7 +75,7 @@ if [[ $sections == *overhead* ]]; then
 fi
 
 if [[ $sections == *traffic* ]]; then
-  echo "## traffic: words each rank sent the others per step, against 7 + payload per crossing message + counts"
+  echo "## traffic: words each rank sent the others per step, against 6 + payload per crossing message + counts"
   for args in "run --topology hypercube --p 2^16 --op allreduce --m 4" "run --topology torus --dims 64x64 --op allgather --m 2" \
               "run --topology ring --p 1000 --op allreduce --algo allreduce_ring --m 3000"; do
     for n in 2 3 4; do

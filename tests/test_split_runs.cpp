@@ -141,6 +141,11 @@ std::vector<Case> cases() {
     c.ports = PortSpec{PortModel::kport, 2};
     add("scan_postal_a, k = 2, lambda = 3", c);
   }
+  // Fewer processors than ranks: empty blocks.
+  for (int64_t p : {1, 2, 3})
+    for (const char* name : {"allreduce_ring", "scan_ring", "broadcast_binomial"})
+      if (make_case(*find_algorithm(name), TopologyKind::ring, p, "", OperatorKind::interval, false, c))
+        add(std::string(name) + " on a ring of " + std::to_string(p), c);
   return out;
 }
 

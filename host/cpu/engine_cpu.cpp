@@ -90,12 +90,12 @@ class CpuRun {
 
  private:
   // The benchmark's check (bench/split_traffic.sh, PPSIM_SPLIT_TRAFFIC=1): what this rank sent the
-  // others in step t, the words the collectives carried, and what they must be: 7 words of record
+  // others in step t, the words the collectives carried, and what they must be: 6 words of record
   // and the payload of every crossing message, the link loads asked for and answered, and one count
   // per other rank for each all-to-all (the crossing messages', the loads' and their answers').
   void report_traffic(int64_t t, const Traffic& x, uint64_t carried) const {
     const int others = comm_->size() - 1, exchanges = direct_links(rules_.topo()) ? 1 : 3;
-    const int64_t expected = 7 * x.messages + x.payload + x.link_words + int64_t(others) * exchanges;
+    const int64_t expected = 6 * x.messages + x.payload + x.link_words + int64_t(others) * exchanges;
     std::fprintf(stderr, "ppsim traffic: rank %d step %lld: %lld crossing messages, %lld payload words, %lld link words; %llu words carried, %lld expected%s\n",
                  comm_->rank(), static_cast<long long>(t), static_cast<long long>(x.messages), static_cast<long long>(x.payload),
                  static_cast<long long>(x.link_words), static_cast<unsigned long long>(carried), static_cast<long long>(expected),
@@ -129,14 +129,14 @@ class CpuRun {
     clear_chunk_errors(s);
     run_chunks(plan_, s, [&](Chunk& ch, int k) { match_chunk(plan_, counter, s, ch, k, t); });
     const uint64_t words_before = comm_->words_sent();
-    Traffic traffic = exchange_crossing(*comm_, rules_, plan_, s);
-    for (int k = plan_.count; k < int(s.chunks.size()); ++k) match_imports(plan_, counter, s, k, t);
+    int64_t link_words = 0;
+    const bool routed = !direct_links(rules_.topo());
+    if (routed) link_words = combine_link_loads(*comm_, loads_, s, uint32_t(t));
+    Traffic traffic = exchange_crossing(*comm_, rules_, plan_, loads_, s, t);
+    traffic.link_words = link_words;
+    for (int k = plan_.count; k < int(s.chunks.size()); ++k) match_imports(rules_, plan_, s, k, t);
     agreed_phase(*comm_, [&] { throw_chunk_errors(s); });
-    if (!direct_links(rules_.topo())) {
-      traffic.link_words = combine_link_loads(*comm_, loads_, s, uint32_t(t));
-      for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
-      for (int k = plan_.count; k < int(s.chunks.size()); ++k) routed_cost_chunk(rules_, loads_, s.chunks[size_t(k)], t);
-    }
+    if (routed) for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
     if (report_traffic_) report_traffic(t, traffic, comm_->words_sent() - words_before);
     agreed_phase(*comm_, [&] {
       if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(ch, t); });
@@ -200,10 +200,12 @@ void gather_buffers(Collectives& comm, RunResult& r) {
 // A run split across ranks: each runs its block; every pass that can fail ends on every rank
 // together (agreed_phase), so all report the same failure and none waits for another.
 RunResult run_split(const RunConfig& c, Collectives& comm) {
-  if (c.trace) throw ConfigError("--trace keeps every processor's buffers after every step in one process: run it without mpirun");
-  if (c.test_ops_override) throw ConfigError("a test's replaced schedule runs in one process");
   auto start = std::chrono::steady_clock::now();
-  agreed_phase(comm, [&] { validate_config(c); });
+  agreed_phase(comm, [&] {
+    if (c.trace) throw ConfigError("--trace keeps every processor's buffers after every step in one process: run it without mpirun");
+    if (c.test_ops_override) throw ConfigError("a test's replaced schedule runs in one process");
+    validate_config(c);
+  });
   std::unique_ptr<cpu::CpuRun> run;
   agreed_phase(comm, [&] {
     // Tests (tests/test_split_errors.sh): PPSIM_TEST_FAIL_RANK=r makes rank r fail here as if its

@@ -13,9 +13,10 @@ namespace ppsim::cpu {
   for (size_t n = 0; n < n_sends; ++n) {
     StoredSend& x = ch.sends[n];
     const int64_t i = x.from, first = s.send_begin[s.at(i)];
-    if (!plan.holds(x.to)) {  // to another rank's processor: matched and counted there (dist_step.cpp)
-      x.hops = -1;
+    if (!plan.holds(x.to)) {  // to another rank's processor: counted here, matched and costed there (dist_step.cpp)
+      x.combined = -1;
       ch.crossing.push_back(int32_t(n));
+      counter.count_crossing(ch, x);
       continue;
     }
     int32_t nr;
@@ -34,29 +35,6 @@ namespace ppsim::cpu {
     x.combined = match->combined;
     ch.matched += 1;
     counter.count(ch, x, first, first + s.send_count[s.at(i)]);
-  }
-}
-
-void match_imports(const ChunkPlan& plan, const MessageCounter& counter, StepStore& s, int k, int64_t t) {
-  Chunk& ch = s.chunks[size_t(k)];
-  for (size_t n = 0; n < ch.sends.size(); ++n) {
-    StoredSend& x = ch.sends[n];
-    int32_t nr;
-    StoredRecv* rv = recvs_of(s, plan, x.to, nr);
-    StoredRecv* match = rules::matching_receive(rv, nr, x.from, ch.import_occurrence[n]);
-    if (!match) {
-      ch.fail(x.from, unmatched_send_text(t, x.from, x.to, x.len));
-      continue;
-    }
-    if (match->len != x.len) {
-      ch.fail(x.from, length_mismatch_text(t, x.from, x.to, x.len, match->len));
-      continue;
-    }
-    match->pool_chunk = k;
-    match->pool_off = x.pool_off;
-    x.combined = match->combined;
-    ch.matched += 1;
-    counter.count_with(ch, x, ch.import_congestion[n]);
   }
 }
 

@@ -14,11 +14,6 @@ namespace ppsim::cpu {
 // counts each matched message (counter).
 void match_chunk(const ChunkPlan& plan, const MessageCounter& counter, StepStore& s, Chunk& ch, int k, int64_t t);
 
-// Matches the messages of import chunk k (sent to this rank's processors by another rank's, in
-// step t) with their receives, and counts them: the rule of match_chunk, with the occurrence and
-// direct-link congestion the sender's rank reckoned.
-void match_imports(const ChunkPlan& plan, const MessageCounter& counter, StepStore& s, int k, int64_t t);
-
 // Whether every receive posted in store s found its send (then no chunk need be searched).
 bool all_receives_matched(const StepStore& s);
 

@@ -14,7 +14,7 @@ namespace ppsim::cpu {
     return;
   }
   for (const StoredSend& x : ch.sends)
-    if (x.hops >= 0)  // (a send to another rank's processor is costed there)
+    if (x.combined >= 0)  // (a send to another rank's processor is costed there)
       add_message_cost(ch, rules::route_cost_with(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len),
                                                   x.hops, x.combined, [&](int64_t id) { return loads.load(id, stamp); }));
 }

@@ -55,19 +55,33 @@ class MessageCounter {
   // Matched message x, whose sender's sends are ch.sends[first, end): its hops and figures, and its
   // cost (direct links) or its load on each link of its route (routed topologies).
   void count(Chunk& ch, StoredSend& x, int64_t first, int64_t end) const {
-    count_with(ch, x, direct_ ? rules::direct_congestion(ch.sends.data(), first, end, x.to) : 0);
+    const int64_t words = count_figures(ch, x);
+    if (direct_)
+      add_message_cost(ch, rules::direct_cost(rules_.c.cost, rules::direct_congestion(ch.sends.data(), first, end, x.to), words, x.hops,
+                                              x.combined));
+    else count_links(ch, x);
   }
-  // The same, with the congestion on direct links given (an imported message: its sender's rank
-  // reckoned it).
-  void count_with(Chunk& ch, StoredSend& x, long long direct_congestion) const {
-    const int64_t from_node = rules_.machine.node(x.from), to_node = rules_.machine.node(x.to);
-    x.hops = int32_t(route_hops(rules_.topo(), from_node, to_node));
+  // A message to another rank's processor (a run split across ranks), counted by its sender's
+  // rank: its figures and its load on its route's links; its receiver's rank costs it once the
+  // sender's rank has sent it the parts of its cost (dist_step.cpp).
+  void count_crossing(Chunk& ch, StoredSend& x) const {
+    count_figures(ch, x);
+    if (!direct_) count_links(ch, x);
+  }
+
+ private:
+  // Message x's hops, and its messages, words and link-hops added to the chunk's; its charged words.
+  int64_t count_figures(Chunk& ch, StoredSend& x) const {
+    x.hops = int32_t(route_hops(rules_.topo(), rules_.machine.node(x.from), rules_.machine.node(x.to)));
     const int64_t words = rules::charged_words(rules_.tokens, x.len);
     ch.stats.messages += 1;
     ch.stats.words += words;
     ch.stats.link_hops += x.hops;
-    if (direct_) add_message_cost(ch, rules::direct_cost(rules_.c.cost, direct_congestion, words, x.hops, x.combined));
-    else if (all_) for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
+    return words;
+  }
+  void count_links(Chunk& ch, const StoredSend& x) const {
+    const int64_t from_node = rules_.machine.node(x.from), to_node = rules_.machine.node(x.to);
+    if (all_) for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
     else
       for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) {
         if (id >= own_lo_ && id < own_hi_) rules::count_link(&loads_[size_t(id - own_lo_)], stamp_);
@@ -75,7 +89,6 @@ class MessageCounter {
       });
   }
 
- private:
   static int64_t link_space_of(const CpuRules& rules) { return direct_links(rules.topo()) ? 0 : link_space(rules.topo()); }
 
   const CpuRules& rules_;

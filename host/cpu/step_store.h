@@ -48,13 +48,11 @@ struct Chunk {
   int64_t error_proc = -1;
   std::string error;
   // A run split across ranks (dist_step.cpp): the chunk's sends to processors of other ranks (by
-  // index into sends), the links of other ranks its messages load, and for a chunk of imported
-  // messages (sent by another rank's processors to this one's) each send's occurrence and, on
-  // direct links, its congestion, as the sender's rank reckoned them.
+  // index into sends), and the links of other ranks its messages load. (A chunk of imported
+  // messages, sent by another rank's processors to this one's, holds only their records and
+  // payloads, in pool, as they arrived.)
   std::vector<int32_t> crossing;
   std::vector<int64_t> foreign_links;
-  std::vector<int32_t> import_occurrence;
-  std::vector<int64_t> import_congestion;
 
   // Keeps the error of the lowest processor, so the report does not depend on the thread count.
   void fail(int64_t proc, std::string message) {

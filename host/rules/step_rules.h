@@ -194,10 +194,17 @@ struct MessageCost {
   double time = 0;
 };
 
+// A message's cost before its receive is known: its congestion, its startup and its per-word term
+// (the combining term, gamma times the words its receive combines, is added by message_time_of).
+struct CostParts {
+  long long congestion = 0;
+  double startup = 0, word_time = 0;
+};
+
 // On a routed topology, from the step's load of each link (load(id): messages on link id).
 template <class Load>
-PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                     int64_t combined, const Load& load) {
+PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                    const Load& load) {
   long long congestion = 0;
   double word_time = 0, startup = c.ts_class_set ? 0.0 : c.ts;
   const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
@@ -213,7 +220,13 @@ PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int6
   });
   if (c.tw_class_set == 0) word_time = c.tw * double(words) * double(congestion);
   if (hops == 0) startup = c.ts;  // a message to oneself crosses no link
-  return {congestion, message_time_of(c, startup, word_time, hops, combined)};
+  return {congestion, startup, word_time};
+}
+template <class Load>
+PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                     int64_t combined, const Load& load) {
+  const CostParts x = route_parts_with(m, c, from, to, words, hops, load);
+  return {x.congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 
 // On a routed topology, from the stamped link loads of the step.
@@ -233,8 +246,12 @@ PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end,
 }
 
 // On a direct-link topology (one link, one class: class 0).
+PPSIM_HD inline CostParts direct_parts(const CostParams& c, long long congestion, int64_t words) {
+  return {congestion, c.ts_of_class(0), c.tw_of_class(0) * double(words) * double(congestion)};
+}
 PPSIM_HD inline MessageCost direct_cost(const CostParams& c, long long congestion, int64_t words, int64_t hops, int64_t combined) {
-  return {congestion, message_time_of(c, c.ts_of_class(0), c.tw_of_class(0) * double(words) * double(congestion), hops, combined)};
+  const CostParts x = direct_parts(c, congestion, words);
+  return {congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 
 // ---- the exchange rules (they combine a step's sends with its arrivals) ----

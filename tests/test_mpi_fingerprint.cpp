@@ -11,6 +11,8 @@
 // - Rules: the file `ppsim best --emit ompi-rules` writes, given to Open MPI as its dynamic rules, makes
 //   Open MPI send what the algorithm each rule names sends, at the first and the last m of every rule,
 //   where at least one other Open MPI algorithm would have sent something else.
+// The harness also counts the empty (0-byte) messages; they are left out of the comparison only for a
+// unit that sends empty blocks ppsim cannot send (same_sends below).
 // The test skips where mpirun or ompi_info (Open MPI) is missing.
 #include <gtest/gtest.h>
 
@@ -61,9 +63,9 @@ const Collective* collective_of(ppsim::Operation op) {
   return nullptr;
 }
 
-// Messages and bytes rank i sent to rank j.
+// Messages and bytes rank i sent to rank j (empty: of these messages, the ones of 0 bytes; Open MPI's only).
 struct Fingerprint {
-  std::vector<std::vector<int64_t>> count, bytes;
+  std::vector<std::vector<int64_t>> count, bytes, empty;
   bool operator==(const Fingerprint& o) const { return count == o.count && bytes == o.bytes; }
   std::string text() const {
     std::ostringstream t;
@@ -76,6 +78,19 @@ struct Fingerprint {
   }
 };
 
+// Whether Open MPI sent what ppsim's unit sends. ppsim's messages carry at least one word (step_rules.h),
+// so a unit that models an algorithm sending empty blocks leaves those 0-byte messages out: for such a
+// unit alone (each one's header says why), Open MPI's empty messages are not counted. Everywhere else
+// every message counts, empty or not (a barrier's messages are empty in Open MPI).
+bool same_sends(const std::string& algo, const Fingerprint& mine, const Fingerprint& ompi) {
+  static const std::set<std::string> kSendsEmptyBlocks = {"broadcast_van_de_geijn_ompi"};
+  if (!kSendsEmptyBlocks.count(algo) || ompi.empty.size() != ompi.count.size()) return mine == ompi;
+  Fingerprint full = ompi;
+  for (size_t i = 0; i < full.count.size(); ++i)
+    for (size_t j = 0; j < full.count.size(); ++j) full.count[i][j] -= full.empty[i][j];
+  return mine == full;
+}
+
 // What ppsim's unit sends, from its schedule; empty count when ppsim refuses the configuration.
 Fingerprint ppsim_fingerprint(const std::string& algo, int64_t p, int64_t m, std::string* refusal = nullptr) {
   ppsim::RunConfig c = ppsim::testing_support::make_config(algo, ppsim::TopologyKind::full, p, "", m);
@@ -86,7 +101,7 @@ Fingerprint ppsim_fingerprint(const std::string& algo, int64_t p, int64_t m, std
     return {};
   }
   Fingerprint f{std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0)),
-                std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0))};
+                std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0)), {}};
   for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
     for (int64_t x = 0; x < p; ++x) {
       ppsim::StepOps ops;
@@ -148,10 +163,11 @@ std::vector<Fingerprint> open_mpi_fingerprints(int64_t p, const std::string& mca
     int64_t m = 0, ranks = 0;
     if (!(l >> coll >> m >> ranks) || ranks != p) continue;
     Fingerprint f{std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0)),
+                  std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0)),
                   std::vector<std::vector<int64_t>>(size_t(p), std::vector<int64_t>(size_t(p), 0))};
-    for (auto* table : {&f.count, &f.bytes})
+    for (auto* table : {&f.count, &f.bytes, &f.empty})
       for (int64_t i = 0; i < p; ++i) {
-        if (i > 0 || table == &f.bytes) l >> sep;  // '|' between ranks, ';' between the tables
+        if (i > 0 || table != &f.count) l >> sep;  // '|' between ranks, ';' between the tables
         for (int64_t j = 0; j < p; ++j) l >> (*table)[size_t(i)][size_t(j)];
       }
     if (l.fail()) continue;
@@ -225,7 +241,7 @@ TEST(OpenMpiFingerprint, ForcedAlgorithmsSendWhatTheirPpsimVariantsSend) {
             continue;
           }
           ++compared;
-          EXPECT_TRUE(mine == prints[i]) << name << " (Open MPI " << expect[i].first << " algorithm " << number_of[i] << ") p=" << p
+          EXPECT_TRUE(same_sends(name, mine, prints[i])) << name << " (Open MPI " << expect[i].first << " algorithm " << number_of[i] << ") p=" << p
                                          << " m=" << expect[i].second << "\n ppsim:" << mine.text() << "\n Open MPI:" << prints[i].text();
         }
     }
@@ -277,7 +293,7 @@ TEST(OpenMpiFingerprint, RulesFileMakesOpenMpiRunTheNamedAlgorithm) {
         const auto& [name, m] = expect[i];
         const Fingerprint mine = ppsim_fingerprint(name, ranks, m);
         ASSERT_FALSE(mine.count.empty()) << name << " was named where ppsim does not run it";
-        EXPECT_TRUE(mine == prints[i]) << "the rule names " << name << " at p=" << ranks << " m=" << m << "\n ppsim:" << mine.text()
+        EXPECT_TRUE(same_sends(name, mine, prints[i])) << "the rule names " << name << " at p=" << ranks << " m=" << m << "\n ppsim:" << mine.text()
                                        << "\n Open MPI:" << prints[i].text();
         bool another_differs = false;
         for (const auto& [n, names] : named.at(operation))

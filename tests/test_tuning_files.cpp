@@ -449,7 +449,8 @@ TEST(OmpiVariants, RingFallsBackToRecursiveDoubling) {
 
 // Open MPI's Van de Geijn broadcast (issue 25): blocks of ceil(m/p) words, the tail short. In the
 // ring all-gather every rank receives every block but its own, m - min(c, max(0, m - q c)) words
-// for rank q relative to the root, c = ceil(m/p); the closed form equals the simulated time, and
+// for rank q relative to the root, c = ceil(m/p); when m < p, the linear broadcast: p - 1 steps,
+// every rank but the root receives the m words; the closed form equals the simulated time, and
 // where p divides m the blocks are MPICH's too, so the two units' times agree.
 TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
   for (int64_t p : {2, 3, 5, 6, 8, 13}) {
@@ -462,6 +463,10 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
         c.cost.tw = 2;
         int scatter_steps = 0;
         while ((int64_t{1} << scatter_steps) < p) ++scatter_steps;
+        if (m < p) {  // Open MPI's linear broadcast: the root sends every other rank the m words
+          EXPECT_EQ(c.algorithm->rounds(c.params), p - 1);
+          scatter_steps = 0;
+        }
         std::vector<int64_t> received(size_t(p), 0);
         for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
           for (int64_t x = 0; x < p; ++x) {
@@ -472,7 +477,7 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
         const int64_t block = (m + p - 1) / p;
         for (int64_t x = 0; x < p; ++x) {
           const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
-          EXPECT_EQ(received[size_t(x)], m - own) << "rank " << x;
+          EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
         }
         const ppsim::RunResult r = ppsim::run_cpu(c);
         EXPECT_TRUE(r.verified);
@@ -645,6 +650,65 @@ TEST(OmpiVariants, RingReduceScatterSendsToTheRight) {
       EXPECT_DOUBLE_EQ(res.time, ppsim::formula_time(c));
       EXPECT_DOUBLE_EQ(res.time, (3 + (2 + 0.5) * double(m)) * double(p - 1));
       EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+}
+
+// Open MPI's recursive halving (2) and butterfly (4) reduce-scatters (issue 25), every processor's
+// words from the ops against a count made from the algorithms' description: with P = 2^floor(lg p)
+// and r = p - P, an even x < 2r sends its p m words and nothing else; a virtual rank that ends with
+// virtual block f sends, for n = P/2 .. 1, the aligned n virtual blocks holding f ^ n (virtual block
+// t is 2m words when t < r, else m), f = t for halving and f = rev(t) for the butterfly; then the
+// blocks it hands on: one of m words to a folded-away rank when it holds a merged block, and for
+// the butterfly one to rev(t) when rev(t) != t. The closed forms equal the simulated time
+// (gamma > 0) and both executors verify.
+TEST(OmpiVariants, RecursiveHalvingAndButterflyReduceScatters) {
+  for (const char* name : {"reduce_scatter_recursive_halving_ompi", "reduce_scatter_butterfly_ompi"}) {
+    const bool butterfly = std::string(name) == "reduce_scatter_butterfly_ompi";
+    for (int64_t p : {1, 2, 3, 4, 5, 6, 7, 8, 12, 13}) {
+      for (int64_t m : {1, 4, 7}) {
+        SCOPED_TRACE(std::string(name) + " p=" + std::to_string(p) + " m=" + std::to_string(m));
+        ppsim::RunConfig c = make_config(name, ppsim::TopologyKind::full, p, "", m);
+        c.cost.ts = 3;
+        c.cost.tw = 2;
+        c.cost.gamma = 0.5;
+        int bits = 0;
+        while ((int64_t{2} << bits) <= p) ++bits;
+        const int64_t pp = int64_t{1} << bits, rem = p - pp;
+        auto rev = [&](int64_t t) {
+          int64_t r = 0;
+          for (int i = 0; i < bits; ++i) r |= ((t >> i) & 1) << (bits - 1 - i);
+          return r;
+        };
+        auto words = [&](int64_t lo, int64_t n) {  // virtual blocks [lo, lo + n)
+          int64_t w = 0;
+          for (int64_t t = lo; t < lo + n; ++t) w += t < rem ? 2 * m : m;
+          return w;
+        };
+        std::vector<int64_t> sent(size_t(p), 0), expect(size_t(p), 0);
+        for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+          for (int64_t x = 0; x < p; ++x) {
+            ppsim::StepOps ops;
+            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+            for (int i = 0; i < ops.nsend; ++i) sent[size_t(x)] += ops.send[i].len;
+          }
+        for (int64_t x = 0; x < p; ++x) {
+          if (x < 2 * rem && x % 2 == 0) {
+            expect[size_t(x)] = p * m;
+            continue;
+          }
+          const int64_t t = x < 2 * rem ? x / 2 : x - rem, f = butterfly ? rev(t) : t;
+          for (int64_t n = pp / 2; n >= 1; n /= 2) expect[size_t(x)] += words((f ^ n) & ~(n - 1), n);
+          if (f < rem) expect[size_t(x)] += m;
+          if (butterfly && f != t) expect[size_t(x)] += m;
+        }
+        EXPECT_EQ(sent, expect);
+        EXPECT_EQ(c.algorithm->rounds(c.params), bits + (rem > 0 ? 2 : 0) + (butterfly && pp >= 4 ? 1 : 0));
+        const ppsim::RunResult res = ppsim::run_cpu(c);
+        EXPECT_TRUE(res.verified);
+        EXPECT_DOUBLE_EQ(res.time, ppsim::formula_time(c));
+        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+      }
     }
   }
 }

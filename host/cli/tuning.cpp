@@ -61,7 +61,7 @@ const SharedAlgorithm kShared[] = {
     {"broadcast_knomial", 7, nullptr},            // fan-out = --radix
     {"broadcast_scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},
     {"broadcast_van_de_geijn", 0, "MPIR_Bcast_intra_scatter_ring_allgather"},  // Open MPI cuts its blocks as the next one
-    {"broadcast_van_de_geijn_ompi", 0, nullptr},  // Open MPI's 9 is linear when m < p and sends its empty blocks
+    {"broadcast_van_de_geijn_ompi", 9, nullptr},  // with Open MPI's linear fall-back when m < p
     {"reduce_binomial", 5, "MPIR_Reduce_intra_binomial"},
     {"reduce_knomial", 8, nullptr},
     // Open MPI's Rabenseifner reduce pairs (2j, 2j+1) swap halves where p is no power of two, as its
@@ -83,10 +83,13 @@ const SharedAlgorithm kShared[] = {
     {"alltoall_pairwise", 2, "MPIR_Alltoall_intra_pairwise"},
     {"alltoall_bruck", 3, "MPIR_Alltoall_intra_brucks"},  // Open MPI's modified Bruck: radix 2 only (library_has)
     // Open MPI's recursive halving (2) halves the highest bit first and its butterfly (4) ends with a mirror
-    // exchange: none is one of these. Its ring (3) sends to rank + 1: reduce_scatter_ring_ompi.
+    // exchange, both after folding pairs down to 2^floor(lg p); its ring (3) sends to rank + 1: each is a
+    // _ompi unit of its own, none of ppsim's textbook ones.
     {"reduce_scatter_hypercube", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},
     {"reduce_scatter_ring", 0, nullptr},
     {"reduce_scatter_ring_ompi", 3, nullptr},
+    {"reduce_scatter_recursive_halving_ompi", 2, nullptr},
+    {"reduce_scatter_butterfly_ompi", 4, nullptr},
     {"reduce_scatter_halving", 0, "MPIR_Reduce_scatter_intra_recursive_halving"},  // Träff's butterfly, any p
     {"reduce_scatter_pairwise", 0, "MPIR_Reduce_scatter_intra_pairwise"},
     {"barrier_dissemination", 4, "MPIR_Barrier_intra_k_dissemination"},  // MPICH's k defaults to 2

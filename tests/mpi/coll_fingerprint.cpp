@@ -7,8 +7,9 @@
 // vector (allreduce, bcast, reduce) or the block of one rank (allgather, alltoall, gather, scatter,
 // reduce_scatter, which MPI_Reduce_scatter gets as p equal counts). Rooted collectives use root 0.
 // Rank 0 prints one line per CONFIG:
-//   COLLECTIVE M P  c(0,0) .. c(0,P-1) | .. | c(P-1,0) .. c(P-1,P-1)  ;  b(0,0) .. | .. b(P-1,P-1)
-// c(i,j) messages and b(i,j) bytes that rank i sent to rank j. Bad input: one line on stderr, exit 2.
+//   COLLECTIVE M P  c(0,0) .. c(0,P-1) | .. | c(P-1,0) .. c(P-1,P-1)  ;  b(0,0) .. | .. b(P-1,P-1)  ;  e(0,0) .. | .. e(P-1,P-1)
+// c(i,j) messages and b(i,j) bytes that rank i sent to rank j, e(i,j) of the c(i,j) messages empty
+// (0 bytes: a barrier's, or the empty blocks some algorithms send). Bad input: one line on stderr, exit 2.
 #include <mpi.h>
 #include <cstdio>
 #include <cstdlib>
@@ -51,7 +52,9 @@ static void run(int c, long m, int p, double* a, double* b, int* counts) {
   }
 }
 
-// The messages and bytes this rank sent to each rank during the collective: count, then bytes.
+// The messages and bytes this rank sent to each rank during the collective: count, bytes, then the
+// count of empty messages.
+enum { kTables = 3 }; /* count, bytes, empty count */
 static unsigned long long* g_sent = nullptr;
 static int g_p = 0, g_recording = 0;
 static unsigned long long g_calls = 0; /* every record, in or out of a collective: 0 means no monitoring */
@@ -72,6 +75,7 @@ extern "C" void mca_common_monitoring_record_pml(int world_rank, size_t data_siz
   if (!g_recording || world_rank < 0 || world_rank >= g_p) return;
   g_sent[world_rank] += 1;
   g_sent[g_p + world_rank] += data_size;
+  if (data_size == 0) g_sent[2 * g_p + world_rank] += 1;
 }
 
 int main(int argc, char** argv) {
@@ -100,33 +104,33 @@ int main(int argc, char** argv) {
   double* a = (double*)calloc(cells, sizeof(double));
   double* b = (double*)calloc(cells, sizeof(double));
   int* counts = (int*)malloc(sizeof(int) * (size_t)p);
-  g_sent = (unsigned long long*)calloc(2 * (size_t)p, sizeof(unsigned long long));
+  g_sent = (unsigned long long*)calloc(kTables * (size_t)p, sizeof(unsigned long long));
   g_p = p;
-  unsigned long long* mine = (unsigned long long*)malloc(sizeof(unsigned long long) * 2 * (size_t)p);
-  unsigned long long* all = (unsigned long long*)malloc(sizeof(unsigned long long) * 2 * (size_t)p * (size_t)p);
+  unsigned long long* mine = (unsigned long long*)malloc(sizeof(unsigned long long) * kTables * (size_t)p);
+  unsigned long long* all = (unsigned long long*)malloc(sizeof(unsigned long long) * kTables * (size_t)p * (size_t)p);
   for (size_t i = 0; i < cells; ++i) a[i] = (double)(rank + 1);
 
   for (int i = 1; i < argc; ++i) {
     MPI_Barrier(MPI_COMM_WORLD); /* every rank done with the previous report before this call */
-    for (int j = 0; j < 2 * p; ++j) g_sent[j] = 0;
+    for (int j = 0; j < kTables * p; ++j) g_sent[j] = 0;
     g_recording = 1;
     run(coll[i], words[i], p, a, b, counts);
     g_recording = 0;
-    for (int j = 0; j < 2 * p; ++j) mine[j] = g_sent[j];
+    for (int j = 0; j < kTables * p; ++j) mine[j] = g_sent[j];
     MPI_Allreduce(MPI_IN_PLACE, &g_calls, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (g_calls == 0) {
       if (rank == 0) fprintf(stderr, "coll_fingerprint: pml_monitoring recorded no message at all (run with --mca pml_monitoring_enable 1 under Open MPI 3 or later)\n");
       MPI_Finalize();
       return 2;
     }
-    MPI_Gather(mine, 2 * p, MPI_UNSIGNED_LONG_LONG, all, 2 * p, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, kTables * p, MPI_UNSIGNED_LONG_LONG, all, kTables * p, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       printf("%s %ld %d ", kCollectives[coll[i]], words[i], p);
-      for (int half = 0; half < 2; ++half) {
+      for (int half = 0; half < kTables; ++half) {
         if (half) printf(" ;");
         for (int r = 0; r < p; ++r) {
           if (r) printf(" |");
-          for (int j = 0; j < p; ++j) printf(" %llu", all[(size_t)r * 2 * p + (size_t)half * p + j]);
+          for (int j = 0; j < p; ++j) printf(" %llu", all[(size_t)r * kTables * p + (size_t)half * p + j]);
         }
       }
       printf("\n");

@@ -41,6 +41,15 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
   std::vector<std::vector<uint64_t>> out(static_cast<size_t>(ranks)), in;
   const bool direct = direct_links(rules.topo());
   const uint32_t stamp = uint32_t(t);
+  {  // each rank's words exactly: grown by doubling, a vector would hold up to three times as many
+    std::vector<size_t> words(static_cast<size_t>(ranks), 0);
+    for (int k = 0; k < plan.count; ++k)
+      for (const int32_t idx : s.chunks[size_t(k)].crossing) {
+        const StoredSend& x = s.chunks[size_t(k)].sends[size_t(idx)];
+        words[size_t(block_owner(n, x.to, ranks))] += kRecordWords + size_t(x.len);
+      }
+    for (int r = 0; r < ranks; ++r) out[size_t(r)].reserve(words[size_t(r)]);
+  }
   for (int k = 0; k < plan.count; ++k) {
     const Chunk& ch = s.chunks[size_t(k)];
     for (const int32_t idx : ch.crossing) {

@@ -17,6 +17,9 @@ namespace {
 //   3: hops | congestion << 32     4, 5: the startup and per-word parts of its cost (bits of doubles)
 constexpr size_t kRecordWords = 6;
 
+// Words a rank hands the all-to-all at once (32 MiB): a step's crossing messages go in batches.
+constexpr size_t kBatchWords = size_t{1} << 22;
+
 uint64_t pair_word(int64_t lo, int64_t hi) { return uint64_t(uint32_t(lo)) | (uint64_t(uint32_t(hi)) << 32); }
 int64_t low_half(uint64_t w) { return int64_t(uint32_t(w)); }
 int64_t high_half(uint64_t w) { return int64_t(uint32_t(w >> 32)); }
@@ -36,23 +39,45 @@ double word_double(uint64_t w) {
 Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkPlan& plan, const LinkLoads& loads, StepStore& s,
                           int64_t t) {
   Traffic traffic;
-  const int ranks = comm.size();
+  const int ranks = comm.size(), others = ranks - 1;
   const int64_t n = rules.p;
-  std::vector<std::vector<uint64_t>> out(static_cast<size_t>(ranks)), in;
   const bool direct = direct_links(rules.topo());
   const uint32_t stamp = uint32_t(t);
-  {  // each rank's words exactly: grown by doubling, a vector would hold up to three times as many
-    std::vector<size_t> words(static_cast<size_t>(ranks), 0);
-    for (int k = 0; k < plan.count; ++k)
-      for (const int32_t idx : s.chunks[size_t(k)].crossing) {
-        const StoredSend& x = s.chunks[size_t(k)].sends[size_t(idx)];
-        words[size_t(block_owner(n, x.to, ranks))] += kRecordWords + size_t(x.len);
-      }
-    for (int r = 0; r < ranks; ++r) out[size_t(r)].reserve(words[size_t(r)]);
+  // The words each rank will receive, so that its import pools are taken once, at their size.
+  std::vector<std::vector<uint64_t>> out(static_cast<size_t>(ranks), std::vector<uint64_t>(1, 0)), in;
+  for (int k = 0; k < plan.count; ++k)
+    for (const int32_t idx : s.chunks[size_t(k)].crossing) {
+      const StoredSend& x = s.chunks[size_t(k)].sends[size_t(idx)];
+      out[size_t(block_owner(n, x.to, ranks))][0] += kRecordWords + uint64_t(x.len);
+    }
+  comm.alltoall(out, in);
+  traffic.control += 2 * others;  // a count and the size
+  for (int r = 0; r < ranks; ++r) {
+    Chunk& ch = s.chunks[size_t(plan.count + r)];
+    ch.sends.clear();
+    ch.recvs.clear();
+    ch.stats = StepStats{};
+    ch.matched = 0;
+    ch.crossing.clear();
+    ch.foreign_links.clear();
+    ch.pool.clear();
+    ch.pool.reserve(size_t(in[size_t(r)][0]));
   }
-  for (int k = 0; k < plan.count; ++k) {
-    const Chunk& ch = s.chunks[size_t(k)];
-    for (const int32_t idx : ch.crossing) {
+  // The messages in batches of about kBatchWords: a rank holds what it receives and one batch of
+  // what it sends, not all of both. The batches go on until no rank has any left.
+  int k = 0;
+  size_t next = 0;  // in chunk k's crossing sends
+  for (;;) {
+    for (auto& o : out) o.clear();
+    size_t batch = 0;
+    while (k < plan.count && batch < kBatchWords) {
+      const Chunk& ch = s.chunks[size_t(k)];
+      if (next == ch.crossing.size()) {
+        ++k;
+        next = 0;
+        continue;
+      }
+      const int32_t idx = ch.crossing[next++];
       const StoredSend& x = ch.sends[size_t(idx)];
       const int64_t first = s.send_begin[s.at(x.from)], end = first + s.send_count[s.at(x.from)];
       const int64_t words = rules::charged_words(rules.tokens, x.len);
@@ -70,23 +95,21 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
       std::vector<uint64_t>& o = out[size_t(block_owner(n, x.to, ranks))];
       o.insert(o.end(), rec, rec + kRecordWords);
       o.insert(o.end(), ch.pool.begin() + x.pool_off, ch.pool.begin() + x.pool_off + x.len);
+      batch += kRecordWords + size_t(x.len);
       traffic.messages += 1;
       traffic.payload += x.len;
     }
-  }
-  comm.alltoall(out, in);
-  std::vector<std::vector<uint64_t>>().swap(out);
-  // What each rank sent becomes its import chunk's pool as it came: a message's payload stays where
-  // it landed, after its record.
-  for (int r = 0; r < ranks; ++r) {
-    Chunk& ch = s.chunks[size_t(plan.count + r)];
-    ch.sends.clear();
-    ch.recvs.clear();
-    ch.stats = StepStats{};
-    ch.matched = 0;
-    ch.crossing.clear();
-    ch.foreign_links.clear();
-    ch.pool = std::move(in[size_t(r)]);
+    comm.alltoall(out, in);
+    traffic.control += others;
+    // What each rank sent goes on its import chunk's pool as it came: a message's payload stays
+    // there, after its record.
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<uint64_t>& pool = s.chunks[size_t(plan.count + r)].pool;
+      pool.insert(pool.end(), in[size_t(r)].begin(), in[size_t(r)].end());
+    }
+    int64_t more[1] = {k < plan.count ? 1 : 0};
+    comm.sum(more, 1);
+    if (more[0] == 0) break;
   }
   return traffic;
 }

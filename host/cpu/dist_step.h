@@ -21,6 +21,7 @@ namespace ppsim::cpu {
 // words of the link loads it asked for and answered (ids and counts).
 struct Traffic {
   int64_t messages = 0, payload = 0, link_words = 0;
+  int64_t control = 0;  // the counts and sizes of the messages' all-to-alls
 };
 
 // Sums the loads of the links that this step's messages crossed over every rank: afterwards

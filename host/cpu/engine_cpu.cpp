@@ -92,10 +92,11 @@ class CpuRun {
   // The benchmark's check (bench/split_traffic.sh, PPSIM_SPLIT_TRAFFIC=1): what this rank sent the
   // others in step t, the words the collectives carried, and what they must be: 6 words of record
   // and the payload of every crossing message, the link loads asked for and answered, and one count
-  // per other rank for each all-to-all (the crossing messages', the loads' and their answers').
+  // per other rank for each all-to-all (the messages' sizes and batches, the loads' and their
+  // answers').
   void report_traffic(int64_t t, const Traffic& x, uint64_t carried) const {
-    const int others = comm_->size() - 1, exchanges = direct_links(rules_.topo()) ? 1 : 3;
-    const int64_t expected = 6 * x.messages + x.payload + x.link_words + int64_t(others) * exchanges;
+    const int others = comm_->size() - 1, link_exchanges = direct_links(rules_.topo()) ? 0 : 2;
+    const int64_t expected = 6 * x.messages + x.payload + x.link_words + x.control + int64_t(others) * link_exchanges;
     std::fprintf(stderr, "ppsim traffic: rank %d step %lld: %lld crossing messages, %lld payload words, %lld link words; %llu words carried, %lld expected%s\n",
                  comm_->rank(), static_cast<long long>(t), static_cast<long long>(x.messages), static_cast<long long>(x.payload),
                  static_cast<long long>(x.link_words), static_cast<unsigned long long>(carried), static_cast<long long>(expected),

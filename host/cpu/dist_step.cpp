@@ -60,7 +60,7 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
     ch.matched = 0;
     ch.crossing.clear();
     ch.foreign_links.clear();
-    ch.pool.clear();
+    std::vector<uint64_t>().swap(ch.pool);  // (not kept at an earlier step's size: another rank may send the most now)
     ch.pool.reserve(size_t(in[size_t(r)][0]));
   }
   // The messages in batches of about kBatchWords: a rank holds what it receives and one batch of

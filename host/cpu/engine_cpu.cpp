@@ -153,8 +153,9 @@ class CpuRun {
     StepStore& arrived = store_of(j);
     if (!arrived.sent_in(j)) return;
     auto deliver = [&] { for_each_chunk(plan_, arrived, [&](Chunk& ch, int k) { delivery_.deliver_chunk(arrived, sending, ch, k, t); }); };
-    if (comm_) agreed_phase(*comm_, deliver);
-    else deliver();
+    if (!comm_) return deliver();
+    agreed_phase(*comm_, deliver);
+    for (size_t k = size_t(plan_.count); k < arrived.chunks.size(); ++k) std::vector<uint64_t>().swap(arrived.chunks[k].pool);
   }
 
   // The buffers after step t, and the messages sent in it (store s).

@@ -493,6 +493,67 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
   }
 }
 
+// Open MPI's scatter + recursive-doubling broadcast (coll_tuned 8) at any p (issue 25): the scatter is
+// unit 9's; in the all-gather every rank receives every block but its own, m - min(c, max(0, m - q c))
+// words for rank q relative to the root (the exchanges and, where p is no power of two, the halving
+// steps together), c = ceil(m/p); the steps are 2 ceil(lg p) plus, for each level k whose last pair of
+// subtrees is incomplete (n = p mod 2^k > 0 ranks in the upper one), k - floor(lg n) halving steps;
+// when m < p, the linear broadcast. The closed form equals the simulated time (gamma > 0: nothing
+// combines), both executors verify, and at p = 2^d with p | m the textbook unit takes the same time.
+TEST(OmpiVariants, ScatterAllgatherBroadcastAtAnyP) {
+  for (int64_t p : {2, 3, 5, 6, 7, 8, 11, 12, 13, 16}) {
+    for (int64_t m : {1, 4, 7, 13, 26, 64}) {
+      for (int64_t root : {int64_t{0}, p - 1}) {
+        SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m) + " root=" + std::to_string(root));
+        ppsim::RunConfig c = ppsim::testing_support::make_config("broadcast_scatter_allgather_ompi", ppsim::TopologyKind::full, p, "", m,
+                                                                 ppsim::OperatorKind::sum, root);
+        c.cost.ts = 3;
+        c.cost.tw = 2;
+        c.cost.gamma = 0.5;
+        int d = 0;
+        while ((int64_t{1} << d) < p) ++d;
+        int steps = 2 * d;
+        for (int k = 0; k < d; ++k) {
+          const int64_t n = p % (int64_t{1} << k);
+          if (((p >> k) & 1) && n > 0) {
+            int lg = 0;
+            while ((int64_t{2} << lg) <= n) ++lg;
+            steps += k - lg;
+          }
+        }
+        int scatter_steps = d;
+        if (m < p) {  // Open MPI's linear broadcast: the root sends every other rank the m words
+          steps = int(p - 1);
+          scatter_steps = 0;
+        }
+        EXPECT_EQ(c.algorithm->rounds(c.params), steps);
+        std::vector<int64_t> received(size_t(p), 0);
+        for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
+          for (int64_t x = 0; x < p; ++x) {
+            ppsim::StepOps ops;
+            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+          }
+        const int64_t block = (m + p - 1) / p;
+        for (int64_t x = 0; x < p; ++x) {
+          const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
+          EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
+        }
+        const ppsim::RunResult r = ppsim::run_cpu(c);
+        EXPECT_TRUE(r.verified);
+        EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        ppsim::RunConfig textbook = c;
+        textbook.algorithm = ppsim::find_algorithm("broadcast_scatter_allgather");
+        if ((p & (p - 1)) == 0 && m % p == 0 &&
+            ppsim::algorithm_rejects(*textbook.algorithm, textbook.topology, textbook.params, textbook.combine).empty()) {
+          EXPECT_DOUBLE_EQ(r.time, ppsim::run_cpu(textbook).time);
+        }
+      }
+    }
+  }
+}
+
 namespace {
 
 // Every processor's words sent and received over the whole schedule.

@@ -83,7 +83,7 @@ struct Fingerprint {
 // unit alone (each one's header says why), Open MPI's empty messages are not counted. Everywhere else
 // every message counts, empty or not (a barrier's messages are empty in Open MPI).
 bool same_sends(const std::string& algo, const Fingerprint& mine, const Fingerprint& ompi) {
-  static const std::set<std::string> kSendsEmptyBlocks = {"broadcast_van_de_geijn_ompi"};
+  static const std::set<std::string> kSendsEmptyBlocks = {"broadcast_van_de_geijn_ompi", "broadcast_scatter_allgather_ompi"};
   if (!kSendsEmptyBlocks.count(algo) || ompi.empty.size() != ompi.count.size()) return mine == ompi;
   Fingerprint full = ompi;
   for (size_t i = 0; i < full.count.size(); ++i)

@@ -554,6 +554,70 @@ TEST(OmpiVariants, ScatterAllgatherBroadcastAtAnyP) {
   }
 }
 
+// Open MPI's nonoverlapping all-reduce (coll_tuned 2, issue 25): a reduce to 0, then a bcast from 0,
+// each the one Open MPI 4.1's fixed decision picks by p and m. The steps are the two parts' (the
+// binary-tree reduce takes broadcast_bintree_ompi's steps at one segment, the binomial reduce_binomial's;
+// the bcast its unit's); in the reduce every rank but 0 sends its m words once, to its parent, and in
+// the bcast (a tree at these m) every rank but 0 receives m words once. Where Open MPI picks a part
+// ppsim has no unit for, the unit refuses (p = 4: 8m >= 4096 is the chain reduce). The closed form
+// equals the simulated time (gamma > 0), both executors verify.
+TEST(OmpiVariants, NonoverlappingAllreduceRunsOpenMpisOwnPicks) {
+  int ran = 0, refused = 0;
+  for (int64_t p : {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 20, 33, 40}) {
+    for (int64_t m : {1, 2, 7, 13, 64, 300, 600, 1500}) {
+      SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
+      ppsim::RunConfig c = ppsim::testing_support::make_config("allreduce_nonoverlapping_ompi", ppsim::TopologyKind::full, p, "", m);
+      c.params.radix = 4;  // Open MPI's default coll_tuned_bcast_knomial_radix
+      c.cost.ts = 3;
+      c.cost.tw = 2;
+      c.cost.gamma = 0.5;
+      const int reduce = ppsim::AllreduceNonoverlappingOmpi::reduce_algorithm(p, m);
+      const int bcast = ppsim::AllreduceNonoverlappingOmpi::bcast_algorithm(p, m);
+      const bool runs = !ppsim::algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine).size();
+      EXPECT_EQ(runs, reduce != 0 && bcast != 0);
+      if (p == 4) {
+        EXPECT_EQ(runs, 8 * m < 4096);
+      }
+      if (!runs) {
+        ++refused;
+        continue;
+      }
+      ++ran;
+      ppsim::AlgoParams part = c.params;
+      part.root = 0;
+      part.segments = 1;
+      const char* reduce_unit = reduce == 4 ? "broadcast_bintree_ompi" : "reduce_binomial";
+      const char* bcast_unit = bcast == 3   ? "broadcast_chain"
+                               : bcast == 5 ? "broadcast_bintree_ompi"
+                               : bcast == 6 ? "broadcast_binomial_low_first"
+                               : bcast == 7 ? "broadcast_knomial"
+                                            : "broadcast_scatter_allgather_ompi";
+      const int reduce_steps = ppsim::find_algorithm(reduce_unit)->rounds(part);
+      EXPECT_EQ(c.algorithm->rounds(c.params), reduce_steps + ppsim::find_algorithm(bcast_unit)->rounds(part));
+      std::vector<int64_t> sent(size_t(p), 0), received(size_t(p), 0);
+      for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+        for (int64_t x = 0; x < p; ++x) {
+          ppsim::StepOps ops;
+          ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+          if (r <= reduce_steps)
+            for (int i = 0; i < ops.nsend; ++i) sent[size_t(x)] += ops.send[i].len;
+          else
+            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+        }
+      for (int64_t x = 0; x < p; ++x) {
+        EXPECT_EQ(sent[size_t(x)], x == 0 ? 0 : m) << "rank " << x;
+        EXPECT_EQ(received[size_t(x)], x == 0 ? 0 : m) << "rank " << x;
+      }
+      const ppsim::RunResult r = ppsim::run_cpu(c);
+      EXPECT_TRUE(r.verified);
+      EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+      EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+  EXPECT_GT(ran, 60);
+  EXPECT_GT(refused, 5);
+}
+
 namespace {
 
 // Every processor's words sent and received over the whole schedule.

@@ -73,7 +73,8 @@ const SharedAlgorithm kShared[] = {
     {"allgather_bruck", 2, "MPIR_Allgather_intra_brucks"},
     {"allgather_hypercube", 3, "MPIR_Allgather_intra_recursive_doubling"},
     {"allgather_ring", 4, "MPIR_Allgather_intra_ring"},
-    {"allreduce_reduce_broadcast", 0, nullptr},  // Open MPI's nonoverlapping (2) runs the reduce and bcast its own selection picks
+    {"allreduce_reduce_broadcast", 0, nullptr},  // Open MPI's nonoverlapping (2) runs the reduce and bcast its own selection picks:
+    {"allreduce_nonoverlapping_ompi", 2, nullptr},  // those, where ppsim has both (it refuses the other p and m)
     {"allreduce_hypercube", 3, "MPIR_Allreduce_intra_recursive_doubling"},
     {"allreduce_ring", 0, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather; Open MPI runs the next one
     {"allreduce_ring_ompi", 4, nullptr},                 // the same ring, recursive doubling when m < p

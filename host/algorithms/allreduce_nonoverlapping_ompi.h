@@ -113,19 +113,25 @@ struct AllreduceNonoverlappingOmpi : AlgorithmDefaults {
     return reduce_algorithm(a.p, a.m) == 4 ? bintree_steps(a.p) : ceil_log2(a.p);
   }
 
-  static int rounds(const AlgoParams& a) {
+  // The bcast's steps at one segment (its unit's rounds, written for the device too: an all-reduce
+  // may run between the nodes of a composite).
+  PPSIM_HD static int bcast_steps(const AlgoParams& a) {
     const AlgoParams b = part(a);
-    int bcast = 0;
     switch (bcast_algorithm(a.p, a.m)) {
-      case 3: bcast = BroadcastChain::rounds(b); break;
-      case 5: bcast = BroadcastBintreeOmpi::rounds(b); break;
-      case 6: bcast = BroadcastBinomialLowFirst::rounds(b); break;
-      case 7: bcast = BroadcastKnomial::rounds(b); break;
-      case 8: bcast = BroadcastScatterAllgatherOmpi::rounds(b); break;
-      default: break;
+      case 3: return a.p < 2 ? 0 : int(a.p - 1);  // broadcast_chain, one segment
+      case 5: return bintree_steps(a.p);
+      case 6: return ceil_log2(a.p);
+      case 7: {
+        const int d = knomial_depth(b.p, b.radix);
+        int64_t steps = 0;
+        for (int r = 1; r <= d; ++r) steps += knomial_round_steps(b, d, r);
+        return int(steps);
+      }
+      case 8: return BroadcastScatterAllgatherOmpi::rounds(b);
+      default: return 0;
     }
-    return reduce_steps(a) + bcast;
   }
+  PPSIM_HD static int rounds(const AlgoParams& a) { return reduce_steps(a) + bcast_steps(a); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     const AlgoParams b = part(a);
     double t = double(reduce_steps(a)) * (c.ts + (c.tw + c.gamma) * double(a.m));

@@ -43,7 +43,7 @@ struct BroadcastScatterAllgatherOmpi : AlgorithmDefaults {
     const int64_t mask = int64_t{1} << k, n = p % mask;
     return ((p >> k) & 1) && n > 0 ? k - floor_log2(n) : 0;
   }
-  static int rounds(const AlgoParams& a) {
+  PPSIM_HD static int rounds(const AlgoParams& a) {
     if (linear(a)) return int(a.p - 1);
     const int d = ceil_log2(a.p);
     int r = 2 * d;

@@ -493,6 +493,131 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
   }
 }
 
+// Open MPI's scatter + recursive-doubling broadcast (coll_tuned 8) at any p (issue 25): the scatter is
+// unit 9's; in the all-gather every rank receives every block but its own, m - min(c, max(0, m - q c))
+// words for rank q relative to the root (the exchanges and, where p is no power of two, the halving
+// steps together), c = ceil(m/p); the steps are 2 ceil(lg p) plus, for each level k whose last pair of
+// subtrees is incomplete (n = p mod 2^k > 0 ranks in the upper one), k - floor(lg n) halving steps;
+// when m < p, the linear broadcast. The closed form equals the simulated time (gamma > 0: nothing
+// combines), both executors verify, and at p = 2^d with p | m the textbook unit takes the same time.
+TEST(OmpiVariants, ScatterAllgatherBroadcastAtAnyP) {
+  for (int64_t p : {2, 3, 5, 6, 7, 8, 11, 12, 13, 16}) {
+    for (int64_t m : {1, 4, 7, 13, 26, 64}) {
+      for (int64_t root : {int64_t{0}, p - 1}) {
+        SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m) + " root=" + std::to_string(root));
+        ppsim::RunConfig c = ppsim::testing_support::make_config("broadcast_scatter_allgather_ompi", ppsim::TopologyKind::full, p, "", m,
+                                                                 ppsim::OperatorKind::sum, root);
+        c.cost.ts = 3;
+        c.cost.tw = 2;
+        c.cost.gamma = 0.5;
+        int d = 0;
+        while ((int64_t{1} << d) < p) ++d;
+        int steps = 2 * d;
+        for (int k = 0; k < d; ++k) {
+          const int64_t n = p % (int64_t{1} << k);
+          if (((p >> k) & 1) && n > 0) {
+            int lg = 0;
+            while ((int64_t{2} << lg) <= n) ++lg;
+            steps += k - lg;
+          }
+        }
+        int scatter_steps = d;
+        if (m < p) {  // Open MPI's linear broadcast: the root sends every other rank the m words
+          steps = int(p - 1);
+          scatter_steps = 0;
+        }
+        EXPECT_EQ(c.algorithm->rounds(c.params), steps);
+        std::vector<int64_t> received(size_t(p), 0);
+        for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
+          for (int64_t x = 0; x < p; ++x) {
+            ppsim::StepOps ops;
+            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+          }
+        const int64_t block = (m + p - 1) / p;
+        for (int64_t x = 0; x < p; ++x) {
+          const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
+          EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
+        }
+        const ppsim::RunResult r = ppsim::run_cpu(c);
+        EXPECT_TRUE(r.verified);
+        EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        ppsim::RunConfig textbook = c;
+        textbook.algorithm = ppsim::find_algorithm("broadcast_scatter_allgather");
+        if ((p & (p - 1)) == 0 && m % p == 0 &&
+            ppsim::algorithm_rejects(*textbook.algorithm, textbook.topology, textbook.params, textbook.combine).empty()) {
+          EXPECT_DOUBLE_EQ(r.time, ppsim::run_cpu(textbook).time);
+        }
+      }
+    }
+  }
+}
+
+// Open MPI's nonoverlapping all-reduce (coll_tuned 2, issue 25): a reduce to 0, then a bcast from 0,
+// each the one Open MPI 4.1's fixed decision picks by p and m. The steps are the two parts' (the
+// binary-tree reduce takes broadcast_bintree_ompi's steps at one segment, the binomial reduce_binomial's;
+// the bcast its unit's); in the reduce every rank but 0 sends its m words once, to its parent, and in
+// the bcast (a tree at these m) every rank but 0 receives m words once. Where Open MPI picks a part
+// ppsim has no unit for, the unit refuses (p = 4: 8m >= 4096 is the chain reduce). The closed form
+// equals the simulated time (gamma > 0), both executors verify.
+TEST(OmpiVariants, NonoverlappingAllreduceRunsOpenMpisOwnPicks) {
+  int ran = 0, refused = 0;
+  for (int64_t p : {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 20, 33, 40}) {
+    for (int64_t m : {1, 2, 7, 13, 64, 300, 600, 1500}) {
+      SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
+      ppsim::RunConfig c = ppsim::testing_support::make_config("allreduce_nonoverlapping_ompi", ppsim::TopologyKind::full, p, "", m);
+      c.params.radix = 4;  // Open MPI's default coll_tuned_bcast_knomial_radix
+      c.cost.ts = 3;
+      c.cost.tw = 2;
+      c.cost.gamma = 0.5;
+      const int reduce = ppsim::AllreduceNonoverlappingOmpi::reduce_algorithm(p, m);
+      const int bcast = ppsim::AllreduceNonoverlappingOmpi::bcast_algorithm(p, m);
+      const bool runs = !ppsim::algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine).size();
+      EXPECT_EQ(runs, reduce != 0 && bcast != 0);
+      if (p == 4) {
+        EXPECT_EQ(runs, 8 * m < 4096);
+      }
+      if (!runs) {
+        ++refused;
+        continue;
+      }
+      ++ran;
+      ppsim::AlgoParams part = c.params;
+      part.root = 0;
+      part.segments = 1;
+      const char* reduce_unit = reduce == 4 ? "broadcast_bintree_ompi" : "reduce_binomial";
+      const char* bcast_unit = bcast == 3   ? "broadcast_chain"
+                               : bcast == 5 ? "broadcast_bintree_ompi"
+                               : bcast == 6 ? "broadcast_binomial_low_first"
+                               : bcast == 7 ? "broadcast_knomial"
+                                            : "broadcast_scatter_allgather_ompi";
+      const int reduce_steps = ppsim::find_algorithm(reduce_unit)->rounds(part);
+      EXPECT_EQ(c.algorithm->rounds(c.params), reduce_steps + ppsim::find_algorithm(bcast_unit)->rounds(part));
+      std::vector<int64_t> sent(size_t(p), 0), received(size_t(p), 0);
+      for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+        for (int64_t x = 0; x < p; ++x) {
+          ppsim::StepOps ops;
+          ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+          if (r <= reduce_steps)
+            for (int i = 0; i < ops.nsend; ++i) sent[size_t(x)] += ops.send[i].len;
+          else
+            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+        }
+      for (int64_t x = 0; x < p; ++x) {
+        EXPECT_EQ(sent[size_t(x)], x == 0 ? 0 : m) << "rank " << x;
+        EXPECT_EQ(received[size_t(x)], x == 0 ? 0 : m) << "rank " << x;
+      }
+      const ppsim::RunResult r = ppsim::run_cpu(c);
+      EXPECT_TRUE(r.verified);
+      EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+      EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+    }
+  }
+  EXPECT_GT(ran, 60);
+  EXPECT_GT(refused, 5);
+}
+
 namespace {
 
 // Every processor's words sent and received over the whole schedule.

@@ -8,7 +8,7 @@
 // Empty blocks: the scatter does not send them, the ring does (0-byte messages). ppsim's messages
 // carry at least one word (step_rules.h, slice_ok), so this unit leaves the ring's empty blocks out
 // and sends everything else as Open MPI does; the fingerprint test ignores 0-byte messages for this
-// unit, and for no other, for that reason. An empty message costs Open MPI a start-up t_s, which the
+// unit and broadcast_scatter_allgather_ompi, and for no other, for that reason. An empty message costs Open MPI a start-up t_s, which the
 // cost here leaves out where a whole ring step moves empty blocks only (never: every step moves block
 // 0 or the ones next to it, which hold words when m >= p).
 //   m >= p: T = sum_{s=1..D} (t_s + t_w W(2^(D-s), min(2^(D-s+1), p))) + (p - 1)(t_s + t_w ceil(m/p)),

@@ -59,7 +59,8 @@ const SharedAlgorithm kShared[] = {
     {"broadcast_bintree_pipelined", 0, nullptr},  // Open MPI's binary tree numbers v -> v + 2^L, v + 2 2^L, not as a heap
     {"broadcast_bintree_ompi", 5, nullptr},       // that tree
     {"broadcast_knomial", 7, nullptr},            // fan-out = --radix
-    {"broadcast_scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},
+    {"broadcast_scatter_allgather", 0, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"},  // p = 2^d only; Open MPI runs the next one
+    {"broadcast_scatter_allgather_ompi", 8, nullptr},  // any p, halving fills what incomplete subtrees leave out; linear when m < p
     {"broadcast_van_de_geijn", 0, "MPIR_Bcast_intra_scatter_ring_allgather"},  // Open MPI cuts its blocks as the next one
     {"broadcast_van_de_geijn_ompi", 9, nullptr},  // with Open MPI's linear fall-back when m < p
     {"reduce_binomial", 5, "MPIR_Reduce_intra_binomial"},
@@ -72,7 +73,8 @@ const SharedAlgorithm kShared[] = {
     {"allgather_bruck", 2, "MPIR_Allgather_intra_brucks"},
     {"allgather_hypercube", 3, "MPIR_Allgather_intra_recursive_doubling"},
     {"allgather_ring", 4, "MPIR_Allgather_intra_ring"},
-    {"allreduce_reduce_broadcast", 0, nullptr},  // Open MPI's nonoverlapping (2) runs the reduce and bcast its own selection picks
+    {"allreduce_reduce_broadcast", 0, nullptr},  // Open MPI's nonoverlapping (2) runs the reduce and bcast its own selection picks:
+    {"allreduce_nonoverlapping_ompi", 2, nullptr},  // those, where ppsim has both (it refuses the other p and m)
     {"allreduce_hypercube", 3, "MPIR_Allreduce_intra_recursive_doubling"},
     {"allreduce_ring", 0, "MPIR_Allreduce_intra_ring"},  // ring reduce-scatter, ring all-gather; Open MPI runs the next one
     {"allreduce_ring_ompi", 4, nullptr},                 // the same ring, recursive doubling when m < p

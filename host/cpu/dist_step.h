@@ -14,15 +14,12 @@
 #include "cpu/step_cost.h"
 #include "cpu/step_store.h"
 #include "ppsim/partition.h"
+#include "rules/crossing.h"
 
 namespace ppsim::cpu {
 
-// What a rank sent the others in one step: its crossing messages, their payload words, and the
-// words of the link loads it asked for and answered (ids and counts).
-struct Traffic {
-  int64_t messages = 0, payload = 0, link_words = 0;
-  int64_t control = 0;  // the counts and sizes of the messages' all-to-alls
-};
+// What a rank sent the others in one step (rules/crossing.h).
+using Traffic = rules::SplitTraffic;
 
 // Sums the loads of the links that this step's messages crossed over every rank: afterwards
 // loads.load(id) is the step's total for every link a message counted here crosses. Returns the

@@ -189,16 +189,6 @@ class CpuRun {
 
 namespace {
 
-// Rank 0 gets every processor's buffers, in processor order (the others keep theirs).
-void gather_buffers(Collectives& comm, RunResult& r) {
-  for (auto& b : r.buffers) {
-    const std::vector<std::vector<uint64_t>> all = comm.allgather(b);
-    if (comm.rank() != 0) continue;
-    b.clear();
-    for (const auto& part : all) b.insert(b.end(), part.begin(), part.end());
-  }
-}
-
 // A run split across ranks: each runs its block; every pass that can fail ends on every rank
 // together (agreed_phase), so all report the same failure and none waits for another.
 RunResult run_split(const RunConfig& c, Collectives& comm) {
@@ -218,7 +208,7 @@ RunResult run_split(const RunConfig& c, Collectives& comm) {
   RunResult r = run->run();
   run.reset();
   if (c.verify) agreed_phase(comm, [&] { record_verification(c, verify_block(c, r.buffers, comm), r); });
-  if (c.keep_buffers) agreed_phase(comm, [&] { gather_buffers(comm, r); });
+  if (c.keep_buffers) agreed_phase(comm, [&] { gather_blocks(comm, r.buffers); });
   else std::vector<std::vector<uint64_t>>().swap(r.buffers);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -40,6 +40,8 @@ class MpiWorld final : public Collectives {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_size() const override { return std::max(1, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1)); }
+  int local_rank() const override { return std::max(0, env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0)); }
+  bool takes_device_memory() const override { return cuda_aware(); }
 
   void alltoall(const std::vector<std::vector<uint64_t>>& send, std::vector<std::vector<uint64_t>>& recv) override {
     const int n = size_;

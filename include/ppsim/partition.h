@@ -21,8 +21,12 @@ class Collectives {
   virtual ~Collectives() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // The ranks on this machine (they share its memory).
+  // The ranks on this machine (they share its memory and its devices), and this one's index among them.
   virtual int local_size() const = 0;
+  virtual int local_rank() const { return 0; }
+  // Whether the transport takes device memory in its calls (a CUDA-aware MPI). The device rounds
+  // of a split run stage what crosses through host memory either way (cuda/rounds.h).
+  virtual bool takes_device_memory() const { return false; }
   // send[r] goes to rank r; recv[r] is what rank r sent this one.
   virtual void alltoall(const std::vector<std::vector<uint64_t>>& send, std::vector<std::vector<uint64_t>>& recv) = 0;
   // Every rank's words, in rank order.
@@ -48,6 +52,17 @@ inline int block_owner(int64_t n, int64_t i, int size) {
   while (r + 1 < size && block_begin(n, r + 1, size) <= i) ++r;
   while (r > 0 && block_begin(n, r, size) > i) --r;
   return r;
+}
+
+// Rank 0 gets every processor's buffers, in processor order, from the ranks' blocks (the others
+// keep theirs). Collective.
+inline void gather_blocks(Collectives& comm, std::vector<std::vector<uint64_t>>& buffers) {
+  for (auto& b : buffers) {
+    const std::vector<std::vector<uint64_t>> all = comm.allgather(b);
+    if (comm.rank() != 0) continue;
+    b.clear();
+    for (const auto& part : all) b.insert(b.end(), part.begin(), part.end());
+  }
 }
 
 // An error every rank of a distributed run agreed on (agree_on_error): each rank throws it, so

@@ -7,8 +7,11 @@
 #             threads, medians of 3 (the report's wall time: the simulation, not mpirun's start);
 #   traffic   the words each step sent to other ranks against 6 record words and the payload per
 #             crossing message plus the counts (PPSIM_SPLIT_TRAFFIC);
-#   scale     allreduce p = 2^26, m = 1 on 4 ranks.
-# Usage: bench/split_bench.sh [build/ppsim] [section...]   (sections: memory overhead traffic scale)
+#   scale     allreduce p = 2^26, m = 1 on 4 ranks;
+#   device    (a machine with a GPU; not in the default sections) --backend cuda in one process
+#             against 1 rank and 2 ranks sharing the device: the reports equal (wall times aside)
+#             and the wall times, medians of 3 (the exchange path's overhead).
+# Usage: bench/split_bench.sh [build/ppsim] [section...]   (sections: memory overhead traffic scale device)
 set -euo pipefail
 ppsim=${1:-build/ppsim}
 shift || true
@@ -91,4 +94,27 @@ if [[ $sections == *scale* ]]; then
   start=$(date +%s.%N)
   mpi 4 sh -c '/usr/bin/time -f "%M" -o "$0/t$OMPI_COMM_WORLD_RANK" "$@"' "$tmp" "$ppsim" "${args[@]}" | tail -3
   echo "peak KiB per rank: $(cat "$tmp"/t* | tr '\n' ' ') ($(python3 -c "print(round($(date +%s.%N) - $start, 1))") s in all)"
+fi
+
+if [[ $sections == *device* ]]; then
+  echo "## device: --backend cuda, one process against mpirun -np 1 and -np 2 on the same device (medians of 3, s)"
+  same() { python3 -c 'import json,sys
+def strip(d):
+    if isinstance(d, dict): return {k: strip(v) for k, v in d.items() if "seconds" not in k}
+    if isinstance(d, list): return [strip(x) for x in d]
+    return d
+print("same" if strip(json.load(open(sys.argv[1]))) == strip(json.load(open(sys.argv[2]))) else "DIFFERENT")' "$1" "$2"; }
+  for args in "run --topology hypercube --p 2^22 --op allreduce --m 1" "run --topology hypercube --p 2^20 --op allreduce --m 64" \
+              "run --topology torus --dims 1024x1024 --op allreduce --m 4"; do
+    one="" n1="" n2=""
+    for i in 1 2 3; do
+      "$ppsim" $args --backend cuda --json "$tmp/one.json" >/dev/null
+      one+="$(wall "$tmp/one.json") "
+      mpi 1 "$ppsim" $args --backend cuda --json "$tmp/n1.json" >/dev/null
+      n1+="$(wall "$tmp/n1.json") "
+      mpi 2 "$ppsim" $args --backend cuda --json "$tmp/n2.json" >/dev/null
+      n2+="$(wall "$tmp/n2.json") "
+    done
+    echo "$args: one process $(echo "$one" | median) s; 1 rank $(echo "$n1" | median) s ($(same "$tmp/one.json" "$tmp/n1.json")); 2 ranks $(echo "$n2" | median) s ($(same "$tmp/one.json" "$tmp/n2.json"))"
+  done
 fi

@@ -312,8 +312,30 @@ double cuda_copy_bandwidth(uint64_t bytes) {
   return best_ms > 0 ? 2.0 * double(bytes) / (double(best_ms) * 1e-3) : 0;
 }
 
+// A rank of a run split across ranks takes device local_rank % devices (its node's ranks share
+// its devices), and the rounds of its block run there (rounds.h). Every rank must find one.
+std::string take_rank_device(Collectives& comm) {
+  std::string device;
+  agreed_phase(comm, [&] {
+    const CudaStatus status = cuda_status();
+    if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
+    int count = 0;
+    PPSIM_CUDA_CHECK(cudaGetDeviceCount(&count));
+    const int d = comm.local_rank() % std::max(1, count);
+    PPSIM_CUDA_CHECK(cudaSetDevice(d));
+    cudaDeviceProp prop;
+    PPSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+    device = std::string(prop.name) + " (device " + std::to_string(d) + " of rank " + std::to_string(comm.rank()) + ")";
+  });
+  return device;
+}
+
 RunResult run_cuda(const RunConfig& c) {
   if (c.test_ops_override) throw ConfigError("the test hook for broken schedules runs on the host only");
+  if (Collectives* comm = rounds::split_ranks(c)) {
+    DeviceExec exec(take_rank_device(*comm));
+    return rounds::run_rounds(c, exec);
+  }
   CudaStatus status = cuda_status();
   if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
   DeviceExec exec(status.device);

@@ -58,12 +58,13 @@ struct DevRecv {
 };
 
 // A round's totals, from the sizing pass (a sum over processors): its messages, the receives
-// posted, the payload words and the link-hops. The round's figures take messages, words and hops
-// from here, so no step counts them again.
+// posted, the payload words, the link-hops, and the words the receives expect (a run split across
+// ranks keeps the messages other ranks send its block in the pool: at most that many words). The
+// round's figures take messages, words and hops from here, so no step counts them again.
 struct RoundTotals {
-  long long sends, recvs, words, hops;
+  long long sends, recvs, words, hops, recv_words;
   PPSIM_HD RoundTotals operator+(const RoundTotals& o) const {
-    return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops};
+    return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops, recv_words + o.recv_words};
   }
 };
 
@@ -100,7 +101,10 @@ struct RunStatus {
   unsigned long long error;
 };
 
-// Everything a body needs, passed by value.
+// Everything a body needs, passed by value. The bodies' processor indices are local: index i is
+// processor lo + i, and its words are at i * words(b). One process holds every processor (lo = 0,
+// hi = the run's processors, switch agents included); a rank of a run split across ranks holds its
+// block [lo, hi) (docs/DESIGN.md §8).
 struct Ctx {
   AlgorithmId algo;
   AlgoParams a;
@@ -109,12 +113,14 @@ struct Ctx {
   OperatorKind op;
   bool tokens;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
   CostParams cost;
+  int64_t lo, hi;
   uint64_t* bufs[kMaxBuffers];
   RunStatus* status;
   // Tests only, host execution only: RunConfig::test_ops_override (a host function).
   void (*ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&);
   PPSIM_HD int nbuf() const { return ports.shape.nbuf; }
   PPSIM_HD int64_t words(int32_t b) const { return ports.shape.words[b]; }
+  PPSIM_HD bool holds(int64_t proc) const { return proc >= lo && proc < hi; }
 };
 
 PPSIM_HD inline bool failed(const Ctx& c) { return atomic_load(&c.status->error) != kNoError; }
@@ -147,7 +153,7 @@ struct InitBody {
   int32_t b;
   PPSIM_HD void operator()(int64_t x) const {
     const bool scratch = b >= operation_buffer_count(op);
-    const int64_t proc = x / c.words(b);  // a switch agent (proc >= p) holds no input
+    const int64_t proc = c.lo + x / c.words(b);  // a switch agent (proc >= p) holds no input
     c.bufs[b][x] = scratch || proc >= c.a.p ? operator_unset(c.op) : operation_initial_word(op, c.op, in, c.a, b, proc, x % c.words(b));
   }
 };
@@ -162,7 +168,7 @@ struct LocalBody {
       view.buf[b] = c.bufs[b] + i * c.words(b);
       view.words[b] = c.words(b);
     }
-    algorithm_local(c.algo, c.a, c.op, i, phase, view);
+    algorithm_local(c.algo, c.a, c.op, c.lo + i, phase, view);
   }
 };
 
@@ -171,7 +177,7 @@ struct LocalBody {
 // names the step the round's messages leave in) and counts as no ops.
 PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int64_t step, bool with_hops) {
   StepOps ops;
-  RoundTotals t{0, 0, 0, 0};
+  RoundTotals t{0, 0, 0, 0, 0};
   ops_of(c, i, round, ops);
   if (!ops_valid(c, ops, i)) {
     flag_error(c, step, i);
@@ -179,6 +185,7 @@ PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int6
   }
   t.sends = ops.nsend;
   t.recvs = ops.nrecv;
+  for (int n = 0; n < ops.nrecv; ++n) t.recv_words += ops.recv[n].len;
   for (int n = 0; n < ops.nsend; ++n) {
     t.words += ops.send[n].len;
     if (with_hops) t.hops += route_hops(c.machine.topo, c.machine.node(i), c.machine.node(ops.send[n].to));
@@ -191,18 +198,18 @@ struct RoundCount {
   Ctx c;
   int round;
   int64_t step;
-  PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, i, round, step, true); }
+  PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, c.lo + i, round, step, true); }
 };
 
-// A step's slots: one processor's sends, receives and payload words (index p: none, so that the
-// exclusive scan over p + 1 indices ends with the step's totals).
+// A step's slots: one processor's sends, receives and payload words (index hi - lo: none, so that
+// the exclusive scan over hi - lo + 1 indices ends with the step's totals).
 struct SlotCount {
   Ctx c;
   int round;
   int64_t step;
   PPSIM_HD Slots operator()(int64_t i) const {
-    if (i >= c.ports.p) return Slots{0, 0, 0};  // p processors and the switch agents
-    const RoundTotals t = counted_ops(c, i, round, step, false);
+    if (c.lo + i >= c.hi) return Slots{0, 0, 0};  // past the processors and the switch agents
+    const RoundTotals t = counted_ops(c, c.lo + i, round, step, false);
     return Slots{t.sends, t.recvs, t.words};
   }
 };
@@ -222,7 +229,7 @@ struct PostBody {
   uint64_t* pool;
   PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
     const Slots first = slot[i];
-    if (lane == 0) record(i, first);
+    if (lane == 0) record(c.lo + i, first);
     group_sync(lanes);
     for (int64_t n = first.sends; n < slot[i + 1].sends; ++n) {
       const DevSend x = sends[n];
@@ -235,7 +242,7 @@ struct PostBody {
       }
     }
   }
-  PPSIM_HD void record(int64_t i, const Slots& first) const {
+  PPSIM_HD void record(int64_t i, const Slots& first) const {  // i: the processor's id
     StepOps ops;
     ops_of(c, i, round, ops);
     if (!ops_valid(c, ops, i)) return;  // the scan has flagged it and gave it no slots
@@ -263,7 +270,8 @@ struct PostBody {
 
 // match: one send finds its receive (the n-th send from a to b meets the n-th receive at b from
 // a), hands it the payload and loads the links of its route. The round's message, word and hop
-// totals come from the sizing pass: nothing here adds to a shared counter but the link loads.
+// totals come from the sizing pass: nothing here adds to a shared counter but the link loads. A
+// send to a processor another rank holds loads its links here and is matched there (rounds.h).
 struct MatchBody {
   Ctx c;
   int64_t step;
@@ -274,17 +282,24 @@ struct MatchBody {
   PPSIM_HD void operator()(int64_t s) const {
     if (failed(c)) return;
     const DevSend x = sends[s];
-    const int k = rules::occurrence(sends, slot[x.from].sends, s);
-    DevRecv* match = rules::matching_receive(recvs + slot[x.to].recvs, slot[x.to + 1].recvs - slot[x.to].recvs, x.from, k);
+    const rules::Machine& m = c.machine;
+    const uint32_t stamp = uint32_t(step);
+    if (!c.holds(x.to)) {
+      sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
+      if (!direct_links(m.topo))
+        for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+      return;
+    }
+    const int64_t to = x.to - c.lo;
+    const int k = rules::occurrence(sends, slot[x.from - c.lo].sends, s);
+    DevRecv* match = rules::matching_receive(recvs + slot[to].recvs, slot[to + 1].recvs - slot[to].recvs, x.from, k);
     if (!match || match->len != x.len) {
       flag_error(c, step, x.from);
       return;
     }
     match->pool_off = x.pool_off;
-    const rules::Machine& m = c.machine;
     sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
     sends[s].combined = rules::charged_combined_words(c.tokens, match->act, match->nact, match->len);
-    const uint32_t stamp = uint32_t(step);
     if (!direct_links(m.topo))
       for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
@@ -292,7 +307,7 @@ struct MatchBody {
 
 // cost: one send's congestion (its most loaded link, or on direct links the messages it shares
 // its sender-receiver pair with) and time (link classes included: rules::route_cost); the round's
-// peak is a max reduction over these.
+// peak is a max reduction over these. A send to another rank's processor is costed there.
 struct CostOf {
   Ctx c;
   int64_t step;
@@ -302,9 +317,11 @@ struct CostOf {
   PPSIM_HD RoundPeak operator()(int64_t s) const {
     if (failed(c)) return RoundPeak{0, 0.0};
     const DevSend x = sends[s];
+    if (!c.holds(x.to)) return RoundPeak{0, 0.0};
+    const int64_t from = x.from - c.lo;
     const rules::MessageCost cost =
         direct_links(c.machine.topo)
-            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[x.from].sends, slot[x.from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
+            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
                                  x.combined)
             : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, link_load, uint32_t(step));
     return RoundPeak{cost.congestion, cost.time};
@@ -343,7 +360,7 @@ struct DeliverBody {
     if (first == end) return;
     if (check_sends && lane == 0 && slot_now[i + 1].sends > slot_now[i].sends) {
       const DevSend& out = sends_now[slot_now[i].sends];
-      if (rules::exchange_rule(c.ports.model, out.to, recvs[first].from) != rules::Exchange::ok) flag_error(c, step, i);
+      if (rules::exchange_rule(c.ports.model, out.to, recvs[first].from) != rules::Exchange::ok) flag_error(c, step, c.lo + i);
     }
     for (int64_t r = first; r < end; ++r) {
       const DevRecv& rv = recvs[r];

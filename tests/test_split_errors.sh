@@ -41,6 +41,12 @@ expect "a broken port rule, as one process words it" 3 2 \
   run --topology ring --p 16 --op allgather --algo allgather_ring --ports half-duplex
 PPSIM_TEST_FAIL_RANK=1 expect "rank 1 out of memory" 3 2 "^ppsim: error: rank 1 ran out of memory" run --p 64
 PPSIM_TEST_FAIL_RANK=2 expect "rank 2 out of memory, the last" 3 2 "^ppsim: error: rank 2 ran out of memory" run --p 64 --op scan
+# --backend cuda: a device per rank where the machine has one, else one line from every rank's refusal.
+if "$ppsim" run --p 2 --backend cuda >/dev/null 2>&1; then
+  expect "a device per rank" 2 0 "" run --topology hypercube --p 64 --op allreduce --backend cuda
+else
+  expect "--backend cuda without a device" 2 2 "^ppsim: error: " run --p 16 --backend cuda
+fi
 expect "a good run" 3 0 "" run --topology torus --dims 4x4 --op alltoall --m 2
 if [ "$(grep -c '^  verified: yes' "$out")" -ne 1 ]; then failed=$((failed + 1)); echo "FAILED: the good run's report is not printed once"; cat "$out"; else passed=$((passed + 1)); fi
 expect "--help, once" 2 0 "" --help

@@ -3,7 +3,9 @@
 // `mpirun -np N` (N = 2, 3, 4): for every configuration rank 0 first runs it in one process, then
 // every rank runs it split, and rank 0 compares the two JSON reports (the wall times aside; the
 // final buffers are in them where the run is small) and, for a refused or failing configuration,
-// the one line each gave.
+// the one line each gave. The device rounds split the same way (--backend cuda, a device per
+// rank) are checked here on the host executor (cuda/host_rounds.cpp), which runs the same round
+// bodies and the same exchange: their split reports equal one process's run of the device rounds.
 //
 // The configurations: every registered algorithm on every topology it runs on, at a p that is no
 // power of two where the topology allows (so blocks are uneven), with the strict operators
@@ -20,6 +22,7 @@
 
 #include "dist/world.h"
 #include "ppsim/algorithm.h"
+#include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -141,6 +144,12 @@ std::vector<Case> cases() {
     c.ports = PortSpec{PortModel::kport, 2};
     add("scan_postal_a, k = 2, lambda = 3", c);
   }
+  // A broken port rule: both runs give the same one line (on the device rounds, found on the
+  // executor, then worded by the CPU backend's run).
+  if (make_case(*ring_ag, TopologyKind::ring, 16, "", OperatorKind::interval, false, c)) {
+    c.ports = PortSpec{PortModel::half_duplex, 1};
+    add("allgather_ring, half-duplex (broken)", c);
+  }
   // Fewer processors than ranks: empty blocks.
   for (int64_t p : {1, 2, 3})
     for (const char* name : {"allreduce_ring", "scan_ring", "broadcast_binomial"})
@@ -164,6 +173,29 @@ json without_walls(json d) {
 
 }  // namespace
 
+// A run's report (or its one line) on the CPU backend or on the host execution of the device
+// rounds, split across the world's ranks or, on rank 0, in one process.
+struct Outcome {
+  json report;
+  std::string error;
+  bool operator==(const Outcome& o) const { return report == o.report && error == o.error; }
+};
+
+Outcome outcome(RunConfig c, Collectives* ranks, bool device_rounds) {
+  c.ranks = ranks;
+  Outcome o;
+  try {
+    RunResult r = device_rounds ? run_device_rounds_on_host(c) : run_simulation(c, Backend::cpu);
+    if (!ranks || ranks->rank() == 0) o.report = without_walls(run_json(c, device_rounds ? Backend::cuda : Backend::cpu, r));
+  } catch (const AgreedError& e) {
+    o.error = e.what();
+  } catch (const std::exception& e) {
+    if (ranks) throw;  // a split run's every failure is agreed
+    o.error = e.what();
+  }
+  return o;
+}
+
 int main(int argc, char** argv) {
   dist::start(&argc, &argv);
   Collectives* world = dist::world();
@@ -173,36 +205,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool root = world->rank() == 0;
-  int64_t passed = 0, failed = 0;
-  for (Case& k : cases()) {
-    RunConfig c = k.c;
-    json one, split;
-    std::string one_error, split_error;
-    if (root) {
-      try {
-        one = without_walls(run_json(c, Backend::cpu, run_simulation(c, Backend::cpu)));
-      } catch (const std::exception& e) {
-        one_error = e.what();
+  int64_t passed = 0, failed = 0, on_device_rounds = 0;
+  for (const Case& k : cases())
+    for (const bool device_rounds : {false, true}) {
+      // The LogGP clocks are the run layer's, not the device rounds': those are timed on the CPU.
+      if (device_rounds && k.c.cost.model == CostModel::loggp) continue;
+      on_device_rounds += device_rounds ? 1 : 0;
+      Outcome one;
+      if (root) one = outcome(k.c, nullptr, device_rounds);
+      const Outcome split = outcome(k.c, world, device_rounds);
+      if (!root) continue;
+      if (one == split && (k.name.find("(broken)") == std::string::npos || !one.error.empty())) {
+        ++passed;
+        continue;
       }
-    }
-    c.ranks = world;
-    try {
-      RunResult r = run_simulation(c, Backend::cpu);
-      if (root) split = without_walls(run_json(c, Backend::cpu, r));
-    } catch (const AgreedError& e) {
-      split_error = e.what();
-    }
-    if (!root) continue;
-    if (one_error != split_error || one != split) {
       ++failed;
-      std::cout << "DIFFERENT: " << k.name << " on " << world->size() << " ranks\n";
-      if (one_error != split_error) std::cout << "  one process: " << one_error << "\n  split: " << split_error << "\n";
-      else std::cout << "  " << json::diff(one, split).dump().substr(0, 2000) << "\n";
-    } else {
-      ++passed;
+      std::cout << "DIFFERENT: " << k.name << (device_rounds ? " (device rounds)" : "") << " on " << world->size() << " ranks\n";
+      if (one.error != split.error) std::cout << "  one process: " << one.error << "\n  split: " << split.error << "\n";
+      else std::cout << "  " << json::diff(one.report, split.report).dump().substr(0, 2000) << "\n";
     }
-  }
-  if (root) std::cout << "split across " << world->size() << " ranks: " << passed << " passed, " << failed << " failed\n";
+  if (root)
+    std::cout << "split across " << world->size() << " ranks: " << passed << " passed, " << failed << " failed (" << on_device_rounds
+              << " of them on the device rounds)\n";
   int64_t v[1] = {failed};
   world->sum(v, 1);
   dist::finish();

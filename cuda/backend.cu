@@ -17,6 +17,7 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -312,6 +313,8 @@ double cuda_copy_bandwidth(uint64_t bytes) {
   return best_ms > 0 ? 2.0 * double(bytes) / (double(best_ms) * 1e-3) : 0;
 }
 
+namespace {
+
 // A rank of a run split across ranks takes device local_rank % devices (its node's ranks share
 // its devices), and the rounds of its block run there (rounds.h). Every rank must find one.
 std::string take_rank_device(Collectives& comm) {
@@ -330,11 +333,22 @@ std::string take_rank_device(Collectives& comm) {
   return device;
 }
 
+std::atomic<int> rank_device{-1};  // cuda_use_rank_device's local rank, or -1
+
+}  // namespace
+
+void cuda_use_rank_device(int local_rank) { rank_device = std::max(0, local_rank); }
+
 RunResult run_cuda(const RunConfig& c) {
   if (c.test_ops_override) throw ConfigError("the test hook for broken schedules runs on the host only");
   if (Collectives* comm = rounds::split_ranks(c)) {
     DeviceExec exec(take_rank_device(*comm));
     return rounds::run_rounds(c, exec);
+  }
+  if (const int local = rank_device; local >= 0) {  // the current device is a host thread's own
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) PPSIM_CUDA_CHECK(cudaSetDevice(local % count));
+    else cudaGetLastError();  // (cuda_status below says why there is none)
   }
   CudaStatus status = cuda_status();
   if (!status.usable) throw ConfigError(cuda_backend_refusal(status));

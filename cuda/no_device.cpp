@@ -11,5 +11,6 @@ CudaStatus cuda_status() {
 }
 double cuda_copy_bandwidth(uint64_t) { return 0; }
 RunResult run_cuda(const RunConfig&) { throw ConfigError("--backend cuda: " + cuda_status().why); }
+void cuda_use_rank_device(int) {}
 
 }  // namespace ppsim

@@ -150,6 +150,14 @@ std::vector<Case> cases() {
     c.ports = PortSpec{PortModel::half_duplex, 1};
     add("allgather_ring, half-duplex (broken)", c);
   }
+  // A port rule broken in the sizing pass by the root alone (its block's rank finds it; the
+  // others must not wait for it).
+  if (const AlgorithmInfo* allport = find_algorithm("broadcast_hypercube_allport");
+      allport && make_case(*allport, TopologyKind::hypercube, 4, "", OperatorKind::interval, false, c)) {
+    c.params.m = 8;
+    c.ports = PortSpec{PortModel::single, 1};
+    add("broadcast_hypercube_allport, single port (broken)", c);
+  }
   // Fewer processors than ranks: empty blocks.
   for (int64_t p : {1, 2, 3})
     for (const char* name : {"allreduce_ring", "scan_ring", "broadcast_binomial"})

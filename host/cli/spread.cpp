@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "dist/world.h"
+#include "ppsim/cuda_backend.h"
 #include "sweep.h"
 
 namespace ppsim::cli {
@@ -256,6 +257,7 @@ void spread_work(size_t n, int jobs, const std::function<std::string(size_t)>& w
     if (const std::string why = d.failure(); !why.empty()) throw UsageError(stopped + ": " + why);
     return;
   }
+  cuda_use_rank_device(dist::local_rank());  // --backend cuda: a node's ranks share out its devices
   std::vector<uint64_t> failure;
   // The queue's own messages cannot be agreed on (a rank waits on rank 0's answer): a failure of
   // the queue itself (not of an item) ends every rank.

@@ -35,6 +35,11 @@ std::string cuda_backend_refusal(const CudaStatus& s);
 // too), or CudaError (another failed CUDA call: the error and the call; file and line in where()).
 RunResult run_cuda(const RunConfig& c);
 
+// A rank of a sweep spread over MPI ranks: every later run_cuda of this process (on any thread)
+// runs on device local_rank % devices, so that a node's ranks share out its devices. (A run split
+// across ranks takes its rank's device itself.)
+void cuda_use_rank_device(int local_rank);
+
 // The CUDA backend's rounds (cuda/rounds.h) with every kernel body run on the host, one index at a
 // time, and std:: scans for CUB's. Same results and errors as run_cuda; backend "cuda-host". For
 // checking the device logic where there is no GPU (tests, CI). host_waits, when given, receives

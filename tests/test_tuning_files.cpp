@@ -447,6 +447,31 @@ TEST(OmpiVariants, RingFallsBackToRecursiveDoubling) {
   }
 }
 
+// A broadcast that cuts ceil(m/p)-word blocks (Open MPI's van de Geijn and scatter-allgather):
+// after its scatter_steps, rank q relative to the root receives every block but its own, m -
+// min(c, max(0, m - q c)) words, c = ceil(m/p) (with m < p, the linear broadcast: every rank but
+// the root receives m). The run verifies on both executors and takes the closed form's time.
+ppsim::RunResult expect_ceil_blocks_broadcast(const ppsim::RunConfig& c, int scatter_steps) {
+  const int64_t p = c.params.p, m = c.params.m, root = c.params.root;
+  std::vector<int64_t> received(size_t(p), 0);
+  for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
+    for (int64_t x = 0; x < p; ++x) {
+      ppsim::StepOps ops;
+      ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
+      for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
+    }
+  const int64_t block = (m + p - 1) / p;
+  for (int64_t x = 0; x < p; ++x) {
+    const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
+    EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
+  }
+  const ppsim::RunResult r = ppsim::run_cpu(c);
+  EXPECT_TRUE(r.verified);
+  EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
+  EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+  return r;
+}
+
 // Open MPI's Van de Geijn broadcast (issue 25): blocks of ceil(m/p) words, the tail short. In the
 // ring all-gather every rank receives every block but its own, m - min(c, max(0, m - q c)) words
 // for rank q relative to the root, c = ceil(m/p); when m < p, the linear broadcast: p - 1 steps,
@@ -467,22 +492,7 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
           EXPECT_EQ(c.algorithm->rounds(c.params), p - 1);
           scatter_steps = 0;
         }
-        std::vector<int64_t> received(size_t(p), 0);
-        for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
-          for (int64_t x = 0; x < p; ++x) {
-            ppsim::StepOps ops;
-            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
-            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
-          }
-        const int64_t block = (m + p - 1) / p;
-        for (int64_t x = 0; x < p; ++x) {
-          const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
-          EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
-        }
-        const ppsim::RunResult r = ppsim::run_cpu(c);
-        EXPECT_TRUE(r.verified);
-        EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
-        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        const ppsim::RunResult r = expect_ceil_blocks_broadcast(c, scatter_steps);
         if (m % p == 0) {
           ppsim::RunConfig mpich = c;
           mpich.algorithm = ppsim::find_algorithm("broadcast_van_de_geijn");
@@ -527,22 +537,7 @@ TEST(OmpiVariants, ScatterAllgatherBroadcastAtAnyP) {
           scatter_steps = 0;
         }
         EXPECT_EQ(c.algorithm->rounds(c.params), steps);
-        std::vector<int64_t> received(size_t(p), 0);
-        for (int r = scatter_steps + 1; r <= c.algorithm->rounds(c.params); ++r)
-          for (int64_t x = 0; x < p; ++x) {
-            ppsim::StepOps ops;
-            ppsim::algorithm_ops(c.algorithm->id, c.params, x, r, ops);
-            for (int i = 0; i < ops.nrecv; ++i) received[size_t(x)] += ops.recv[i].len;
-          }
-        const int64_t block = (m + p - 1) / p;
-        for (int64_t x = 0; x < p; ++x) {
-          const int64_t q = (x - root + p) % p, own = std::min(block, std::max<int64_t>(0, m - q * block));
-          EXPECT_EQ(received[size_t(x)], m < p ? (x == root ? 0 : m) : m - own) << "rank " << x;
-        }
-        const ppsim::RunResult r = ppsim::run_cpu(c);
-        EXPECT_TRUE(r.verified);
-        EXPECT_DOUBLE_EQ(r.time, ppsim::formula_time(c));
-        EXPECT_TRUE(ppsim::run_device_rounds_on_host(c).verified);
+        const ppsim::RunResult r = expect_ceil_blocks_broadcast(c, scatter_steps);
         ppsim::RunConfig textbook = c;
         textbook.algorithm = ppsim::find_algorithm("broadcast_scatter_allgather");
         if ((p & (p - 1)) == 0 && m % p == 0 &&

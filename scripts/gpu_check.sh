@@ -4,8 +4,8 @@
 #
 #   here (the build machine):  bash scripts/gpu_check.sh pack
 #       builds the CUDA test suites, the CLI and the benchmark for sm_90 (H100/H200) into
-#       build-gpu/ (ignored by git), with the one shared library they need besides libc/libstdc++
-#       (libgomp) beside them;
+#       build-gpu/ (ignored by git), with the shared libraries they need besides libc/libstdc++
+#       (libgomp, pugixml, Open MPI's) in build-gpu/lib;
 #   there (the GPU machine):   bash scripts/gpu_check.sh run [OUTDIR]
 #       runs test_cuda, the CUDA instantiation of the algorithm suite, a CUDA sweep and the
 #       benchmark (allreduce and broadcast, m = 1 and 256: p = 2^10..2^20 with the CPU backend on
@@ -18,12 +18,13 @@
 set -uo pipefail
 dir="build-gpu"
 
-# Wall seconds of a whole command (its output kept in a log); "failed" when it does not exit 0.
+# Wall seconds of a whole command (its output kept in a log); "failed" when it does not exit 0 or
+# runs past GPU_CHECK_POINT_S seconds (default 120).
 wall() {
   local log=$1; shift
   local t0 t1
   t0=$(date +%s.%N)
-  if "$@" >"$log" 2>&1; then t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; else echo failed; fi
+  if timeout "${GPU_CHECK_POINT_S:-120}" "$@" >"$log" 2>&1; then t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; else echo failed; fi
 }
 
 # A column of ppsim_bench's Markdown row for p = 2^k (columns: | op | algorithm | p | m | steps |
@@ -38,21 +39,22 @@ bench_column() {
     END { if (!found) print "failed" }' "$1"
 }
 
-# A whole CLI run (`ppsim run ... --json -`, its JSON report in the log) on the GPU: its wall seconds
-# around the whole process, then in brackets the run's own wall (without process start and CUDA
-# context creation, which the whole-process figure includes); "failed" unless it exited 0, verified
-# and ran on the device (not the CPU).
+# A whole CLI run (`ppsim run ... --backend B --json -`, its JSON report in the log): its wall
+# seconds around the whole process, then in brackets the run's own wall (without process start and
+# CUDA context creation, which the whole-process figure includes); "failed" unless it exited 0,
+# verified and ran on the backend its command line names.
 cli_wall() {
   local log=$1; shift
-  local t
+  local t backend=cuda
+  case " $* " in *" --backend cpu "*) backend=cpu ;; esac
   t=$(wall "$log" "$@")
   [ "$t" = failed ] && { echo failed; return; }
-  python3 - "$log" "$t" <<'PY' || echo failed
+  python3 - "$log" "$t" "$backend" <<'PY' || echo failed
 import json, re, sys
 text = open(sys.argv[1]).read()
 start = re.search(r"^\{", text, re.M)  # the report, after any note on stderr
 d = json.JSONDecoder().raw_decode(text, start.start())[0] if start else {}
-if d.get("verified") is not True or d.get("backend_used") != "cuda":
+if d.get("verified") is not True or d.get("backend_used") != sys.argv[3]:
     sys.exit(1)
 print("%s (run %.4f)" % (sys.argv[2], d["wall_seconds"]))
 PY
@@ -96,17 +98,19 @@ row() {
 targets() {
   local out=$1 bench="$2/bench/ppsim_bench" cli="$2/ppsim"
   local sweep_args=(sweep --op allreduce --algo all --topology hypercube --p 2^4..2^14 --m "1,64" --quiet)
-  "$bench" --backend cuda --ops allreduce --m 1 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m1.md" 2>&1
-  "$bench" --backend cuda --ops allreduce --m 1 --p-from 26 --p-to 26 --markdown >"$out/t_allreduce_26_m1.md" 2>&1
-  "$bench" --backend cuda --ops allreduce --m 256 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m256.md" 2>&1
+  timeout "${GPU_CHECK_POINT_S:-120}" "$bench" --backend cuda --ops allreduce --m 1 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m1.md" 2>&1
+  timeout "${GPU_CHECK_POINT_S:-120}" "$bench" --backend cuda --ops allreduce --m 1 --p-from 26 --p-to 26 --markdown >"$out/t_allreduce_26_m1.md" 2>&1
+  timeout "${GPU_CHECK_POINT_S:-120}" "$bench" --backend cuda --ops allreduce --m 256 --p-from 20 --p-to 20 --markdown >"$out/t_allreduce_20_m256.md" 2>&1
   local a20 a26 bw ring ecube gpu cpu ratio
   a20=$(bench_column "$out/t_allreduce_20_m1.md" 20 6)
   a26=$(bench_column "$out/t_allreduce_26_m1.md" 26 6)
   bw=$(bench_column "$out/t_allreduce_20_m256.md" 20 13)
   ring=$(cli_wall "$out/t_ring_allgather.json" "$cli" run --topology ring --op allgather --p 2^12 --backend cuda --json -)
   ecube=$(cli_wall "$out/t_ecube_alltoall.json" "$cli" run --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 --backend cuda --json -)
-  gpu=$(wall "$out/t_sweep_cuda.log" "$cli" "${sweep_args[@]}" --backend cuda --csv "$out/t_sweep_cuda.csv")
-  cpu=$(wall "$out/t_sweep_cpu.log" "$cli" "${sweep_args[@]}" --backend cpu --jobs 16 --csv "$out/t_sweep_cpu.csv")
+  # (the sweeps get GPU_CHECK_SWEEP_S seconds each, default 300: on an H200 the CUDA sweep of
+  # 2^4..2^10 took 4.6 s and that of 2^11..2^14 more than 80 s)
+  gpu=$(GPU_CHECK_POINT_S=${GPU_CHECK_SWEEP_S:-300} wall "$out/t_sweep_cuda.log" "$cli" "${sweep_args[@]}" --backend cuda --csv "$out/t_sweep_cuda.csv")
+  cpu=$(GPU_CHECK_POINT_S=${GPU_CHECK_SWEEP_S:-300} wall "$out/t_sweep_cpu.log" "$cli" "${sweep_args[@]}" --backend cpu --jobs 16 --csv "$out/t_sweep_cpu.csv")
   ratio=$(sweep_ratio "$gpu" "$cpu" "$out")
   # Issue 15: the LogGP clocks of allreduce at p = 2^20 beside the data moved on the GPU, and on
   # the CPU backend (the clocks and the data sharing the cores).
@@ -136,25 +140,37 @@ case "${1:-}" in
     set -e
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
     cmake --build "$dir" -j "$(nproc)" --target test_cuda test_algorithms ppsim ppsim_bench ppsim_bench_loggp
+    # The shared libraries they need besides the C and C++ runtimes (libgomp; the CLI's pugixml and
+    # Open MPI, which it loads but starts only under mpirun), which the GPU machine lacks.
     mkdir -p "$dir/lib"
-    cp -L "$(g++ -print-file-name=libgomp.so.1)" "$dir/lib/"
+    for bin in "$dir/tests/test_cuda" "$dir/tests/test_algorithms" "$dir/ppsim" "$dir/bench/ppsim_bench" "$dir/bench/ppsim_bench_loggp"; do
+      ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'
+    done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+      while read -r lib; do cp -L "$lib" "$dir/lib/"; done
     du -sh "$dir/tests/test_cuda" "$dir/tests/test_algorithms" "$dir/ppsim" "$dir/bench/ppsim_bench" "$dir/lib"
     ;;
   run)
     out=${2:-${OUT:-$dir/logs}}
     mkdir -p "$out"
     export LD_LIBRARY_PATH="$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    step() { local name=$1; shift; echo "== $name: $*"; "$@" >"$out/$name.log" 2>&1; local rc=$?; tail -n 4 "$out/$name.log"; echo "rc=$rc"; }
+    # Each step is cut off after GPU_CHECK_STEP_S seconds (default 240), so that one hung or slow
+    # step leaves the lease to the others; the target table comes right after the device's own
+    # suite, since it is what the run is for.
+    step() {
+      local name=$1; shift; echo "== $name: $*"
+      timeout "${GPU_CHECK_STEP_S:-240}" "$@" >"$out/$name.log" 2>&1; local rc=$?
+      tail -n 4 "$out/$name.log"; echo "rc=$rc$( [ $rc = 124 ] && echo ' (cut off)')"
+    }
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
     git rev-parse --short HEAD 2>/dev/null | tee -a "$out/device.txt"
     date -u | tee -a "$out/device.txt"
     step test_cuda "$dir/tests/test_cuda"
+    targets "$out" "$dir"
     step test_algorithms_cuda "$dir/tests/test_algorithms" --gtest_brief=1 --gtest_filter='Cuda/*'
     step sweep_cuda "$dir/ppsim" sweep --backend cuda --op allreduce --algo allreduce_hypercube --topology hypercube --p 2^10..2^20 --m 1,256 --jsonl "$out/sweep.jsonl"
     step bench_cuda "$dir/bench/ppsim_bench" --backend cuda --p-from 10 --p-to 20 --compare-cpu --markdown
     step bench_cuda_large "$dir/bench/ppsim_bench" --backend cuda --p-from 21 --p-to 24 --markdown
     step bench_loggp "$dir/bench/ppsim_bench_loggp" --p-from 16 --p-to 22 --markdown
-    targets "$out" "$dir"
     ;;
   targets)
     out=${2:-${OUT:-$dir/logs}}

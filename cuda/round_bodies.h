@@ -321,7 +321,7 @@ struct CostOf {
     const int64_t from = x.from - c.lo;
     const rules::MessageCost cost =
         direct_links(c.machine.topo)
-            ? rules::direct_cost(c.cost, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
+            ? rules::direct_cost(c.cost, x.from, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
                                  x.combined)
             : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, link_load, uint32_t(step));
     return RoundPeak{cost.congestion, cost.time};

@@ -483,7 +483,7 @@ class RoundsRun {
       const int64_t first = slot[size_t(x.from - ctx.lo)].sends, end = slot[size_t(x.from - ctx.lo + 1)].sends;
       const int64_t charged = rules::charged_words(ctx.tokens, x.len);
       const rules::CostParts cost =
-          direct ? rules::direct_parts(ctx.cost, rules::direct_congestion(sends.data(), first, end, x.to), charged)
+          direct ? rules::direct_parts(ctx.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
                  : rules::route_parts_with(ctx.machine, ctx.cost, x.from, x.to, charged, x.hops,
                                            [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
       out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(sends.data(), first, s), x.len, x.hops,

@@ -21,6 +21,7 @@
 #include "ppsim/run.h"
 #include "pram_command.h"
 #include "sweep.h"
+#include "timeline_output.h"
 
 namespace py = pybind11;
 using namespace ppsim;
@@ -67,14 +68,21 @@ Command parse_command(const char* name, const std::vector<std::string>& args, Ad
 
 py::object run(const std::vector<std::string>& args) {
   RunOptions o;
-  const Command run = parse_command("run", args, [&](Command& c) { add_run_options(c, o); });
+  const Command run = parse_command("run", args, [&](Command& c) {
+    add_run_options(c, o);
+    add_timeline_options(c, o);
+  });
   nlohmann::json doc;
   if (!o.goal.empty()) {  // as `ppsim run --goal FILE`
     check_goal_options(o, run);
+    check_timeline_options(o);
+    GoalTiming t;
     {
       py::gil_scoped_release unlocked;
-      doc = time_goal_file(o).json;
+      t = time_goal_file(o);
     }
+    if (t.timeline) write_timeline(o, *t.timeline);
+    doc = std::move(t.json);
   } else if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
     const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), run);
     PramResult r;
@@ -86,12 +94,14 @@ py::object run(const std::vector<std::string>& args) {
   } else {
     Backend backend = Backend::automatic;
     RunConfig c = build_config(o, backend);
+    check_timeline_options(o);
     c.keep_buffers = run_total_words(c) <= kReportFinalWords;  // as `ppsim run`: final buffers when this small
     RunResult r;
     {
       py::gil_scoped_release unlocked;
       r = run_simulation(c, backend);
     }
+    if (!o.timeline.empty() || !o.plot.empty()) write_timeline(o, run_timeline(c, r, o.timeline_processors));
     doc = run_json(c, backend, r);
   }
   if (!o.json.empty()) write_json(o.json, doc);

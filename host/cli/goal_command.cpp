@@ -12,6 +12,7 @@
 #include "goal/goal.h"
 #include "goal/loggp_run.h"
 #include "output_file.h"
+#include "timeline_output.h"
 #include "ppsim/report.h"
 
 namespace ppsim::cli {
@@ -105,10 +106,13 @@ std::string goal_text(const RunOptions& o) {
 void check_goal_options(const RunOptions& o, const Command& run) {
   // Everything but the LogGP parameters and the report comes from the file.
   for (const std::string& name : run.given_names()) {
-    if (name == "--goal" || name == "--json" || name == "--model" || name == "--L" || name == "--o" || name == "--g" || name == "--G" ||
-        name == "--O" || name == "--S")
-      continue;
-    throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S and --json do)");
+    static const char* const kApply[] = {"--goal",          "--json",        "--model",      "--L",    "--o",
+                                         "--g",             "--G",           "--O",          "--S",    "--noise-trace",
+                                         "--noise",         "--noise-cosched", "--noise-phases", "--seed", "--stragglers",
+                                         "--straggler-factor", "--timeline", "--timeline-processors", "--plot"};
+    if (std::find(std::begin(kApply), std::end(kApply), name) != std::end(kApply)) continue;
+    throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S, the noise and "
+                            "straggler options and --json do)");
   }
   if (o.model != "linear" && o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
   if (run.given("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
@@ -124,11 +128,24 @@ GoalTiming time_goal_file(const RunOptions& o) {
     throw UsageError(e.what());
   }
   t.read_seconds = seconds_since(t0);
+  CostParams cost;
+  cost.model = CostModel::loggp;
+  const Stragglers slow = read_straggler_options(o, t.schedule.ranks);
+  const std::shared_ptr<const NoiseSpec> noise_spec = read_noise_options(o, cost);
   const auto t1 = std::chrono::steady_clock::now();
+  uint64_t noiseless = 0;
   try {
-    t.result = goal::simulate(t.schedule, t.params);
+    std::optional<loggp::Noise> noise;
+    if (noise_spec) noise.emplace(*noise_spec, t.schedule.ranks);
+    const loggp::Effects fx{noise ? &*noise : nullptr, &slow};
+    t.result = goal::simulate(t.schedule, t.params, fx);
+    if (noise && t.result.unfinished.empty()) noiseless = goal::simulate(t.schedule, t.params, loggp::Effects{nullptr, &slow}).time;
+    if (t.result.unfinished.empty() && (!o.timeline.empty() || !o.plot.empty()))
+      t.timeline = goal_timeline(t.schedule, t.params, fx, o.timeline_processors, "GOAL schedule " + o.goal);
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(o.goal + ": the schedule cannot finish: " + e.what());
+  } catch (const NoiseError& e) {
+    throw UsageError(o.goal + ": " + e.what());
   }
   if (!t.result.unfinished.empty()) throw ScheduleError(o.goal + ": the schedule cannot finish: " + t.result.unfinished);
   t.simulate_seconds = seconds_since(t1);
@@ -143,12 +160,16 @@ GoalTiming time_goal_file(const RunOptions& o) {
                           {"calcs", t.count[2]},
                           {"dependencies", s.edges()},
                           {"model", loggp_json(t.params)},
+                          {"noise", noise_config_json(noise_spec.get())},
+                          {"stragglers", stragglers_json(slow, t.schedule.ranks)},
                           {"time", r.time},
                           {"last_rank", r.last_host},
                           {"finish", r.finish.size() <= kReportFinishTimes ? nlohmann::json(r.finish) : nlohmann::json(nullptr)},
+                          {"finish_spread", finish_spread_json(r.finish)},
                           {"events", r.events},
                           {"read_seconds", t.read_seconds},
                           {"simulate_seconds", t.simulate_seconds}};
+  if (noise_spec) t.json["noise_outcome"] = noise_outcome_json(r.time, noiseless, r.noise, r.noise_per_host);
   return t;
 }
 
@@ -156,6 +177,7 @@ int run_goal_file(const RunOptions& o, const Command& run) {
   check_goal_options(o, run);
   loggp_params(o);
   if (!o.json.empty()) require_writable(o.json, "--json");
+  check_timeline_options(o);
   GoalTiming t;
   try {
     t = time_goal_file(o);
@@ -163,14 +185,18 @@ int run_goal_file(const RunOptions& o, const Command& run) {
     std::cerr << "ppsim: error: " << e.what() << "\n";
     return 1;
   }
+  if (t.timeline) write_timeline(o, *t.timeline);
   if (!o.json.empty()) write_json(o.json, t.json);
-  if (o.json != "-") {
+  if (o.json != "-" && o.timeline != "-") {
     const goal::Schedule& s = t.schedule;
     const loggp::Result& r = t.result;
     std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.ops.size() << " operations (" << t.count[0]
               << " sends, " << t.count[1] << " receives, " << t.count[2] << " calcs), " << s.edges() << " dependencies\n"
               << "  " << loggp_text(t.params) << "\n"
-              << "  time " << r.time << " ns (rank " << r.last_host << " finishes last)\n";
+              << "  time " << r.time << " ns (rank " << r.last_host << " finishes last; finishing times spread over "
+              << t.json["finish_spread"] << " ns)\n";
+    if (t.json.contains("noise_outcome")) print_noise_text(std::cout, t.json["noise"], t.json["noise_outcome"]);
+    if (!t.json["stragglers"].is_null()) print_stragglers_text(std::cout, t.json["stragglers"]);
     if (s.ranks <= 16)
       for (uint32_t h = 0; h < s.ranks; ++h) std::cout << "  rank " << h << ": " << r.finish[h] << "\n";
     std::cout << "  events " << r.events << ", read " << t.read_seconds << " s, simulated " << t.simulate_seconds << " s\n";

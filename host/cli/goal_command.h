@@ -1,5 +1,6 @@
 // `ppsim goal` (export) and `ppsim run --goal FILE` (import), goal_command.cpp.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "goal/loggp.h"
 
 #include "options.h"
+#include "run/timeline.h"
 
 namespace ppsim::cli {
 
@@ -26,6 +28,7 @@ struct GoalTiming {
   uint64_t count[3] = {0, 0, 0};  // sends, receives, calcs
   double read_seconds = 0, simulate_seconds = 0;
   nlohmann::json json;
+  std::optional<Timeline> timeline;  // --timeline or --plot
 };
 GoalTiming time_goal_file(const RunOptions& o);
 // and an algorithm's rounds as GOAL text (what `ppsim goal --out -` prints; at most 1 GiB), with

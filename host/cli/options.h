@@ -2,10 +2,14 @@
 // them into a RunConfig with every check the CLI makes.
 #pragma once
 #include <initializer_list>
+#include <memory>
+#include <ostream>
 #include <string>
 
 #include "command_line.h"
 #include "ppsim/engine.h"
+
+#include <nlohmann/json.hpp>
 
 namespace ppsim::cli {
 
@@ -34,7 +38,18 @@ struct RunOptions {
   // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
   int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
   bool trace = false;
+  // OS noise (--model loggp; ppsim/noise.h), stragglers (ppsim/stragglers.h), and the seed of both
+  std::string noise_trace, noise, noise_phases = "ppsim", stragglers;
+  bool noise_cosched = false;
+  int64_t seed = 1;
+  double straggler_factor = 2.0;
+  // `run` only (add_timeline_options): the timeline and its Gantt chart
+  std::string timeline, plot;
+  int64_t timeline_processors = 64;
 };
+
+// Registers --timeline, --timeline-processors and --plot (`run`, and the Python module's run).
+void add_timeline_options(Command& command, RunOptions& o);
 
 // Registers the options of `run` on a subcommand.
 void add_run_options(Command& command, RunOptions& o);
@@ -50,6 +65,17 @@ void add_run_options(Command& command, RunOptions& o, std::initializer_list<Desc
 void add_loggp_options(Command& command, RunOptions& o);
 // --L --o --g --G --O --S, checked. Throws UsageError.
 LogGPParams loggp_params(const RunOptions& o);
+
+// --noise-trace or --noise with --noise-cosched, --noise-phases and --seed: the noise of a run
+// whose clocks are `cost` (null when none is asked for). Throws UsageError.
+std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost);
+// --stragglers with --straggler-factor and --seed, for p processors. Throws UsageError.
+Stragglers read_straggler_options(const RunOptions& o, int64_t p);
+
+// The lines a text report gives the noise (its config and outcome as the JSON report writes them,
+// report.h) and the stragglers.
+void print_noise_text(std::ostream& out, const nlohmann::json& config, const nlohmann::json& outcome);
+void print_stragglers_text(std::ostream& out, const nlohmann::json& stragglers);
 
 // Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
 RunConfig build_config(const RunOptions& o, Backend& backend);

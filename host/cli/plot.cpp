@@ -8,6 +8,7 @@
 
 #include "output_file.h"
 #include "sweep.h"
+#include "timeline_output.h"
 
 namespace ppsim::cli {
 
@@ -137,6 +138,59 @@ void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path
   Series series = group_series(rows, x);
   const PlotLines lines = plot_lines(series, x, y);
   run_gnuplot(path, [&](const std::string& tmp) { return gnuplot_script(lines, tmp, x, y, rows.front()["op"].get<std::string>()); });
+}
+
+namespace {
+
+// A slice's colour in the Gantt chart, by what it is.
+unsigned slice_colour(const std::string& name) {
+  static const std::map<std::string, unsigned> colours = {{"o send", 0x4e79a7}, {"send", 0x4e79a7},   {"o recv", 0x59a14f},
+                                                          {"recv", 0x59a14f},   {"calc", 0x9c755f},   {"noise", 0xe15759},
+                                                          {"g send", 0x76b7b2}, {"g recv", 0xedc948}};
+  const auto it = colours.find(name);
+  return it == colours.end() ? 0x888888u : it->second;
+}
+
+}  // namespace
+
+void plot_timeline(const Timeline& t, const std::string& path) {
+  check_plot_file(path);
+  // A row per track each kept processor uses, top to bottom in the order of the processors.
+  std::map<std::pair<int64_t, int>, int> row;
+  for (const TimelineSlice& s : t.slices) row[{s.proc, s.track}] = 0;
+  int n = 0;
+  for (auto& [key, r] : row) r = n++;
+  const double scale = t.unit == "ns" ? 1e-3 : 1.0;  // the x axis in us (LogGP) or the model's units
+  std::string data = "$slices << EOD\n";
+  std::set<std::string> kinds;
+  for (const TimelineSlice& s : t.slices) {
+    const double y = double(n - 1 - row[{s.proc, s.track}]);
+    char line[160];
+    std::snprintf(line, sizeof line, "%.9g %.9g %.3f %.3f %u\n", s.start * scale, (s.start + s.dur) * scale, y - 0.4, y + 0.4,
+                  slice_colour(s.name));
+    data += line;
+    kinds.insert(s.name);
+  }
+  data += "EOD\n";
+  std::string ytics;
+  for (const auto& [key, r] : row) {
+    const std::string label = "processor " + std::to_string(key.first) + " " + t.tracks.at(size_t(key.second));
+    ytics += std::string(ytics.empty() ? "" : ", ") + "\"" + label + "\" " + std::to_string(n - 1 - r);
+  }
+  run_gnuplot(path, [&](const std::string& tmp) {
+    std::string script = data + gnuplot_output(tmp, 1100, std::max(300, 120 + 18 * n));
+    script += "set title \"ppsim: " + t.title + "\" noenhanced\n";
+    script += std::string("set xlabel '") + (t.unit == "ns" ? "time (us)" : "time (units of the model)") + "'\n";
+    script += "set yrange [-0.7:" + std::to_string(n) + "-0.3]\nset ytics (" + ytics + ") font ',8' noenhanced\n";
+    script += "set grid xtics\nset key outside right top box\nset style fill solid 0.9 noborder\n";
+    script += "plot $slices using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable notitle";
+    for (const std::string& k : kinds) {
+      char entry[120];
+      std::snprintf(entry, sizeof entry, ", keyentry with boxes lc rgb '#%06x' title '%s'", slice_colour(k), k.c_str());
+      script += entry;
+    }
+    return script + "\nunset output\n";
+  });
 }
 
 std::string gnuplot_output(const std::string& tmp, int width, int height) {

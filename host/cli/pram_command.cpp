@@ -14,7 +14,8 @@ void refuse_network_options(const RunOptions& o, const Command& run) {
   for (const char* opt :
        {"--topology", "--dims",         "--ports",      "--lambda",  "--ts",    "--tw",        "--tw-class", "--th",
         "--routing",  "--root",         "--n",          "--backend", "--shift", "--exclusive", "--logical",  "--logical-dims",
-        "--map",      "--group-stride", "--group-size", "--sources"})
+        "--map",      "--group-stride", "--group-size", "--sources", "--noise-trace", "--noise", "--noise-cosched", "--noise-phases",
+        "--seed", "--stragglers", "--straggler-factor", "--timeline", "--timeline-processors", "--plot"})
     if (run.given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
 }
 

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "output_file.h"
 #include "pram_command.h"
+#include "timeline_output.h"
 #include "ppsim/protocol.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -101,10 +102,15 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
       out << "\n  finish (ns):";
       for (uint64_t f : r.finish) out << " " << f;
     }
+    out << "\n  finishing times spread over " << finish_spread_json(r.finish) << " ns";
   }
   print_formula_and_bounds(c);
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";
+  if (c.noise)
+    print_noise_text(out, noise_config_json(c.noise.get()),
+                     noise_outcome_json(uint64_t(r.time), r.noiseless_time, r.noise_total, r.noise_per_processor));
+  if (c.cost.stragglers.any()) print_stragglers_text(out, stragglers_json(c.cost.stragglers, c.params.p));
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
     out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words))
         << ", as nccl-tests)\n";
@@ -122,6 +128,7 @@ int run_network(const RunOptions& o) {
   auto configure = [&] {
     c = build_config(o, backend);
     if (!o.json.empty() && writer) require_writable(o.json, "--json");
+    if (writer) check_timeline_options(o);
   };
   if (ranks) agreed_phase(*ranks, configure);
   else configure();
@@ -132,8 +139,9 @@ int run_network(const RunOptions& o) {
   RunResult r = run_simulation(c, backend, &notice);
   if (!writer) return verification_exit_code(r.verified, r.mismatches);
   if (!notice.empty()) std::cerr << notice << "\n";
+  if (!o.timeline.empty() || !o.plot.empty()) write_timeline(o, run_timeline(c, r, o.timeline_processors));
   if (!o.json.empty()) write_json(o.json, run_json(c, backend, r));
-  if (o.json != "-") print_run_text(c, r);
+  if (o.json != "-" && o.timeline != "-") print_run_text(c, r);
   return verification_exit_code(r.verified, r.mismatches);
 }
 
@@ -152,6 +160,7 @@ Command run_command() {
   auto o = std::make_shared<RunOptions>();
   Command run("run", "run one collective on a simulated machine and verify it");
   add_run_options(run, *o);
+  add_timeline_options(run, *o);
   run.run = [o](const Command& parsed) { return run_subcommand(*o, parsed); };
   return run;
 }

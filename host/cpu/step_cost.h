@@ -57,7 +57,7 @@ class MessageCounter {
   void count(Chunk& ch, StoredSend& x, int64_t first, int64_t end) const {
     const int64_t words = count_figures(ch, x);
     if (direct_)
-      add_message_cost(ch, rules::direct_cost(rules_.c.cost, rules::direct_congestion(ch.sends.data(), first, end, x.to), words, x.hops,
+      add_message_cost(ch, rules::direct_cost(rules_.c.cost, x.from, rules::direct_congestion(ch.sends.data(), first, end, x.to), words, x.hops,
                                               x.combined));
     else count_links(ch, x);
   }

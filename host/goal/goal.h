@@ -85,6 +85,6 @@ Schedule parse_file_text(std::string_view text, const std::string& path, std::fu
 
 // Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of
 // an operation that can never run.
-loggp::Result simulate(const Schedule& s, const loggp::Params& P);
+loggp::Result simulate(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx = {});
 
 }  // namespace ppsim::goal

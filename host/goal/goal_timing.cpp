@@ -76,9 +76,9 @@ class ScheduleSource {
 
 }  // namespace
 
-loggp::Result simulate(const Schedule& s, const loggp::Params& P) {
+loggp::Result simulate(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
   ScheduleSource src(s);
-  return loggp::simulate(src, P);
+  return loggp::simulate(src, P, fx);
 }
 
 }  // namespace ppsim::goal

@@ -18,6 +18,9 @@
 // sends first, then receives, then computations. Sizes are unsigned 64-bit as in LogGOPSim, so
 // (s-1) for a 0-byte message wraps: such a message costs g - G on the sending NIC (kept, to agree).
 // A host's finishing time is the latest of its CPUs' nexto.
+// Effects (both optional): OS noise lengthens a CPU operation (a calc's c, a send's or a message's o)
+// by the detours it meets (noise.h); a straggler's o, O and calc take its factor longer (o' = F·o,
+// rounded; its messages leave at t + o' + L), as ppsim/stragglers.h says.
 //
 // The schedule comes from a Source (a GOAL file, goal.h, or an algorithm's rounds, loggp_run.cpp):
 //   uint32_t hosts() const; int cpus() const; int nics() const;
@@ -35,7 +38,9 @@
 #include <vector>
 
 #include "goal/loggp_events.h"
+#include "goal/noise.h"
 #include "ppsim/cost.h"
+#include "ppsim/stragglers.h"
 
 namespace ppsim::loggp {
 
@@ -52,6 +57,32 @@ struct StuckError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Who watches the clocks (--timeline): told of every interval a CPU or a NIC is busy, and of every
+// message, on the hosts it watches. `id` ties a message's send to its handling at the receiver.
+struct Recorder {
+  virtual bool watches(uint32_t h) const = 0;
+  // CPU `cpu` of host h busy from `start` for `dur` (kind: "o send", "o recv", "calc"), then for
+  // `detour` more (OS noise).
+  virtual void cpu(uint32_t h, uint32_t cpu, const char* kind, uint64_t start, uint64_t dur, uint64_t detour, uint32_t peer,
+                   uint64_t bytes) = 0;
+  // NIC `nic` of host h busy from `start` for `dur`, sending or receiving.
+  virtual void nic(uint32_t h, uint32_t nic, bool send, uint64_t start, uint64_t dur) = 0;
+  // A message from `from` (its send started at `start` on CPU `cpu`; it leaves at `leaves`, is at
+  // `to` at `arrives`) and the time `to` starts handling it.
+  virtual void sent(uint32_t from, uint32_t cpu, uint32_t to, uint64_t id, uint64_t start, uint64_t leaves, uint64_t arrives, uint64_t bytes) = 0;
+  virtual void handled(uint32_t to, uint32_t cpu, uint32_t from, uint64_t id, uint64_t at) = 0;
+
+ protected:
+  ~Recorder() = default;
+};
+
+// What perturbs or watches the clocks (null: nothing).
+struct Effects {
+  const Noise* noise = nullptr;
+  const Stragglers* stragglers = nullptr;
+  Recorder* recorder = nullptr;  // the event engine only (the lockstep timing records nothing)
+};
+
 struct Result {
   std::vector<uint64_t> finish;  // per host
   uint64_t time = 0;             // the latest finish
@@ -62,6 +93,9 @@ struct Result {
   // completed), named with its rank and label; "" when every operation ran. LogGOPSim prints
   // the times all the same, and so are they here; callers report the schedule as unfinished.
   std::string unfinished;
+  // With noise: the detours added to each host's CPU operations, and their sum (else empty, 0).
+  std::vector<uint64_t> noise_per_host;
+  uint64_t noise = 0;
 };
 
 namespace detail {
@@ -75,9 +109,13 @@ inline constexpr auto by_type = [](const ReadyOp& a, const ReadyOp& b) { return 
 template <class Source>
 class Engine {
  public:
-  Engine(Source& src, const Params& P)
-      : src_(src), P_(P), p_(src.hosts()), ncpu_(size_t(src.cpus())), nnic_(size_t(src.nics())), nexto_(p_ * ncpu_, 0),
-        nextgr_(p_ * nnic_, 0), nextgs_(p_ * nnic_, 0), rq_(p_), uq_(p_) {}
+  Engine(Source& src, const Params& P, const Effects& fx)
+      : src_(src), P_(P), noise_(fx.noise), slow_(fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr), rec_(fx.recorder),
+        p_(src.hosts()),
+        ncpu_(size_t(src.cpus())), nnic_(size_t(src.nics())), nexto_(p_ * ncpu_, 0), nextgr_(p_ * nnic_, 0), nextgs_(p_ * nnic_, 0),
+        rq_(p_), uq_(p_) {
+    if (noise_) res_.noise_per_host.assign(p_, 0);
+  }
 
   Result run() {
     take_roots();
@@ -121,6 +159,19 @@ class Engine {
 
   uint64_t& cpu_clock(const Event& e) { return nexto_[e.host * ncpu_ + e.cpu()]; }
 
+  // Host h's o and O (a straggler's are its factor longer), and a calc of c ns there.
+  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
+  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
+  uint64_t calc_of(uint32_t h, uint64_t c) const { return slow_ ? slow_->scaled(h, c) : c; }
+  // The noise a CPU operation of h from t for len meets (noise.h), counted.
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
+    if (!noise_) return 0;
+    const uint64_t d = noise_->detour(h, t, len);
+    res_.noise_per_host[h] += d;
+    res_.noise += d;
+    return d;
+  }
+
   // An event whose clocks are not free yet goes back in the queue for when they are (it keeps its
   // creation stamp).
   void put_back(Event e, uint64_t when) {
@@ -132,7 +183,9 @@ class Engine {
   void calc(const Event& e) {
     uint64_t& o_clock = cpu_clock(e);
     if (o_clock > e.time) return put_back(e, o_clock);
-    o_clock = e.time + e.size;
+    const uint64_t c = calc_of(e.host, e.size), d = detour(e.host, e.time, c);
+    o_clock = e.time + c + d;
+    if (rec_ && rec_->watches(e.host)) rec_->cpu(e.host, e.cpu(), "calc", e.time, c, d, e.host, 0);
     ++res_.events;
     mark_started(e.host, e.op);
     mark_done(e.host, e.op);
@@ -147,14 +200,16 @@ class Engine {
     ++res_.events;
     ++res_.messages;
     mark_started(e.host, e.op);
-    o_clock = e.time + P_.o + (e.size - 1) * P_.O;
+    const uint64_t o = o_of(e.host), d = detour(e.host, e.time, o);
+    o_clock = e.time + o + (e.size - 1) * O_of(e.host) + d;
     gs = e.time + P_.g + (e.size - 1) * P_.G;
     Event m = e;
     m.set_type(kMsg);
     m.host = e.target;
     m.target = e.host;
-    m.time = e.time + P_.o + P_.L;
+    m.time = e.time + o + P_.L;
     m.set_ts(aqtime_++);
+    if (rec_) record_send(e, m, o, d);
     aq_.push(m);
     if (e.size <= P_.S) mark_done(e.host, e.op);  // eager: done when handed to the NIC
   }
@@ -179,8 +234,14 @@ class Engine {
     uint64_t& gr = nextgr_[e.host * nnic_ + e.nic()];
     if (std::max(o_clock, gr) > e.time) return put_back(e, std::max(o_clock, gr));
     ++res_.events;
-    o_clock = e.time + P_.o + std::max((e.size - 1) * P_.O, (e.size - 1) * P_.G);
+    const uint64_t o = o_of(e.host), d = detour(e.host, e.time, o), busy = o + std::max((e.size - 1) * O_of(e.host), (e.size - 1) * P_.G);
+    o_clock = e.time + busy + d;
     gr = e.time + P_.g + (e.size - 1) * P_.G;
+    if (rec_ && rec_->watches(e.host)) {
+      rec_->cpu(e.host, e.cpu(), "o recv", e.time, busy, d, e.target, e.size);
+      rec_->nic(e.host, e.nic(), false, e.time, gr - e.time);
+      rec_->handled(e.host, e.cpu(), e.target, e.ts(), e.time);
+    }
     QueueEntry got;
     if (rq_.take(e.host, e.target, e.tag, got)) {
       if (e.size > P_.S) rendezvous_done(e.target, e.op, e.cpu(), e.nic(), e.time);
@@ -188,6 +249,15 @@ class Engine {
     } else {
       uq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
     }
+  }
+
+  // A send as the recorder sees it: its CPU and NIC intervals, and its message.
+  void record_send(const Event& e, const Event& m, uint64_t o, uint64_t d) {
+    if (rec_->watches(e.host)) {
+      rec_->cpu(e.host, e.cpu(), "o send", e.time, o + (e.size - 1) * O_of(e.host), d, e.target, e.size);
+      rec_->nic(e.host, e.nic(), true, e.time, nextgs_[e.host * nnic_ + e.nic()] - e.time);
+    }
+    if (rec_->watches(e.host) || rec_->watches(e.target)) rec_->sent(e.host, e.cpu(), e.target, m.ts(), e.time, e.time + o, m.time, e.size);
   }
 
   // A rendezvous send completes when its receive matches it: its host's clocks (of the CPU and
@@ -279,6 +349,9 @@ class Engine {
 
   Source& src_;
   const Params& P_;
+  const Noise* noise_;
+  const Stragglers* slow_;  // null when none straggles
+  Recorder* rec_;
   const uint32_t p_;
   const size_t ncpu_, nnic_;
   std::vector<uint64_t> nexto_, nextgr_, nextgs_;  // per host and CPU; per host and NIC
@@ -299,8 +372,8 @@ class Engine {
 // Runs the schedule; throws StuckError when a receive or a message is left unmatched (LogGOPSim
 // then prints no times), names the first operation that never ran in Result::unfinished.
 template <class Source>
-Result simulate(Source& src, const Params& P) {
-  return detail::Engine<Source>(src, P).run();
+Result simulate(Source& src, const Params& P, const Effects& fx = {}) {
+  return detail::Engine<Source>(src, P, fx).run();
 }
 
 }  // namespace ppsim::loggp

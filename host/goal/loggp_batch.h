@@ -72,9 +72,11 @@ inline bool after_release(const Msg& m, uint64_t arrival, const Proc& pr) {
 // order the engine gives them) and the messages that arrive for them.
 class BatchTimer {
  public:
-  explicit BatchTimer(const loggp::Params& P) : P_(P) {}
+  BatchTimer(const loggp::Params& P, const loggp::Effects& fx)
+      : P_(P), noise_(fx.noise), slow_(fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr) {}
 
   uint64_t events = 0, messages = 0;             // of the last run
+  uint64_t noise = 0;                            // the detours of the last run (loggp.h's Effects)
   uint64_t release_time = 0;                     // when the last receive completed;
   uint64_t release_made = 0, release_made2 = 0;  // the completing event, as Proc::rel_made ...
   uint32_t release_host = 0;
@@ -132,17 +134,17 @@ class BatchTimer {
     const uint64_t start = std::max(c.o, c.gs);
     uint64_t arrival = 0;
     if (!msgs.empty()) {
-      arrival = msgs[0]->sent + P_.o + P_.L;
+      arrival = arrival_of(*msgs[0]);
       if (!after_release(*msgs[0], arrival, pr)) return false;  // it may come among the previous batch's events
       if (arrival <= (has_send ? start : c.o)) return std::nullopt;
       if (msgs[0]->from != ops[nops - 1].peer || round != ops[nops - 1].tag) return std::nullopt;
     }
-    events = messages = 0;
+    events = messages = noise = 0;
     if (has_send) {
       Op& op = ops[0];
       ++events;
       ++messages;
-      c.o = start + P_.o + (op.size - 1) * P_.O;
+      c.o = start + o_of(h_) + (op.size - 1) * O_of(h_) + detour(start, o_of(h_));
       c.gs = start + P_.g + (op.size - 1) * P_.G;
       if (msgs.empty()) op.start = start;
       else if (op.start != start) return false;
@@ -152,7 +154,7 @@ class BatchTimer {
       const Msg& m = *msgs[0];
       const uint64_t t = std::max(arrival, std::max(c.o, c.gr));
       ++events;
-      c.o = t + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
+      c.o = t + o_of(h_) + detour(t, o_of(h_)) + std::max((m.size - 1) * O_of(h_), (m.size - 1) * P_.G);
       c.gr = t + P_.g + (m.size - 1) * P_.G;
       release_time = t;
       release_made = made_key(m.sent, false);
@@ -175,7 +177,7 @@ class BatchTimer {
     rq_.clear();
     uq_.clear();
     ev_.reserve(nops + msgs.size());
-    events = messages = 0;
+    events = messages = noise = 0;
     outstanding_ = 0;
     released_ = false;
     for (uint32_t i = 0; i < nops; ++i) {
@@ -185,7 +187,7 @@ class BatchTimer {
       ev_.push_back(Ev{t, pr.t_rel, i, false});
     }
     for (uint32_t j = 0; j < msgs.size(); ++j) {
-      const uint64_t at = msgs[j]->sent + P_.o + P_.L;
+      const uint64_t at = arrival_of(*msgs[j]);
       if (!after_release(*msgs[j], at, pr)) return false;  // it may come among the previous batch's events
       ev_.push_back(Ev{at, msgs[j]->sent, j, true});
     }
@@ -211,7 +213,7 @@ class BatchTimer {
     const uint64_t ready = std::max(c.o, c.gr);
     if (ready > e.time) return ready;
     ++events;
-    c.o = e.time + P_.o + std::max((m.size - 1) * P_.O, (m.size - 1) * P_.G);
+    c.o = e.time + o_of(h_) + detour(e.time, o_of(h_)) + std::max((m.size - 1) * O_of(h_), (m.size - 1) * P_.G);
     c.gr = e.time + P_.g + (m.size - 1) * P_.G;
     if (take(rq_, [&](uint32_t i) { return ops[i].peer == m.from && ops[i].tag == round; })) released_ = --outstanding_ == 0;
     else uq_.push_back(e.idx);
@@ -223,7 +225,7 @@ class BatchTimer {
     if (ready > t) return ready;
     ++events;
     ++messages;
-    c.o = t + P_.o + (op.size - 1) * P_.O;
+    c.o = t + o_of(h_) + (op.size - 1) * O_of(h_) + detour(t, o_of(h_));
     c.gs = t + P_.g + (op.size - 1) * P_.G;
     return 0;
   }
@@ -274,7 +276,20 @@ class BatchTimer {
     return true;
   }
 
+  // The engine's effects (loggp.h): a processor's o and O, a message's arrival, a detour.
+  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
+  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
+  uint64_t arrival_of(const Msg& m) const { return m.sent + o_of(m.from) + P_.L; }
+  uint64_t detour(uint64_t t, uint64_t len) {
+    if (!noise_) return 0;
+    const uint64_t d = noise_->detour(h_, t, len);
+    noise += d;
+    return d;
+  }
+
   const loggp::Params& P_;
+  const loggp::Noise* noise_;
+  const Stragglers* slow_;  // null when none straggles
   const Msg& msg(const Ev& e) const { return *(*msgs_)[e.idx]; }
   uint32_t h_ = 0;                                 // the processor
   uint64_t own_made2_ = 0;                         // when its batch's release was made (made_key)

@@ -87,7 +87,8 @@ class ByRound {
 // What a thread needs to time batches: its own reader, timer and scratch, and the messages and
 // waiting processors it makes, by round (gathered from every thread when their round comes).
 struct Worker {
-  Worker(const RunConfig& c, int rounds, size_t guess) : reader(c), timer(c.cost.loggp), sent(rounds, guess), waiting(rounds, guess) {}
+  Worker(const RunConfig& c, const loggp::Effects& fx, int rounds, size_t guess)
+      : reader(c), timer(c.cost.loggp, fx), sent(rounds, guess), waiting(rounds, guess) {}
   loggp_rounds::RoundReader reader;
   BatchTimer timer;
   ByRound<Msg> sent;
@@ -125,8 +126,10 @@ void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*b
 class LockstepTiming {
  public:
   LockstepTiming(const RunConfig& c, int threads)
-      : P_(c.cost.loggp), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
-        workers_(make_workers(c, R_, threads_, p_)), procs_(p_), finish_(p_, 0), inbox_(p_, -1) {}
+      : P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
+        workers_(make_workers(c, effects_.effects(), R_, threads_, p_)), procs_(p_), finish_(p_, 0), inbox_(p_, -1) {
+    if (effects_.effects().noise) noise_.assign(p_, 0);
+  }
 
   // Every processor's first batch at its release, then round by round the batches that receive in
   // it; nothing where a lockstep condition fails.
@@ -143,9 +146,9 @@ class LockstepTiming {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
   }
-  static std::vector<std::unique_ptr<Worker>> make_workers(const RunConfig& c, int rounds, int threads, uint32_t p) {
+  static std::vector<std::unique_ptr<Worker>> make_workers(const RunConfig& c, const loggp::Effects& fx, int rounds, int threads, uint32_t p) {
     std::vector<std::unique_ptr<Worker>> workers;
-    for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, rounds, t == 0 ? size_t(p) : 0));
+    for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, fx, rounds, t == 0 ? size_t(p) : 0));
     return workers;
   }
 
@@ -186,6 +189,7 @@ class LockstepTiming {
       finish_[h] = clk.o;
       w.events += w.timer.events;
       w.messages += w.timer.messages;
+      if (!noise_.empty()) noise_[h] += w.timer.noise;
     }
     return true;
   }
@@ -206,6 +210,7 @@ class LockstepTiming {
       return false;
     w.events += w.timer.events;
     w.messages += w.timer.messages;
+    if (!noise_.empty()) noise_[h] += w.timer.noise;
     pr.at_release = clk;
     pr.t_rel = w.timer.release_time;
     pr.rel_made = w.timer.release_made;
@@ -278,16 +283,20 @@ class LockstepTiming {
       }
     }
     res.finish = std::move(finish_);
+    for (uint64_t n : noise_) res.noise += n;
+    res.noise_per_host = std::move(noise_);
     return res;
   }
 
   const loggp::Params& P_;
+  const loggp_rounds::RunEffects effects_;
   const uint32_t p_;
   const int R_;
   const int threads_;
   std::vector<std::unique_ptr<Worker>> workers_;
   HugeVector<Proc> procs_;
   std::vector<uint64_t> finish_;
+  std::vector<uint64_t> noise_;   // per processor, with noise
   HugeVector<int32_t> inbox_;     // per receiver: its first message of the round (-1: none)
   HugeVector<Msg> round_msgs_;    // the messages of the round being timed
   HugeVector<uint32_t> waiting_;  // the processors whose batch receives in it

@@ -2,10 +2,12 @@
 // processor's operations of one round, from the algorithm's dispatch (or a test's override).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "algorithms/all.h"
 #include "goal/loggp.h"
+#include "ppsim/buffers.h"
 #include "ppsim/config.h"
 #include "ppsim/postal.h"
 
@@ -33,6 +35,25 @@ class RoundReader {
   const AlgoParams a_;
   const int rounds_;
   StepOps ops_;
+};
+
+// The effects on a run's clocks (loggp.h): its noise, with the phases of its processors drawn, and
+// its stragglers.
+class RunEffects {
+ public:
+  explicit RunEffects(const RunConfig& c) {
+    if (c.noise) noise_.emplace(*c.noise, uint32_t(run_processors(c)));
+    fx_.noise = noise_ ? &*noise_ : nullptr;
+    fx_.stragglers = &c.cost.stragglers;
+  }
+  RunEffects(const RunEffects&) = delete;
+  RunEffects& operator=(const RunEffects&) = delete;
+  const loggp::Effects& effects() const { return fx_; }
+  void record(loggp::Recorder* r) { fx_.recorder = r; }
+
+ private:
+  std::optional<loggp::Noise> noise_;
+  loggp::Effects fx_;
 };
 
 inline uint64_t bytes_of(int64_t words) { return uint64_t(words) * uint64_t(kBytesPerWord); }

@@ -63,7 +63,17 @@ loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, in
     }
   }
   AlgorithmSource src(c);
-  loggp::Result r = loggp::simulate(src, c.cost.loggp);
+  const loggp_rounds::RunEffects effects(c);
+  loggp::Result r = loggp::simulate(src, c.cost.loggp, effects.effects());
+  if (!r.unfinished.empty()) throw loggp::StuckError(r.unfinished);
+  return r;
+}
+
+loggp::Result loggp_run_recorded(const RunConfig& c, loggp::Recorder& recorder) {
+  AlgorithmSource src(c);
+  loggp_rounds::RunEffects effects(c);
+  effects.record(&recorder);
+  loggp::Result r = loggp::simulate(src, c.cost.loggp, effects.effects());
   if (!r.unfinished.empty()) throw loggp::StuckError(r.unfinished);
   return r;
 }

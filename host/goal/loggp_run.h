@@ -26,6 +26,9 @@ loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lock
 // conditions fail (loggp_lockstep.cpp). The times do not depend on the threads.
 std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads = 1);
 
+// The event engine's times of c's algorithm, told to `recorder` as they are made (--timeline).
+loggp::Result loggp_run_recorded(const RunConfig& c, loggp::Recorder& recorder);
+
 // Writes c's algorithm as GOAL text (goal/goal.h); a comment line names the run.
 void write_goal(const RunConfig& c, std::ostream& out);
 

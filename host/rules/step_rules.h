@@ -201,6 +201,13 @@ struct CostParts {
   double startup = 0, word_time = 0;
 };
 
+// A straggler's sends (ppsim/stragglers.h): its startup and per-word terms take its factor longer.
+PPSIM_HD inline CostParts straggled(const CostParams& c, int64_t from, CostParts x) {
+  if (!c.stragglers.any()) return x;
+  const double f = c.stragglers.factor_of(from);
+  return {x.congestion, x.startup * f, x.word_time * f};
+}
+
 // On a routed topology, from the step's load of each link (load(id): messages on link id).
 template <class Load>
 PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
@@ -220,7 +227,7 @@ PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64
   });
   if (c.tw_class_set == 0) word_time = c.tw * double(words) * double(congestion);
   if (hops == 0) startup = c.ts;  // a message to oneself crosses no link
-  return {congestion, startup, word_time};
+  return straggled(c, from, {congestion, startup, word_time});
 }
 template <class Load>
 PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
@@ -245,12 +252,13 @@ PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end,
   return congestion;
 }
 
-// On a direct-link topology (one link, one class: class 0).
-PPSIM_HD inline CostParts direct_parts(const CostParams& c, long long congestion, int64_t words) {
-  return {congestion, c.ts_of_class(0), c.tw_of_class(0) * double(words) * double(congestion)};
+// On a direct-link topology (one link, one class: class 0), a message from `from`.
+PPSIM_HD inline CostParts direct_parts(const CostParams& c, int64_t from, long long congestion, int64_t words) {
+  return straggled(c, from, {congestion, c.ts_of_class(0), c.tw_of_class(0) * double(words) * double(congestion)});
 }
-PPSIM_HD inline MessageCost direct_cost(const CostParams& c, long long congestion, int64_t words, int64_t hops, int64_t combined) {
-  const CostParts x = direct_parts(c, congestion, words);
+PPSIM_HD inline MessageCost direct_cost(const CostParams& c, int64_t from, long long congestion, int64_t words, int64_t hops,
+                                        int64_t combined) {
+  const CostParts x = direct_parts(c, from, congestion, words);
   return {congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 

@@ -3,6 +3,7 @@
 // and a PRAM's (the bounds they print: bounds.cpp).
 #include "ppsim/report.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -115,13 +116,71 @@ json tw_class_json(const RunConfig& c) {
 }
 }  // namespace
 
+json stragglers_json(const Stragglers& s, int64_t p) {
+  if (!s.any()) return nullptr;
+  json out{{"factor", s.factor}};
+  if (s.listed > 0) {
+    out["chosen"] = "listed";
+  } else {
+    out["chosen"] = "fraction";
+    out["fraction"] = double(s.threshold) * 0x1p-64;
+    out["seed"] = s.seed;
+  }
+  int64_t count = 0;
+  json which = json::array();
+  for (int64_t i = 0; i < p; ++i)
+    if (s.slow(i)) {
+      ++count;
+      if (uint64_t(count) <= kReportFinishTimes) which.push_back(i);
+    }
+  out["count"] = count;
+  out["processors"] = uint64_t(count) <= kReportFinishTimes ? which : json(nullptr);
+  return out;
+}
+
+json noise_config_json(const NoiseSpec* n) {
+  if (!n) return nullptr;
+  return json{{"source", n->trace->source},
+              {"period_ns", n->trace->period()},
+              {"detours_per_period", n->trace->start.size() - 1},
+              {"busy_fraction", n->trace->fraction()},
+              {"phases", n->cosched ? "co-scheduled" : "independent"},
+              {"drawn", n->phases == NoisePhases::loggopsim ? "loggopsim" : "ppsim"},
+              {"seed", n->seed}};
+}
+
+json noise_outcome_json(uint64_t time, uint64_t noiseless, uint64_t total, const std::vector<uint64_t>& per_processor) {
+  json per = nullptr;
+  if (per_processor.size() <= kReportFinishTimes) per = per_processor;
+  return json{{"noiseless_time", noiseless},
+              {"slowdown", noiseless ? json(double(time) / double(noiseless)) : json(nullptr)},
+              {"injected_ns", total},
+              {"injected_per_processor", std::move(per)}};
+}
+
+json finish_spread_json(const std::vector<uint64_t>& finish) {
+  if (finish.empty()) return nullptr;
+  const auto [lo, hi] = std::minmax_element(finish.begin(), finish.end());
+  return *hi - *lo;
+}
+
 json model_json(const RunConfig& c) {
   if (c.cost.model == CostModel::loggp) {
     const LogGPParams& g = c.cost.loggp;
-    return json{{"model", "loggp"}, {"ports", port_spec_name(c.ports)},   {"L", g.L}, {"o", g.o}, {"g", g.g}, {"G", g.G}, {"O", g.O},
-                {"S", g.S},         {"combine", operator_name(c.combine)}};
+    return json{{"model", "loggp"},
+                {"ports", port_spec_name(c.ports)},
+                {"L", g.L},
+                {"o", g.o},
+                {"g", g.g},
+                {"G", g.G},
+                {"O", g.O},
+                {"S", g.S},
+                {"combine", operator_name(c.combine)},
+                {"noise", noise_config_json(c.noise.get())},
+                {"stragglers", stragglers_json(c.cost.stragglers, c.params.p)}};
   }
   return json{{"model", "linear"},
+              {"stragglers", stragglers_json(c.cost.stragglers, c.params.p)},
               {"ports", port_spec_name(c.ports)},
               {"lambda", c.params.lambda},
               {"ts", c.cost.ts},
@@ -234,11 +293,17 @@ void add_verification(json& doc, const RunConfig& c, const RunResult& r) {
 }
 
 // The LogGP clocks' verdict: when each processor finished (small p only), the last, and the work.
-json loggp_json(const RunResult& r) {
+json loggp_json(const RunConfig& c, const RunResult& r) {
   json finish = nullptr;  // per processor, for small p
   if (r.finish.size() <= kReportFinishTimes) finish = r.finish;
-  return {{"finish", std::move(finish)}, {"last_processor", r.last_processor}, {"events", r.loggp_events}, {"seconds", r.loggp_seconds},
-          {"timing", r.loggp_timing}};
+  json out{{"finish", std::move(finish)},
+           {"finish_spread", finish_spread_json(r.finish)},
+           {"last_processor", r.last_processor},
+           {"events", r.loggp_events},
+           {"seconds", r.loggp_seconds},
+           {"timing", r.loggp_timing}};
+  if (c.noise) out["noise"] = noise_outcome_json(uint64_t(r.time), r.noiseless_time, r.noise_total, r.noise_per_processor);
+  return out;
 }
 
 // The final buffers, where they are small enough to print.
@@ -280,7 +345,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   doc["per_step"] = per_step_json(c, r);
   add_verification(doc, c, r);
   doc["wall_seconds"] = r.wall_seconds;
-  if (c.cost.model == CostModel::loggp) doc["loggp"] = loggp_json(r);
+  if (c.cost.model == CostModel::loggp) doc["loggp"] = loggp_json(c, r);
   doc["final"] = final_json(c, r);
   if (c.trace) doc["trace"] = trace_json(c, r);
   return doc;

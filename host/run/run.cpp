@@ -33,22 +33,35 @@ RunResult on_backend(const RunConfig& c, Backend requested, std::string* notice)
 namespace {
 
 // The LogGP timing of c's rounds (host code, whichever backend moves the data).
+// With noise, the clocks are also run without it, for the slowdown.
 struct LoggpTiming {
   loggp::Result result;
-  std::string error;
+  uint64_t noiseless = 0;
+  std::string error, noise_error;
   double seconds = 0;
   bool lockstep = false;
   void run(const RunConfig& c, int threads = 1) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       result = loggp_run(c, false, &lockstep, threads);
+      if (c.noise) {
+        RunConfig quiet = c;
+        quiet.noise = nullptr;
+        noiseless = loggp_run(quiet, false, nullptr, threads).time;
+      }
     } catch (const loggp::StuckError& e) {
       error = std::string("LogGP timing: ") + e.what();
+    } catch (const NoiseError& e) {
+      noise_error = e.what();
     }
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   void into(RunResult& r) {
+    if (!noise_error.empty()) throw ConfigError(noise_error);
     if (!error.empty()) throw ScheduleError(error);
+    r.noiseless_time = noiseless;
+    r.noise_total = result.noise;
+    r.noise_per_processor = std::move(result.noise_per_host);
     r.time = double(result.time);
     r.finish = std::move(result.finish);
     r.last_processor = result.last_host;
@@ -104,6 +117,7 @@ RunResult simulate_split(const RunConfig& c, Backend requested, std::string* not
     agreed_phase(comm, [&] {
       if (comm.rank() != 0) return;
       t.run(c, c.threads > 0 ? c.threads : int(std::max(1u, std::thread::hardware_concurrency())));
+      if (!t.noise_error.empty()) throw ConfigError(t.noise_error);
       if (!t.error.empty()) throw ScheduleError(t.error);
     });
   RunResult r = device ? run_cuda(c) : run_cpu(c);
@@ -130,7 +144,8 @@ RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
   RunResult r;
   if (!device) {
     t.run(c, c.threads > 0 ? c.threads : cores);
-    if (!t.error.empty()) throw ScheduleError(t.error);  // (before moving any data)
+    if (!t.noise_error.empty()) throw ConfigError(t.noise_error);  // (before moving any data)
+    if (!t.error.empty()) throw ScheduleError(t.error);
     r = on_backend(c, requested, notice);
   } else {
     std::thread clocks([&] { t.run(c, std::max(1, cores - 1)); });

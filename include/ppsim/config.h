@@ -1,12 +1,14 @@
 // What a run takes: the configuration (docs/DESIGN.md §2-§3) and the checks made before it starts.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "ppsim/algorithm.h"
 #include "ppsim/cost.h"
 #include "ppsim/errors.h"
 #include "ppsim/mapping.h"
+#include "ppsim/noise.h"
 #include "ppsim/operators.h"
 #include "ppsim/partition.h"
 #include "ppsim/ports.h"
@@ -31,6 +33,8 @@ struct RunConfig {
   InputSpec input;
   PortSpec ports;
   CostParams cost;
+  // OS noise on the LogGP clocks (--noise-trace, --noise; ppsim/noise.h); null: none.
+  std::shared_ptr<const NoiseSpec> noise;
   // NCCL's protocol (--protocol; protocol.h sets it with apply_protocol) and its base latency, which
   // the run adds to the time of its steps once.
   int8_t protocol = 0;  // a Protocol

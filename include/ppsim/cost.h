@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "ppsim/hd.h"
+#include "ppsim/stragglers.h"
 
 namespace ppsim {
 
@@ -49,6 +50,7 @@ struct CostParams {
   double tw_class[kMaxLinkClasses] = {};
   CostModel model = CostModel::linear;
   LogGPParams loggp = {};  // model == loggp
+  Stragglers stragglers = {};  // processors that work slower, in either model (stragglers.h)
 
   // Per-class startup times (NCCL's protocols, --protocol; protocol.h): bit k of ts_class_set says
   // class k has ts_class[k]; a message's startup is then the largest over the links of its route.

@@ -40,6 +40,17 @@ inline constexpr uint64_t kReportFinalWords = 1u << 16;
 // --model loggp: every processor's finishing time is reported up to this many processors.
 inline constexpr uint64_t kReportFinishTimes = 4096;
 
+// Stragglers as a report writes them: null when none, else the factor, how they were chosen and
+// how many of the p processors straggle (with their numbers up to kReportFinishTimes).
+nlohmann::json stragglers_json(const Stragglers& s, int64_t p);
+// OS noise as a report writes it: null when none, else its trace, phases and seed.
+nlohmann::json noise_config_json(const NoiseSpec* n);
+// What noise did to LogGP clocks: the time with and without it (the slowdown), the detours added
+// (in all, and per processor up to kReportFinishTimes processors).
+nlohmann::json noise_outcome_json(uint64_t time, uint64_t noiseless, uint64_t total, const std::vector<uint64_t>& per_processor);
+// The spread of LogGP finishing times: the last minus the first, null for no processors.
+nlohmann::json finish_spread_json(const std::vector<uint64_t>& finish);
+
 // The machine model of a run (ports, lambda, t_s, t_w, t_h, routing, operator): part of every
 // report and of every sweep row.
 nlohmann::json model_json(const RunConfig& c);

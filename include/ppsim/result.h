@@ -61,6 +61,11 @@ struct RunResult {
   uint64_t loggp_events = 0;
   double loggp_seconds = 0.0;
   std::string loggp_timing;
+  // --model loggp with OS noise (RunConfig::noise): the time the same clocks give without it, and
+  // the detours added to each processor's CPU operations (and their sum).
+  uint64_t noiseless_time = 0;
+  uint64_t noise_total = 0;
+  std::vector<uint64_t> noise_per_processor;
 };
 
 // Adds one step's figures to the run's totals (postal model: a step costs 1); both backends call it.

@@ -243,6 +243,42 @@ def test_loggp_model_gives_loggopsims_binomial_times():
     assert doc["loggp"]["timing"] in ("rounds", "events")
 
 
+def test_noise_and_stragglers(tmp_path):
+    # OS noise (LogGOPSim's rule): the noiseless time beside the noisy one, the detours per processor.
+    doc = ppsim.run(topology="full", p=64, op="allreduce", algo="allreduce_hypercube", model="loggp",
+                    noise="periodic:100000:2000", seed=3)
+    noise = doc["loggp"]["noise"]
+    assert doc["time"] >= noise["noiseless_time"] > 0
+    assert noise["injected_ns"] == sum(noise["injected_per_processor"]) > 0
+    assert doc["config"]["noise"]["phases"] == "independent"
+    cosched = ppsim.run(topology="full", p=64, op="allreduce", algo="allreduce_hypercube", model="loggp",
+                        noise="periodic:100000:2000", noise_cosched=True, seed=3)
+    assert cosched["config"]["noise"]["phases"] == "co-scheduled"
+    # A straggler in a chain (linear model): its step takes the factor longer, (p - 1 + F - 1)(t_s + t_w m).
+    chain = ppsim.run(topology="linear", p=8, op="broadcast", algo="broadcast_chain", m=4, ts=2, tw=0.5,
+                      stragglers="3", straggler_factor=3)
+    assert chain["time"] == (7 + 2) * (2 + 0.5 * 4)
+    trace = tmp_path / "bad.trace"
+    trace.write_text("0\t10\nnot a line\n")
+    with pytest.raises(ppsim.ConfigError, match="line 2"):
+        ppsim.run(topology="full", p=8, op="allreduce", model="loggp", noise_trace=str(trace))
+    with pytest.raises(ppsim.ConfigError, match="not on the machine"):
+        ppsim.run(topology="full", p=8, op="allreduce", stragglers="8")
+
+
+def test_timeline(tmp_path):
+    # A trace-event file Perfetto opens: a track per kept processor, the last CPU slice at its finish.
+    path = tmp_path / "t.json"
+    doc = ppsim.run(topology="full", p=8, op="broadcast", model="loggp", timeline=str(path))
+    trace = json.loads(path.read_text())
+    assert trace["otherData"]["processors_kept"] == list(range(8))
+    for i in range(8):
+        ends = [e["ts"] + e["dur"] for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == i and e["tid"] == 0]
+        assert round(max(ends) * 1000) == doc["loggp"]["finish"][i]
+    with pytest.raises(ppsim.ConfigError, match="must end in .svg or .png"):
+        ppsim.run(topology="full", p=8, op="broadcast", plot=str(tmp_path / "x.txt"))
+
+
 def test_goal_export_and_import(tmp_path):
     # An algorithm's GOAL text (as `ppsim goal --out -`), read back by run(goal=...): the same times.
     text = ppsim.goal(topology="full", p=8, op="broadcast", algo="broadcast_binomial_low_first", m=4)

@@ -1,0 +1,40 @@
+// The noise model's workings (include/ppsim/noise.h says what it does): traces read from files or
+// generated, and the phases and detours of one run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ppsim/noise.h"
+
+namespace ppsim::loggp {
+
+// LogGOPSim's format: lines `start<TAB>duration` (ns, numbers that may have decimals, rounded to
+// the nearest ns), `#` comment lines and blank lines. `loggopsim_reader`: the entries LogGOPSim's
+// reader ends up with (tests/data/goal/noise/README.md): a blank line, or a comment that does not
+// start the line, repeats the entry before it (0, 0 when first), and so does the end of a file that
+// does not end with a data line without a newline.
+NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader);
+// A detour of `detour` ns every 1/hz s, the first at 0, over at least 1 s and 64 periods.
+NoiseTrace periodic_noise(double hz, uint64_t detour);
+// Detours at the times of a Poisson process of `rate` per second with exponential lengths of mean
+// `mean` ns, over at least 1 s and 64 detours, drawn from `seed`; its period starts and ends with
+// the same detour.
+NoiseTrace random_noise(double rate, double mean, uint64_t seed);
+
+// The noise of one run over `hosts` processors: phases drawn, detours looked up.
+class Noise {
+ public:
+  Noise(const NoiseSpec& spec, uint32_t hosts);
+  // The delay of processor h's CPU operation of `len` ns that starts at `start`.
+  uint64_t detour(uint32_t h, uint64_t start, uint64_t len) const;
+  uint64_t phase(uint32_t h) const;
+
+ private:
+  const NoiseTrace& t_;
+  const NoiseSpec spec_;
+  std::vector<uint64_t> phase_;  // loggopsim independent phases; else empty
+  uint64_t common_ = 0;          // the co-scheduled phase
+};
+
+}  // namespace ppsim::loggp

@@ -21,9 +21,11 @@
 #include "loggp_configs.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"
+#include "cli_shell.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
+using ppsim::testing_support::Shell;
 using ppsim::testing_support::accepting_config;
 using ppsim::testing_support::make_config;
 
@@ -53,25 +55,6 @@ std::string params_text(const LogGPParams& p) {
   return s.str();
 }
 
-// Runs a shell command; its exit code, stdout and stderr.
-struct Shell {
-  int code;
-  std::string out, err;
-};
-Shell shell(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("ppsim_loggp_err_" + std::to_string(::getpid()));
-  FILE* f = popen((std::string(PPSIM_EXE) + " " + args + " 2>" + err_file).c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int status = pclose(f);
-  std::ifstream e(err_file);
-  std::stringstream es;
-  es << e.rdbuf();
-  std::filesystem::remove(err_file);
-  return {WEXITSTATUS(status), out, es.str()};
-}
 
 RunConfig loggp_config(const std::string& algo, TopologyKind kind, int64_t p, int64_t m, const LogGPParams& g = {}) {
   RunConfig c = make_config(algo, kind, p, "", m);
@@ -343,7 +326,7 @@ TEST(GoalReader, QuotesStrayBytesAsHex) {
   // Through the command line: exit 2 and one line on stderr.
   const std::string bad = std::filesystem::temp_directory_path() / ("ppsim_goal_stray_" + std::to_string(::getpid()) + ".goal");
   std::ofstream(bad) << "num_ranks 1\nrank 0 {\nl\xC3\xA9: calc 5\n}\n";
-  Shell run = shell("run --goal " + bad);
+  Shell run = testing_support::run_cli("run --goal " + bad);
   std::filesystem::remove(bad);
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "ppsim: error: " + bad + ":3: expected ':', 'requires' or 'irequires' after the label, found '\\xC3'\n");
@@ -379,11 +362,11 @@ TEST(GoalCli, ImportExportAndErrors) {
   const std::string dir = std::filesystem::temp_directory_path() / ("ppsim_goal_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   // Export, then import: the times of the run and of the file agree.
-  Shell ex = shell("goal --topology full --p 9 --op broadcast --algo broadcast_binomial --m 100 --out " + dir + "/b.goal");
+  Shell ex = testing_support::run_cli("goal --topology full --p 9 --op broadcast --algo broadcast_binomial --m 100 --out " + dir + "/b.goal");
   ASSERT_EQ(ex.code, 0) << ex.err;
-  Shell im = shell("run --goal " + dir + "/b.goal --S 512 --json -");
+  Shell im = testing_support::run_cli("run --goal " + dir + "/b.goal --S 512 --json -");
   ASSERT_EQ(im.code, 0) << im.err;
-  Shell direct = shell("run --topology full --p 9 --op broadcast --algo broadcast_binomial --m 100 --model loggp --S 512 --json -");
+  Shell direct = testing_support::run_cli("run --topology full --p 9 --op broadcast --algo broadcast_binomial --m 100 --model loggp --S 512 --json -");
   ASSERT_EQ(direct.code, 0) << direct.err;
   const auto a = nlohmann::json::parse(im.out), b = nlohmann::json::parse(direct.out);
   EXPECT_EQ(a["finish"], b["loggp"]["finish"]);
@@ -391,21 +374,21 @@ TEST(GoalCli, ImportExportAndErrors) {
   EXPECT_EQ(b["config"]["model"], "loggp");
   // A bad file: exit 2, one line naming file and line, no JSON written.
   std::ofstream(dir + "/bad.goal") << "num_ranks 2\nrank 0 {\nl1: send 8b too 1\n}\n";
-  Shell bad = shell("run --goal " + dir + "/bad.goal --json " + dir + "/out.json");
+  Shell bad = testing_support::run_cli("run --goal " + dir + "/bad.goal --json " + dir + "/out.json");
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "ppsim: error: " + dir + "/bad.goal:3: expected 'to', found 'too'\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.json"));
   // A schedule that cannot finish: exit 1, the rank and the label.
   std::ofstream(dir + "/stuck.goal") << "num_ranks 2\nrank 0 {\n}\nrank 1 {\nwait: recv 8b from 0\n}\n";
-  Shell st = shell("run --goal " + dir + "/stuck.goal");
+  Shell st = testing_support::run_cli("run --goal " + dir + "/stuck.goal");
   EXPECT_EQ(st.code, 1);
   EXPECT_NE(st.err.find("rank 1: receive wait (line 5)"), std::string::npos) << st.err;
   // Options the file decides are refused, and so are the linear model's under loggp.
-  EXPECT_EQ(shell("run --goal " + dir + "/b.goal --p 4").code, 2);
-  Shell mixed = shell("run --topology full --p 4 --model loggp --ts 3");
+  EXPECT_EQ(testing_support::run_cli("run --goal " + dir + "/b.goal --p 4").code, 2);
+  Shell mixed = testing_support::run_cli("run --topology full --p 4 --model loggp --ts 3");
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.err.find("apply to --model linear"), std::string::npos);
-  EXPECT_EQ(shell("run --topology full --p 4 --L 3").code, 2);
-  EXPECT_EQ(shell("goal --topology full --p 4").code, 2);  // no --out
+  EXPECT_EQ(testing_support::run_cli("run --topology full --p 4 --L 3").code, 2);
+  EXPECT_EQ(testing_support::run_cli("goal --topology full --p 4").code, 2);  // no --out
   std::filesystem::remove_all(dir);
 }

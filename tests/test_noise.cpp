@@ -19,9 +19,11 @@
 #include "goal/noise.h"
 #include "loggp_configs.h"
 #include "ppsim/run.h"
+#include "cli_shell.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
+using ppsim::testing_support::Shell;
 using ppsim::testing_support::accepting_config;
 using ppsim::testing_support::make_config;
 
@@ -280,27 +282,6 @@ TEST(NoiseLockstep, EqualsTheEventEngineForEveryAlgorithm) {
   EXPECT_GT(lockstep, checked / 2);
 }
 
-namespace {
-struct Shell {
-  int code;
-  std::string out, err;
-};
-Shell shell(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("ppsim_noise_err_" + std::to_string(::getpid()));
-  FILE* f = popen((std::string(PPSIM_EXE) + " " + args + " 2>" + err_file).c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  std::ifstream e(err_file);
-  std::stringstream es;
-  es << e.rdbuf();
-  std::filesystem::remove(err_file);
-  return {WEXITSTATUS(status), out, es.str()};
-}
-}  // namespace
-
 // The command line: a GOAL schedule with LogGOPSim's phases gives the oracle's time; an algorithm's
 // report holds the noiseless time, the detours and the spread; bad input is one line and exit 2.
 TEST(NoiseCli, ReportsAndErrors) {
@@ -308,7 +289,7 @@ TEST(NoiseCli, ReportsAndErrors) {
   const std::string key = "allreduce_recdoub-p16-d1024.goal random.trace indep seed=42 default";
   ASSERT_TRUE(j.contains(key));
   const auto& v = j[key];
-  Shell g = shell("run --goal " + kGoalData + "allreduce_recdoub-p16-d1024.goal --noise-trace " + kNoiseData +
+  Shell g = testing_support::run_cli("run --goal " + kGoalData + "allreduce_recdoub-p16-d1024.goal --noise-trace " + kNoiseData +
                   "random.trace --noise-phases loggopsim --seed 42 --json -");
   ASSERT_EQ(g.code, 0) << g.err;
   const auto gj = nlohmann::json::parse(g.out);
@@ -318,7 +299,7 @@ TEST(NoiseCli, ReportsAndErrors) {
   for (const auto& n : v["noise_per_rank"]) injected += n.get<uint64_t>();
   EXPECT_EQ(gj["noise_outcome"]["injected_ns"], injected);
 
-  Shell a = shell("run --topology full --p 64 --op allreduce --algo allreduce_hypercube --model loggp --noise periodic:1000:25000 --json -");
+  Shell a = testing_support::run_cli("run --topology full --p 64 --op allreduce --algo allreduce_hypercube --model loggp --noise periodic:1000:25000 --json -");
   ASSERT_EQ(a.code, 0) << a.err;
   const auto aj = nlohmann::json::parse(a.out);
   const auto& noise = aj["loggp"]["noise"];
@@ -343,7 +324,7 @@ TEST(NoiseCli, ReportsAndErrors) {
                        Bad{run + "--noise periodic:1000:5 --noise-phases x", "is not ppsim or loggopsim"},
                        Bad{"run --topology full --p 8 --op allreduce --noise periodic:1000:5", "applies to --model loggp"},
                        Bad{"run --goal " + kGoalData + "hw_calc_cpu.goal --noise-trace " + bad, "line 2"}}) {
-    Shell e = shell(b.args);
+    Shell e = testing_support::run_cli(b.args);
     EXPECT_EQ(e.code, 2) << b.args;
     EXPECT_EQ(e.out, "") << b.args;
     EXPECT_NE(e.err.find(b.says), std::string::npos) << b.args << ": " << e.err;

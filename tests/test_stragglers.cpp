@@ -15,9 +15,11 @@
 #include "loggp_configs.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"
+#include "cli_shell.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
+using ppsim::testing_support::Shell;
 using ppsim::testing_support::accepting_config;
 using ppsim::testing_support::make_config;
 
@@ -39,24 +41,6 @@ Stragglers share(double fraction, uint64_t seed, double factor) {
   return s;
 }
 
-struct Shell {
-  int code;
-  std::string out, err;
-};
-Shell shell(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("ppsim_straggle_err_" + std::to_string(::getpid()));
-  FILE* f = popen((std::string(PPSIM_EXE) + " " + args + " 2>" + err_file).c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  std::ifstream e(err_file);
-  std::stringstream es;
-  es << e.rdbuf();
-  std::filesystem::remove(err_file);
-  return {WEXITSTATUS(status), out, es.str()};
-}
 
 }  // namespace
 
@@ -187,13 +171,13 @@ TEST(Stragglers, LogGPLockstepEqualsTheEventEngine) {
 }
 
 TEST(StragglersCli, ReportAndErrors) {
-  Shell r = shell("run --topology linear --p 8 --op broadcast --algo broadcast_chain --m 4 --ts 2 --tw 0.5 --stragglers 2,5 --straggler-factor 3 --json -");
+  Shell r = testing_support::run_cli("run --topology linear --p 8 --op broadcast --algo broadcast_chain --m 4 --ts 2 --tw 0.5 --stragglers 2,5 --straggler-factor 3 --json -");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_DOUBLE_EQ(j["time"].get<double>(), 7 * 4 + 2 * 2 * 4);  // two stragglers that send: each step 3 times longer
   EXPECT_EQ(j["config"]["stragglers"]["count"], 2);
   EXPECT_EQ(j["config"]["stragglers"]["processors"], nlohmann::json({2, 5}));
-  Shell text = shell("run --topology linear --p 8 --op broadcast --algo broadcast_chain --stragglers 12.5% --seed 4");
+  Shell text = testing_support::run_cli("run --topology linear --p 8 --op broadcast --algo broadcast_chain --stragglers 12.5% --seed 4");
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("stragglers: "), std::string::npos) << text.out;
   struct Bad {
@@ -204,7 +188,7 @@ TEST(StragglersCli, ReportAndErrors) {
                        Bad{"--stragglers 0% ", "a share is a percentage"}, Bad{"--stragglers 150%", "a share is a percentage"},
                        Bad{"--stragglers 1 --straggler-factor 0.5", "--straggler-factor must be from 1"},
                        Bad{"--straggler-factor 2.5", "--straggler-factor needs --stragglers"}}) {
-    Shell e = shell(std::string("run --topology ring --p 8 --op allgather ") + b.args);
+    Shell e = testing_support::run_cli(std::string("run --topology ring --p 8 --op allgather ") + b.args);
     EXPECT_EQ(e.code, 2) << b.args;
     EXPECT_EQ(e.out, "") << b.args;
     EXPECT_NE(e.err.find(b.says), std::string::npos) << b.args << ": " << e.err;

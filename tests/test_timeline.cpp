@@ -19,9 +19,11 @@
 #include "goal/goal.h"
 #include "ppsim/run.h"
 #include "run/timeline.h"
+#include "cli_shell.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
+using ppsim::testing_support::Shell;
 using nlohmann::json;
 using ppsim::testing_support::make_config;
 
@@ -89,24 +91,6 @@ int count(const json& doc, const std::string& ph) {
   return n;
 }
 
-struct Shell {
-  int code;
-  std::string out, err;
-};
-Shell shell(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("ppsim_timeline_err_" + std::to_string(::getpid()));
-  FILE* f = popen((std::string(PPSIM_EXE) + " " + args + " 2>" + err_file).c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  std::ifstream e(err_file);
-  std::stringstream es;
-  es << e.rdbuf();
-  std::filesystem::remove(err_file);
-  return {WEXITSTATUS(status), out, es.str()};
-}
 
 }  // namespace
 
@@ -187,19 +171,19 @@ TEST(Timeline, KeepsASampleAtLargeP) {
 TEST(TimelineCli, WritesFilesAndRefusesBadOptions) {
   const std::string dir = std::filesystem::temp_directory_path() / ("ppsim_timeline_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  Shell r = shell("run --topology full --p 8 --op broadcast --model loggp --stragglers 3 --timeline " + dir + "/t.json --json -");
+  Shell r = testing_support::run_cli("run --topology full --p 8 --op broadcast --model loggp --stragglers 3 --timeline " + dir + "/t.json --json -");
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream f(dir + "/t.json");
   const json doc = json::parse(f);
   EXPECT_EQ(format_errors(doc), "");
   const json report = json::parse(r.out);
   for (int64_t i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(cpu_end(doc, i), report["loggp"]["finish"][size_t(i)].get<double>());
-  Shell g = shell("run --goal " PPSIM_TEST_DATA "/goal/hw_calc_cpu.goal --timeline " + dir + "/g.json");
+  Shell g = testing_support::run_cli("run --goal " PPSIM_TEST_DATA "/goal/hw_calc_cpu.goal --timeline " + dir + "/g.json");
   ASSERT_EQ(g.code, 0) << g.err;
   std::ifstream gf(dir + "/g.json");
   EXPECT_EQ(format_errors(json::parse(gf)), "");
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-    Shell p = shell("run --topology ring --p 6 --op allgather --plot " + dir + "/g.svg");
+    Shell p = testing_support::run_cli("run --topology ring --p 6 --op allgather --plot " + dir + "/g.svg");
     ASSERT_EQ(p.code, 0) << p.err;
     std::ifstream svg(dir + "/g.svg");
     std::stringstream text;
@@ -213,7 +197,7 @@ TEST(TimelineCli, WritesFilesAndRefusesBadOptions) {
                        Bad{"--timeline-processors 5000 --timeline " + dir + "/x.json", "must be from 1 to 4096"},
                        Bad{"--plot " + dir + "/x.txt", "must end in .svg or .png"},
                        Bad{"--timeline /nonexistent/dir/x.json", "--timeline"}, Bad{"--timeline - --json -", "both want stdout"}}) {
-    Shell e = shell("run --topology ring --p 6 --op allgather " + b.args);
+    Shell e = testing_support::run_cli("run --topology ring --p 6 --op allgather " + b.args);
     EXPECT_EQ(e.code, 2) << b.args;
     EXPECT_EQ(e.out, "") << b.args;
     EXPECT_NE(e.err.find(b.says), std::string::npos) << b.args << ": " << e.err;

@@ -1,0 +1,38 @@
+// Running the ppsim program from a test (PPSIM_EXE, which every test target defines): its exit
+// code, stdout and stderr apart.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ppsim::testing_support {
+
+struct Shell {
+  int code;
+  std::string out, err;
+};
+
+inline Shell run_cli(const std::string& args) {
+  static std::atomic<int> calls{0};
+  const std::string err_file = std::filesystem::temp_directory_path() /
+                               ("ppsim_cli_err_" + std::to_string(::getpid()) + "_" + std::to_string(calls++));
+  FILE* f = popen((std::string(PPSIM_EXE) + " " + args + " 2>" + err_file).c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const int status = f ? pclose(f) : -1;
+  std::ifstream e(err_file);
+  std::stringstream es;
+  es << e.rdbuf();
+  std::filesystem::remove(err_file);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, es.str()};
+}
+
+}  // namespace ppsim::testing_support

@@ -167,7 +167,9 @@ void declare(CLI::App& sub, Command& command, std::deque<Raw>& raws) {
     Raw& raw = raws.emplace_back();
     raw.option = &o;
     if (o.kind == Command::Kind::flag) {
-      raw.parsed = sub.add_flag(o.name, o.description);
+      // (add_flag(name, description) would take the description for the flag's result variable,
+      // and the help would show none)
+      raw.parsed = sub.add_flag(o.name)->description(o.description);
     } else if (o.kind == Command::Kind::words) {
       raw.parsed = sub.add_option(o.name, raw.words, o.description)->expected(o.count);
     } else {

@@ -149,6 +149,8 @@ TEST(NoiseTrace, GeneratedTraces) {
   EXPECT_DOUBLE_EQ(p.fraction(), 0.025);
   EXPECT_THROW(loggp::periodic_noise(1000, 1000000), NoiseError);  // a detour as long as its period
   EXPECT_THROW(loggp::periodic_noise(0, 1), NoiseError);
+  EXPECT_THROW(loggp::periodic_noise(1e-9, 0), NoiseError);  // 64 periods would pass 2^62 ns
+  EXPECT_THROW(loggp::random_noise(1e-9, 5, 1), NoiseError);
   const NoiseTrace r = loggp::random_noise(10000, 500, 7);
   ASSERT_GE(r.start.size(), 10000u);
   for (size_t i = 1; i < r.start.size(); ++i) ASSERT_GT(r.start[i], r.start[i - 1]);
@@ -320,7 +322,8 @@ TEST(NoiseCli, ReportsAndErrors) {
   const std::string run = "run --topology full --p 8 --op allreduce --model loggp ";
   for (const Bad& b : {Bad{run + "--noise-trace /nonexistent/x.trace", "cannot be read"}, Bad{run + "--noise-trace " + bad, "line 2"},
                        Bad{run + "--noise periodic:1000", "is not periodic:HZ:NS"}, Bad{run + "--noise periodic:1000:2000000", "does not fit"},
-                       Bad{run + "--noise-cosched", "need --noise-trace or --noise"}, Bad{run + "--noise random:0:5", "rate must be above 0"},
+                       Bad{run + "--noise-cosched", "need --noise-trace or --noise"}, Bad{run + "--noise random:0:5", "rate must be from 1e-6"},
+                       Bad{run + "--noise-trace /tmp", "is a folder"},
                        Bad{run + "--noise periodic:1000:5 --noise-phases x", "is not ppsim or loggopsim"},
                        Bad{"run --topology full --p 8 --op allreduce --noise periodic:1000:5", "applies to --model loggp"},
                        Bad{"run --goal " + kGoalData + "hw_calc_cpu.goal --noise-trace " + bad, "line 2"}}) {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -52,6 +53,8 @@ uint64_t periods_of(double period) {
 }  // namespace
 
 NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw NoiseError("--noise-trace " + path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NoiseError("--noise-trace " + path + ": cannot be read");
   NoiseTrace t;
@@ -103,7 +106,7 @@ NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
 }
 
 NoiseTrace periodic_noise(double hz, uint64_t detour) {
-  if (!(hz > 0) || !(hz <= 1e8)) throw NoiseError("--noise periodic: the frequency must be above 0 and at most 1e8 Hz, got " + number_text(hz));
+  if (!(hz >= 1e-6) || !(hz <= 1e8)) throw NoiseError("--noise periodic: the frequency must be from 1e-6 to 1e8 Hz, got " + number_text(hz));
   const double period = std::round(1e9 / hz);
   if (double(detour) >= period)
     throw NoiseError("--noise periodic: a detour of " + std::to_string(detour) + " ns does not fit in a period of " + number_text(period) +
@@ -121,7 +124,7 @@ NoiseTrace periodic_noise(double hz, uint64_t detour) {
 }
 
 NoiseTrace random_noise(double rate, double mean, uint64_t seed) {
-  if (!(rate > 0) || !(rate <= 1e8)) throw NoiseError("--noise random: the rate must be above 0 and at most 1e8 per s, got " + number_text(rate));
+  if (!(rate >= 1e-6) || !(rate <= 1e8)) throw NoiseError("--noise random: the rate must be from 1e-6 to 1e8 per s, got " + number_text(rate));
   if (!(mean >= 0) || !(mean < 1e12)) throw NoiseError("--noise random: the mean detour must be from 0 to 1e12 ns, got " + number_text(mean));
   NoiseTrace t;
   std::ostringstream name;
@@ -169,7 +172,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   const std::vector<uint64_t>& d = t_.length;
   const size_t last = s.size() - 1;
   if (len >= s.back())
-    throw NoiseError("an operation of " + std::to_string(len) + " ns is as long as the noise trace's period (" + std::to_string(s.back()) +
+    throw NoiseError("an operation of " + std::to_string(len) + " ns is not shorter than the noise trace's period (" + std::to_string(s.back()) +
                      " ns): give a longer trace");
   const uint64_t at = (start + phase(h)) % (s.back() - len);
   uint64_t noise = 0;

@@ -15,9 +15,10 @@ namespace ppsim::loggp {
 // start the line, repeats the entry before it (0, 0 when first), and so does the end of a file that
 // does not end with a data line without a newline.
 NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader);
-// A detour of `detour` ns every 1/hz s, the first at 0, over at least 1 s and 64 periods.
+// A detour of `detour` ns every 1/hz s (hz from 1e-6 to 1e8), the first at 0, over at least 1 s and
+// 64 periods.
 NoiseTrace periodic_noise(double hz, uint64_t detour);
-// Detours at the times of a Poisson process of `rate` per second with exponential lengths of mean
+// Detours at the times of a Poisson process of `rate` per second (1e-6 to 1e8) with exponential lengths of mean
 // `mean` ns, over at least 1 s and 64 detours, drawn from `seed`; its period starts and ends with
 // the same detour.
 NoiseTrace random_noise(double rate, double mean, uint64_t seed);

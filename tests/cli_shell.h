@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +36,15 @@ inline Shell run_cli(const std::string& args) {
   es << e.rdbuf();
   std::filesystem::remove(err_file);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, es.str()};
+}
+
+// A command line refused as bad input: exit 2, nothing on stdout, one line on stderr that says `says`.
+inline ::testing::AssertionResult refused(const std::string& args, const std::string& says) {
+  const Shell e = run_cli(args);
+  if (e.code == 2 && e.out.empty() && e.err.find(says) != std::string::npos && std::count(e.err.begin(), e.err.end(), '\n') == 1)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "`ppsim " << args << "`: exit " << e.code << ", stdout '" << e.out << "', stderr '" << e.err
+                                       << "' (want exit 2, no stdout, one line saying '" << says << "')";
 }
 
 }  // namespace ppsim::testing_support

@@ -2,22 +2,15 @@
 #include "options.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <iomanip>
 #include <iostream>
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <sstream>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "goal/loggp.h"
-#include "goal/noise.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
 #include "ppsim/protocol.h"
@@ -371,98 +364,7 @@ void read_cost_model(const RunOptions& o, CostParams& cost) {
   cost.loggp = loggp_params(o);
 }
 
-// A number of the whole text, or false.
-bool parse_real(const std::string& text, double& x) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  x = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && errno == 0 && std::isfinite(x);
-}
-
-// --noise periodic:HZ:NS | random:RATE:NS.
-NoiseTrace generated_noise(const std::string& spec, uint64_t seed) {
-  const size_t a = spec.find(':'), b = a == std::string::npos ? a : spec.find(':', a + 1);
-  double x = 0, ns = 0;
-  const std::string kind = spec.substr(0, a);
-  if (b == std::string::npos || (kind != "periodic" && kind != "random") || !parse_real(spec.substr(a + 1, b - a - 1), x) ||
-      !parse_real(spec.substr(b + 1), ns))
-    throw UsageError("--noise '" + spec + "' is not periodic:HZ:NS or random:RATE:NS");
-  if (!(ns >= 0 && ns < 1e12)) throw UsageError("--noise '" + spec + "': the detour must be from 0 to 1e12 ns");
-  if (kind == "periodic") {
-    if (ns != std::floor(ns)) throw UsageError("--noise '" + spec + "': the detour is a whole number of ns");
-    return loggp::periodic_noise(x, uint64_t(ns));
-  }
-  return loggp::random_noise(x, ns, seed);
-}
-
 }  // namespace
-
-std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost) {
-  const RunOptions d;
-  if (o.noise_trace.empty() && o.noise.empty()) {
-    if (o.noise_cosched || o.noise_phases != d.noise_phases) throw UsageError("--noise-cosched and --noise-phases need --noise-trace or --noise");
-    return nullptr;
-  }
-  if (!o.noise_trace.empty() && !o.noise.empty()) throw UsageError("give --noise-trace or --noise, not both");
-  if (cost.model != CostModel::loggp)
-    throw UsageError(std::string(o.noise.empty() ? "--noise-trace" : "--noise") +
-                     " applies to --model loggp (OS noise delays the CPU operations of LogGP's clocks)");
-  if (o.noise_phases != "ppsim" && o.noise_phases != "loggopsim") throw UsageError("--noise-phases '" + o.noise_phases + "' is not ppsim or loggopsim");
-  NoiseSpec n;
-  n.cosched = o.noise_cosched;
-  n.seed = uint64_t(o.seed);
-  n.phases = o.noise_phases == "loggopsim" ? NoisePhases::loggopsim : NoisePhases::ppsim;
-  try {
-    n.trace = std::make_shared<const NoiseTrace>(o.noise.empty() ? loggp::read_noise_trace(o.noise_trace, n.phases == NoisePhases::loggopsim)
-                                                                 : generated_noise(o.noise, n.seed));
-  } catch (const NoiseError& e) {
-    throw UsageError(e.what());
-  }
-  return std::make_shared<const NoiseSpec>(std::move(n));
-}
-
-Stragglers read_straggler_options(const RunOptions& o, int64_t p) {
-  const RunOptions d;
-  Stragglers s;
-  if (o.stragglers.empty()) {
-    if (o.straggler_factor != d.straggler_factor) throw UsageError("--straggler-factor needs --stragglers");
-    return s;
-  }
-  if (!std::isfinite(o.straggler_factor) || o.straggler_factor < 1 || o.straggler_factor > 1e6)
-    throw UsageError("--straggler-factor must be from 1 to 1e6 (got " + std::to_string(o.straggler_factor) + ")");
-  s.factor = o.straggler_factor;
-  const std::string& text = o.stragglers;
-  if (text.back() == '%') {
-    double pct = 0;
-    if (!parse_real(text.substr(0, text.size() - 1), pct) || !(pct > 0 && pct <= 100))
-      throw UsageError("--stragglers '" + text + "': a share is a percentage above 0 and at most 100");
-    s.threshold = pct >= 100 ? UINT64_MAX : uint64_t(pct / 100 * 0x1p64);
-    if (s.threshold == 0) s.threshold = 1;
-    s.seed = uint64_t(o.seed);
-    return s;
-  }
-  std::vector<int64_t> list;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError("--stragglers '" + text + "' is not a list of processors (3,17,42) or a share (1.5%)");
-    const int64_t proc = std::stoll(item);
-    if (proc >= p) throw UsageError("--stragglers: processor " + item + " is not on the machine (it has " + std::to_string(p) + " processors, 0.." +
-                                    std::to_string(p - 1) + ")");
-    list.push_back(proc);
-    at = comma + 1;
-  }
-  std::sort(list.begin(), list.end());
-  list.erase(std::unique(list.begin(), list.end()), list.end());
-  if (list.size() > size_t(kMaxListedStragglers))
-    throw UsageError("--stragglers lists at most " + std::to_string(kMaxListedStragglers) + " processors (give a share, such as 1%, for more)");
-  s.listed = int32_t(list.size());
-  std::copy(list.begin(), list.end(), s.list);
-  return s;
-}
 
 namespace {
 
@@ -535,26 +437,6 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   c.algorithm = choose_algorithm(o, op, c);
   read_protocol(o, c);
   return c;
-}
-
-void print_noise_text(std::ostream& out, const nlohmann::json& config, const nlohmann::json& outcome) {
-  std::ostringstream slowdown;
-  if (outcome["slowdown"].is_number()) slowdown << std::setprecision(4) << outcome["slowdown"].get<double>();
-  else slowdown << "-";
-  out << "  noise: " << config["source"].get<std::string>() << ", " << config["phases"].get<std::string>() << " phases (seed "
-      << config["seed"] << (config["drawn"] == "loggopsim" ? ", drawn as LogGOPSim" : "") << "); noiseless time "
-      << outcome["noiseless_time"] << " ns, slowdown " << slowdown.str() << ", detours " << outcome["injected_ns"] << " ns in all\n";
-}
-
-void print_stragglers_text(std::ostream& out, const nlohmann::json& s) {
-  const int64_t count = s["count"].get<int64_t>();
-  out << "  stragglers: " << (count == 1 ? "processor" : std::to_string(count) + " processors");
-  if (s["processors"].is_array() && s["processors"].size() <= 16) {
-    out << (count == 1 ? " " : " (");
-    for (size_t i = 0; i < s["processors"].size(); ++i) out << (i ? ", " : "") << s["processors"][i];
-    if (count != 1) out << ")";
-  }
-  out << ", " << s["factor"].get<double>() << " times slower\n";
 }
 
 std::string verified_text(bool verified, int64_t mismatches) {

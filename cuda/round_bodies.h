@@ -45,7 +45,9 @@ PPSIM_HD inline void group_sync(int lanes) {
 inline constexpr unsigned long long kNoError = ULLONG_MAX;
 
 struct DevSend {
-  int32_t from, to, buf, hops;
+  int32_t from, to;
+  int16_t buf, route;  // route: 0 the topology's own, n >= 1 another (--reroute; rules/failure_rules.h)
+  int32_t hops;
   int64_t src_off, len, pool_off;
   int64_t run, stride;  // the slice: runs of `run` words every `stride` words (run == len: contiguous)
   int64_t combined;     // words its receive combines (set when matched)
@@ -61,10 +63,13 @@ struct DevRecv {
 // posted, the payload words, the link-hops, and the words the receives expect (a run split across
 // ranks keeps the messages other ranks send its block in the pool: at most that many words). The
 // round's figures take messages, words and hops from here, so no step counts them again.
+// With failures (--fail) the totals count what is left after drop_lost, and the messages it
+// dropped and rerouted.
 struct RoundTotals {
-  long long sends, recvs, words, hops, recv_words;
+  long long sends, recvs, words, hops, recv_words, dropped, rerouted;
   PPSIM_HD RoundTotals operator+(const RoundTotals& o) const {
-    return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops, recv_words + o.recv_words};
+    return RoundTotals{sends + o.sends,           recvs + o.recvs,       words + o.words,      hops + o.hops,
+                       recv_words + o.recv_words, dropped + o.dropped, rerouted + o.rerouted};
   }
 };
 
@@ -133,6 +138,9 @@ PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
   return rules::check_ops(c.ports, c.machine, ops, i).what == rules::Broken::none;
 }
 
+// The step a message sent in step t arrives in.
+PPSIM_HD inline int64_t arrival(const Ctx& c, int64_t t) { return t + (c.a.lambda > 1 ? c.a.lambda : 1) - 1; }
+
 PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
   ops.nsend = ops.nrecv = 0;
   ops.overflow = false;
@@ -158,11 +166,14 @@ struct InitBody {
   }
 };
 
-// The algorithm's local work before the first or after the last step, one processor per index.
+// The algorithm's local work before the first or after the last step (last_step: the run's last
+// step, when phase is after it), one processor per index.
 struct LocalBody {
   Ctx c;
   LocalPhase phase;
+  int64_t last_step = 0;
   PPSIM_HD void operator()(int64_t i) const {
+    if (phase == LocalPhase::after_last_step && rules::down_at_end(c.machine.failures, c.lo + i, last_step)) return;
     ProcBuffers view;
     for (int b = 0; b < c.nbuf(); ++b) {
       view.buf[b] = c.bufs[b] + i * c.words(b);
@@ -172,23 +183,37 @@ struct LocalBody {
   }
 };
 
-// The round's ops of processor i, checked against the port model and the slices, counted: its
-// sends, receives, payload words and (with_hops) link-hops. A broken rule is flagged (the record
-// names the step the round's messages leave in) and counts as no ops.
+// The round's ops of processor i sent in `step`: checked against the port model and the slices,
+// then what the failures leave of them (route: each send's route). A broken rule is flagged (the
+// record names the step the round's messages leave in) and counts as no ops.
+PPSIM_HD inline bool valid_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops, int8_t* route, rules::Losses& lost) {
+  ops_of(c, i, round, ops);
+  if (!ops_valid(c, ops, i)) return false;
+  if (c.machine.failures.any()) lost = rules::drop_lost(c.machine, ops, i, step, arrival(c, step), route);
+  else
+    for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
+  return true;
+}
+
+// The round's ops of processor i, counted: its sends, receives, payload words and (with_hops)
+// link-hops, and the messages the failures dropped and rerouted.
 PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int64_t step, bool with_hops) {
   StepOps ops;
-  RoundTotals t{0, 0, 0, 0, 0};
-  ops_of(c, i, round, ops);
-  if (!ops_valid(c, ops, i)) {
+  int8_t route[kMaxOps];
+  rules::Losses lost;
+  RoundTotals t{0, 0, 0, 0, 0, 0, 0};
+  if (!valid_ops(c, i, round, step, ops, route, lost)) {
     flag_error(c, step, i);
     return t;
   }
+  t.dropped = lost.dropped;
+  t.rerouted = lost.rerouted;
   t.sends = ops.nsend;
   t.recvs = ops.nrecv;
   for (int n = 0; n < ops.nrecv; ++n) t.recv_words += ops.recv[n].len;
   for (int n = 0; n < ops.nsend; ++n) {
     t.words += ops.send[n].len;
-    if (with_hops) t.hops += route_hops(c.machine.topo, c.machine.node(i), c.machine.node(ops.send[n].to));
+    if (with_hops) t.hops += rules::message_hops(c.machine, i, ops.send[n].to, route[n]);
   }
   return t;
 }
@@ -223,6 +248,7 @@ struct SlotCount {
 struct PostBody {
   Ctx c;
   int round;
+  int64_t step;
   const Slots* slot;  // the step's exclusive scan: processor i's first send, receive and pool word
   DevSend* sends;
   DevRecv* recvs;
@@ -244,13 +270,14 @@ struct PostBody {
   }
   PPSIM_HD void record(int64_t i, const Slots& first) const {  // i: the processor's id
     StepOps ops;
-    ops_of(c, i, round, ops);
-    if (!ops_valid(c, ops, i)) return;  // the scan has flagged it and gave it no slots
+    int8_t route[kMaxOps];
+    rules::Losses lost;
+    if (!valid_ops(c, i, round, step, ops, route, lost)) return;  // the scan has flagged it and gave it no slots
     int64_t at = first.words;
     for (int n = 0; n < ops.nsend; ++n) {
       const Send& x = ops.send[n];
       const int64_t run = x.run == 0 ? x.len : x.run, stride = x.run == 0 ? x.len : x.stride;
-      sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, at, run, stride, 0};
+      sends[first.sends + n] = DevSend{int32_t(i), int32_t(x.to), int16_t(x.buf), int16_t(route[n]), 0, x.src_off, x.len, at, run, stride, 0};
       at += x.len;
     }
     for (int n = 0; n < ops.nrecv; ++n) {
@@ -285,9 +312,8 @@ struct MatchBody {
     const rules::Machine& m = c.machine;
     const uint32_t stamp = uint32_t(step);
     if (!c.holds(x.to)) {
-      sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
-      if (!direct_links(m.topo))
-        for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+      sends[s].hops = int32_t(rules::message_hops(m, x.from, x.to, x.route));
+      if (!direct_links(m.topo)) rules::for_each_message_link(m, x.from, x.to, x.route, [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
       return;
     }
     const int64_t to = x.to - c.lo;
@@ -298,10 +324,9 @@ struct MatchBody {
       return;
     }
     match->pool_off = x.pool_off;
-    sends[s].hops = int32_t(route_hops(m.topo, m.node(x.from), m.node(x.to)));
+    sends[s].hops = int32_t(rules::message_hops(m, x.from, x.to, x.route));
     sends[s].combined = rules::charged_combined_words(c.tokens, match->act, match->nact, match->len);
-    if (!direct_links(m.topo))
-      for_each_route_link(m.topo, m.node(x.from), m.node(x.to), [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+    if (!direct_links(m.topo)) rules::for_each_message_link(m, x.from, x.to, x.route, [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
 };
 
@@ -323,7 +348,7 @@ struct CostOf {
         direct_links(c.machine.topo)
             ? rules::direct_cost(c.cost, x.from, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
                                  x.combined)
-            : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, link_load, uint32_t(step));
+            : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, x.route, link_load, uint32_t(step));
     return RoundPeak{cost.congestion, cost.time};
   }
 };

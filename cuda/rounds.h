@@ -144,7 +144,7 @@ struct StepPlan {
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out) {
-  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
+  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0, 0, 0}, out + (r - 1));
 }
 
 // Step t: the round sent in it (every processor's slots in one scan, the messages posted, matched
@@ -162,7 +162,7 @@ PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
   if (r > 0) {
     const RoundTotals& n = pl.totals[r - 1];
     exec.exclusive_scan(pl.p + 1, SlotCount{ctx, r, t}, SumOf{}, Slots{0, 0, 0}, slot);
-    exec.groups(pl.p, PostBody{ctx, r, slot, sends, recvs, pl.pool_of(t)}, pl.width(r));
+    exec.groups(pl.p, PostBody{ctx, r, t, slot, sends, recvs, pl.pool_of(t)}, pl.width(r));
     if (n.sends > 0) {
       exec.each(n.sends, MatchBody{ctx, t, sends, recvs, slot, pl.link_load});
       exec.reduce(n.sends, CostOf{ctx, t, sends, slot, pl.link_load}, PeakOf{}, RoundPeak{0, 0.0}, pl.peaks + (r - 1));
@@ -176,7 +176,7 @@ PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
       exec.groups(pl.p, DeliverBody{ctx, t, r > 0 && pl.check_exchange, pl.recvs_of(j), pl.slot_of(j), pl.pool_of(j), sends, slot},
                   pl.width(arrived));
   }
-  if (t == pl.total_steps && pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step});
+  if (t == pl.total_steps && pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, t});
 }
 
 // --trace: after step t, the buffers and the messages sent in it (the broken-rule word first).
@@ -258,7 +258,7 @@ class RoundsRun {
   // read back once (the host sizes the stores and reports the figures from them).
   void size_rounds() {
     dev_totals_.ensure(size_t(std::max(1, nrounds_)));
-    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});  // totals_[r - 1]: round r
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
     else
@@ -351,6 +351,8 @@ class RoundsRun {
         st.link_hops = int64_t(n.hops);
         st.max_link_load = peaks[size_t(r - 1)].max_load;
         st.time = peaks[size_t(r - 1)].max_time;
+        st.dropped = int64_t(n.dropped);
+        st.rerouted = int64_t(n.rerouted);
       }
       add_step(result, st, pl_.lambda);
     }
@@ -358,11 +360,12 @@ class RoundsRun {
     add_local_folds(result, c_.cost.gamma, c_.algorithm->local_combined_words(c_.params), pl_.lambda);
   }
 
-  // Verified where the buffers are, unless they come back anyway; a run with mismatches is
-  // verified again on the host for the exact report (which words, what was expected).
+  // Verified where the buffers are, unless they come back anyway; a run with mismatches, or with
+  // failures (whose damage is counted per processor), is verified on the host for the exact report
+  // (which words, what was expected).
   void verify(RunResult& result) {
-    if (c_.keep_buffers || !c_.verify) {
-      if (c_.keep_buffers) result.buffers = fetch_buffers();
+    if (c_.keep_buffers || !c_.verify || c_.failures.any()) {
+      if (c_.keep_buffers || (c_.verify && c_.failures.any())) result.buffers = fetch_buffers();
       finish_verification(c_, result);
     } else if (Verification v = count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)); v.mismatches == 0) {
       record_verification(c_, std::move(v), result);
@@ -413,7 +416,7 @@ class RoundsRun {
       const RoundTotals& n = pl.totals[r - 1];
       agreed_phase(*comm_, [&] {
         exec_.exclusive_scan(pl.p + 1, SlotCount{pl.ctx, r, t}, SumOf{}, Slots{0, 0, 0}, pl.slot_of(t));
-        exec_.groups(pl.p, PostBody{pl.ctx, r, pl.slot_of(t), pl.sends_of(t), pl.recvs_of(t), pl.pool_of(t)}, pl.width(r));
+        exec_.groups(pl.p, PostBody{pl.ctx, r, t, pl.slot_of(t), pl.sends_of(t), pl.recvs_of(t), pl.pool_of(t)}, pl.width(r));
         if (n.sends > 0) exec_.each(n.sends, MatchBody{pl.ctx, t, pl.sends_of(t), pl.recvs_of(t), pl.slot_of(t), pl.link_load});
       });
       exchange(pl, t, r);
@@ -434,7 +437,7 @@ class RoundsRun {
                                    pl.slot_of(t)},
                        pl.width(arrived));
       }
-      if (t == pl.total_steps && pl.has_local) exec_.each(pl.p, LocalBody{pl.ctx, LocalPhase::after_last_step});
+      if (t == pl.total_steps && pl.has_local) exec_.each(pl.p, LocalBody{pl.ctx, LocalPhase::after_last_step, t});
     });
   }
 
@@ -484,7 +487,7 @@ class RoundsRun {
       const int64_t charged = rules::charged_words(ctx.tokens, x.len);
       const rules::CostParts cost =
           direct ? rules::direct_parts(ctx.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
-                 : rules::route_parts_with(ctx.machine, ctx.cost, x.from, x.to, charged, x.hops,
+                 : rules::route_parts_with(ctx.machine, ctx.cost, x.from, x.to, charged, x.hops, x.route,
                                            [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
       out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(sends.data(), first, s), x.len, x.hops,
                             cost.congestion, cost.startup, cost.word_time};

@@ -1,6 +1,6 @@
-// The options that perturb a run (ppsim/noise.h, ppsim/stragglers.h): --noise-trace, --noise,
-// --noise-cosched, --noise-phases, --seed, --stragglers, --straggler-factor; read, checked, and
-// printed in a run's text report.
+// The options that perturb a run (ppsim/noise.h, ppsim/stragglers.h, ppsim/failures.h): --noise-trace,
+// --noise, --noise-cosched, --noise-phases, --seed, --stragglers, --straggler-factor, --fail,
+// --reroute; read, checked, and printed in a run's text report.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "goal/noise.h"
+#include "machine/topologies/routing.h"
 #include "options.h"
+#include "rules/run_rules.h"
 
 namespace ppsim::cli {
 
@@ -43,7 +45,73 @@ NoiseTrace generated_noise(const std::string& spec, uint64_t seed) {
   return loggp::random_noise(x, ns, seed);
 }
 
+// A whole non-negative decimal number (at most 18 digits), or false.
+bool parse_index(const std::string& text, int64_t& x) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  x = std::stoll(text);
+  return true;
+}
+
+// The directed link from node a to node b of topology t, or -1.
+int64_t link_between(const Topology& t, int64_t a, int64_t b) {
+  if (direct_links(t)) return a != b && a < t.p && b < t.p ? a * t.p + b : -1;
+  const int64_t n = link_space(t);
+  for (int64_t id = 0; id < n; ++id) {
+    int64_t from = -1, to = -1;
+    if (topology_link_endpoints(t, id, from, to) && from == a && to == b) return id;
+  }
+  return -1;
+}
+
 }  // namespace
+
+Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
+  Failures f;
+  if (o.fail.empty()) {
+    if (o.reroute) throw UsageError("--reroute needs --fail");
+    return f;
+  }
+  if (c.cost.model != CostModel::linear) throw UsageError("--fail applies to the step model (--model linear), whose steps it names");
+  f.reroute = o.reroute;
+  const Topology& t = physical_topology(c);
+  const int64_t last = run_clock(c).total_steps(), nodes = topology_nodes(t);
+  size_t at = 0;
+  while (at <= o.fail.size()) {
+    const size_t comma = std::min(o.fail.find(',', at), o.fail.size());
+    const std::string item = o.fail.substr(at, comma - at), usage = "--fail '" + item + "' is not proc:P@S or link:A-B@S";
+    at = comma + 1;
+    const size_t colon = item.find(':'), amp = item.find('@');
+    if (colon == std::string::npos || amp == std::string::npos || amp < colon) throw UsageError(usage);
+    const std::string kind = item.substr(0, colon), what = item.substr(colon + 1, amp - colon - 1);
+    int64_t step = 0;
+    if (!parse_index(item.substr(amp + 1), step)) throw UsageError(usage);
+    if (step < 1 || step > last)
+      throw UsageError("--fail '" + item + "': step " + std::to_string(step) + " is not a step of the run (1.." + std::to_string(last) + ")");
+    if (kind == "proc") {
+      int64_t proc = 0;
+      if (!parse_index(what, proc)) throw UsageError(usage);
+      if (proc >= c.params.p)
+        throw UsageError("--fail '" + item + "': processor " + what + " is not on the machine (it has " + std::to_string(c.params.p) +
+                         " processors, 0.." + std::to_string(c.params.p - 1) + ")");
+      if (f.nproc == kMaxFailures) throw UsageError("--fail takes at most " + std::to_string(kMaxFailures) + " processors");
+      f.proc[f.nproc++] = FailedProc{proc, step};
+      continue;
+    }
+    const size_t dash = what.find('-');
+    int64_t a = 0, b = 0;
+    if (kind != "link" || dash == std::string::npos || !parse_index(what.substr(0, dash), a) || !parse_index(what.substr(dash + 1), b))
+      throw UsageError(usage);
+    if (a >= nodes || b >= nodes)
+      throw UsageError("--fail '" + item + "': node " + std::to_string(std::max(a, b)) + " is not on the " + topology_shape(t) + " (nodes 0.." +
+                       std::to_string(nodes - 1) + ")");
+    const int64_t ab = link_between(t, a, b), ba = link_between(t, b, a);
+    if (ab < 0 && ba < 0) throw UsageError("--fail '" + item + "': no link joins nodes " + what.substr(0, dash) + " and " + what.substr(dash + 1) +
+                                           " on the " + topology_shape(t));
+    if (f.nlink == kMaxFailures) throw UsageError("--fail takes at most " + std::to_string(kMaxFailures) + " links");
+    f.link[f.nlink++] = FailedLink{a, b, step, ab, ba};
+  }
+  return f;
+}
 
 std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost) {
   const RunOptions d;
@@ -129,6 +197,31 @@ void print_stragglers_text(std::ostream& out, const nlohmann::json& s) {
     if (count != 1) out << ")";
   }
   out << ", " << s["factor"].get<double>() << " times slower\n";
+}
+
+void print_failures_text(std::ostream& out, const nlohmann::json& f) {
+  out << "  failures:";
+  const char* sep = " ";
+  for (const auto& x : f["injected"]) {
+    if (x["kind"] == "proc") out << sep << "processor " << x["processor"] << " from step " << x["step"];
+    else out << sep << "link " << x["a"] << "-" << x["b"] << " from step " << x["step"];
+    sep = ", ";
+  }
+  out << "; " << f["dropped_messages"] << " messages dropped, " << f["rerouted_messages"] << " rerouted"
+      << (f["reroute"].get<bool>() ? "" : " (no --reroute)") << "\n";
+  if (f["completed"].is_null()) return;
+  if (f["completed"].get<bool>()) {
+    out << "  damage: none, the operation completed\n";
+    return;
+  }
+  out << "  damage: " << f["damaged_processors"] << " processors, " << f["missing_words"] << " words missing, " << f["wrong_words"]
+      << " wrong; the operation did not complete";
+  if (f["damage"].is_array() && f["damage"].size() <= 16) {
+    out << " (processor: missing/wrong";
+    for (const auto& d : f["damage"]) out << "; " << d["processor"] << ": " << d["missing"] << "/" << d["wrong"];
+    out << ")";
+  }
+  out << "\n";
 }
 
 }  // namespace ppsim::cli

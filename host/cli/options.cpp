@@ -127,6 +127,10 @@ const RunOptionSpec kRunOptions[] = {
      "processors that work --straggler-factor slower: a list 3,17,42 or a share 1.5% (chosen by --seed)"},
     {"--straggler-factor", &RunOptions::straggler_factor, true,
      "a straggler's sends (linear: t_s + t_w m) or overheads (loggp: o, O, calc) take this factor longer"},
+    {"--fail", &RunOptions::fail, false,
+     "failures, comma-separated: proc:P@S (processor P stops at step S) | link:A-B@S (the link between nodes A and B goes down at step "
+     "S); the report lists the damage"},
+    {"--reroute", &RunOptions::reroute, false, "--fail: messages whose route crosses a failed link take another route where the topology has one"},
     {"--msccl", &RunOptions::msccl, false,
      "run an MSCCL algorithm FILE (msccl-tools XML) with data on the machine, verify and time it"},
     {"--combine", &RunOptions::combine, true, "operator: " + operator_names()},
@@ -436,6 +440,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   RunConfig c = build_machine_config(o, op, backend);
   c.algorithm = choose_algorithm(o, op, c);
   read_protocol(o, c);
+  c.failures = read_failure_options(o, c);
   return c;
 }
 

@@ -41,6 +41,9 @@ struct RunOptions {
   // OS noise (--model loggp; ppsim/noise.h), stragglers (ppsim/stragglers.h), and the seed of both
   std::string noise_trace, noise, noise_phases = "ppsim", stragglers;
   bool noise_cosched = false;
+  // Failures (ppsim/failures.h): proc:P@S and link:A-B@S, comma-separated, and --reroute
+  std::string fail;
+  bool reroute = false;
   int64_t seed = 1;
   double straggler_factor = 2.0;
   // `run` only (add_timeline_options): the timeline and its Gantt chart
@@ -72,10 +75,15 @@ std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const C
 // --stragglers with --straggler-factor and --seed, for p processors. Throws UsageError.
 Stragglers read_straggler_options(const RunOptions& o, int64_t p);
 
+// --fail and --reroute for configuration c (its topology, algorithm and steps known). Throws UsageError.
+Failures read_failure_options(const RunOptions& o, const RunConfig& c);
+
 // The lines a text report gives the noise (its config and outcome as the JSON report writes them,
 // report.h) and the stragglers.
 void print_noise_text(std::ostream& out, const nlohmann::json& config, const nlohmann::json& outcome);
 void print_stragglers_text(std::ostream& out, const nlohmann::json& stragglers);
+// The lines a text report gives the failures and their damage (failures_json).
+void print_failures_text(std::ostream& out, const nlohmann::json& failures);
 
 // Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
 RunConfig build_config(const RunOptions& o, Backend& backend);

@@ -15,7 +15,7 @@ void refuse_network_options(const RunOptions& o, const Command& run) {
        {"--topology", "--dims",         "--ports",      "--lambda",  "--ts",    "--tw",        "--tw-class", "--th",
         "--routing",  "--root",         "--n",          "--backend", "--shift", "--exclusive", "--logical",  "--logical-dims",
         "--map",      "--group-stride", "--group-size", "--sources", "--noise-trace", "--noise", "--noise-cosched", "--noise-phases",
-        "--seed", "--stragglers", "--straggler-factor", "--timeline", "--timeline-processors", "--plot"})
+        "--seed", "--stragglers", "--straggler-factor", "--fail", "--reroute", "--timeline", "--timeline-processors", "--plot"})
     if (run.given(opt)) throw UsageError(std::string(opt) + " does not apply to --machine " + o.machine);
 }
 

@@ -38,7 +38,7 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
     // Its cost but for the words its receive combines, which only the receiver's rank knows.
     const rules::CostParts cost =
         direct ? rules::direct_parts(rules.c.cost, x.from, rules::direct_congestion(ch.sends.data(), first, end, x.to), words)
-               : rules::route_parts_with(rules.machine, rules.c.cost, x.from, x.to, words, x.hops,
+               : rules::route_parts_with(rules.machine, rules.c.cost, x.from, x.to, words, x.hops, x.route,
                                          [&](int64_t id) { return loads.load(id, stamp); });
     out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(ch.sends.data(), first, int64_t(idx)), x.len, x.hops,
                           cost.congestion, cost.startup, cost.word_time};

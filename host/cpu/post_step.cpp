@@ -13,9 +13,9 @@ namespace {
 
 // The record of send x of processor i, and its payload in the pool: runs of x.run words every
 // x.stride words (the last run may be short).
-void post_send(const ProcessorBuffers& bufs, Chunk& ch, const Send& x, int64_t i) {
+void post_send(const ProcessorBuffers& bufs, Chunk& ch, const Send& x, int64_t i, int route) {
   const uint64_t* src = bufs.slot(x.buf, i) + x.src_off;
-  ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), x.buf, 0, x.src_off, x.len, int64_t(ch.pool.size()), 0});
+  ch.sends.push_back(StoredSend{int32_t(i), int32_t(x.to), int16_t(x.buf), int16_t(route), 0, x.src_off, x.len, int64_t(ch.pool.size()), 0});
   if (x.len <= 8 && x.run == x.len)
     for (int64_t w = 0; w < x.len; ++w) ch.pool.push_back(src[w]);
   else
@@ -56,6 +56,9 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
   // change them).
   const AlgorithmId algorithm = rules.c.algorithm->id;
   const auto ops_override = rules.c.test_ops_override;
+  const bool failures = rules.machine.failures.any();
+  const int64_t arrives = rules.clock.arrives(t);
+  int8_t route[kMaxOps] = {};
   StepOps ops;
   for (int64_t i = ch.first; i < ch.last; ++i) {
     ops.nsend = ops.nrecv = 0;
@@ -66,9 +69,14 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
       ch.fail(i, broken_rule_text(v, ops, i, t, rules.clock.arrives(t), rules.c.ports.model, rules.ports.limit));
       return;
     }
+    if (failures) {  // lost messages leave the step here (rules/failure_rules.h)
+      const rules::Losses lost = rules::drop_lost(rules.machine, ops, i, t, arrives, route);
+      ch.stats.dropped += lost.dropped;
+      ch.stats.rerouted += lost.rerouted;
+    }
     s.send_begin[s.at(i)] = int32_t(ch.sends.size());
     s.send_count[s.at(i)] = ops.nsend;
-    for (int n = 0; n < ops.nsend; ++n) post_send(bufs, ch, ops.send[n], i);
+    for (int n = 0; n < ops.nsend; ++n) post_send(bufs, ch, ops.send[n], i, route[n]);
     s.recv_begin[s.at(i)] = int32_t(ch.recvs.size());
     s.recv_count[s.at(i)] = ops.nrecv;
     for (int n = 0; n < ops.nrecv; ++n) post_recv(rules.tokens, ch, ops.recv[n], i);

@@ -31,6 +31,7 @@ void ProcessorBuffers::local_phase(const CpuRules& rules, const ChunkPlan& plan,
 #pragma omp parallel for schedule(static) num_threads(nchunks) if (nchunks > 1)
 #endif
   for (int64_t i = lo_; i < hi_; ++i) {
+    if (phase == LocalPhase::after_last_step && rules::down_at_end(rules.machine.failures, i, rules.clock.total_steps())) continue;
     ProcBuffers view;
     for (int b = 0; b < shape_.nbuf; ++b) {
       view.buf[b] = slot(b, i);

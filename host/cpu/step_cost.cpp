@@ -10,13 +10,13 @@ namespace ppsim::cpu {
   if (loads.own_lo == 0 && loads.own_hi == link_space(rules.topo())) {  // one process: every counter is here
     for (const StoredSend& x : ch.sends)
       add_message_cost(ch, rules::route_cost(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len), x.hops,
-                                             x.combined, loads.counts.data(), stamp));
+                                             x.combined, x.route, loads.counts.data(), stamp));
     return;
   }
   for (const StoredSend& x : ch.sends)
     if (x.combined >= 0)  // (a send to another rank's processor is costed there)
       add_message_cost(ch, rules::route_cost_with(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len),
-                                                  x.hops, x.combined, [&](int64_t id) { return loads.load(id, stamp); }));
+                                                  x.hops, x.combined, x.route, [&](int64_t id) { return loads.load(id, stamp); }));
 }
 
 StepStats step_totals(const StepStore& s, int64_t t) {
@@ -28,6 +28,8 @@ StepStats step_totals(const StepStore& s, int64_t t) {
     st.link_hops += ch.stats.link_hops;
     st.max_link_load = std::max(st.max_link_load, ch.stats.max_link_load);
     st.time = std::max(st.time, ch.stats.time);
+    st.dropped += ch.stats.dropped;
+    st.rerouted += ch.stats.rerouted;
   }
   return st;
 }

@@ -72,7 +72,7 @@ class MessageCounter {
  private:
   // Message x's hops, and its messages, words and link-hops added to the chunk's; its charged words.
   int64_t count_figures(Chunk& ch, StoredSend& x) const {
-    x.hops = int32_t(route_hops(rules_.topo(), rules_.machine.node(x.from), rules_.machine.node(x.to)));
+    x.hops = int32_t(rules::message_hops(rules_.machine, x.from, x.to, x.route));
     const int64_t words = rules::charged_words(rules_.tokens, x.len);
     ch.stats.messages += 1;
     ch.stats.words += words;
@@ -80,10 +80,9 @@ class MessageCounter {
     return words;
   }
   void count_links(Chunk& ch, const StoredSend& x) const {
-    const int64_t from_node = rules_.machine.node(x.from), to_node = rules_.machine.node(x.to);
-    if (all_) for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
+    if (all_) rules::for_each_message_link(rules_.machine, x.from, x.to, x.route, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
     else
-      for_each_route_link(rules_.topo(), from_node, to_node, [&](int64_t id) {
+      rules::for_each_message_link(rules_.machine, x.from, x.to, x.route, [&](int64_t id) {
         if (id >= own_lo_ && id < own_hi_) rules::count_link(&loads_[size_t(id - own_lo_)], stamp_);
         else ch.foreign_links.push_back(id);  // its owner's rank sums it (dist_step.cpp)
       });

@@ -23,7 +23,9 @@ namespace ppsim::cpu {
 // Compact records (processor ids fit in 31 bits: make_topology caps p at 2^31): the passes stream
 // through these arrays, so their size is the engine's memory traffic.
 struct StoredSend {
-  int32_t from, to, buf, hops;
+  int32_t from, to;
+  int16_t buf, route;  // route: 0 the topology's own, n >= 1 another (--reroute; rules/failure_rules.h)
+  int32_t hops;
   int64_t src_off, len, pool_off;
   int64_t combined;  // words its receive combines (set when matched)
 };

@@ -13,6 +13,8 @@ void add_step(RunResult& r, StepStats st, int lambda) {
   r.link_hops += st.link_hops;
   r.max_link_load = std::max(r.max_link_load, st.max_link_load);
   r.time += st.time;
+  r.dropped += st.dropped;
+  r.rerouted += st.rerouted;
 }
 
 void add_local_folds(RunResult& r, double gamma, int64_t words, int lambda) {

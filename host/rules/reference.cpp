@@ -16,6 +16,7 @@ namespace ppsim {
 void record_verification(const RunConfig& c, Verification v, RunResult& r) {
   r.mismatches = v.mismatches;
   r.first_mismatches = std::move(v.first);
+  r.damage = std::move(v.damage);
   r.verified = v.mismatches == 0;
   r.max_error_ulps = operator_rounded(c.combine) ? int64_t(std::min<uint64_t>(v.max_ulps, INT64_MAX)) : -1;
   r.results_agree = !rules::operation_agrees(c.algorithm->op) ? Agreement::not_applicable
@@ -71,9 +72,11 @@ void verify_range(const RunConfig& c, const uint64_t* data, int64_t lo, int64_t 
   const Operation op = c.algorithm->op;
   const int32_t b = rules::checked_buffer(op);
   const int64_t words = operation_buffer_words(op, b, c.params);
+  const bool damage = c.failures.any();
   for (int64_t i = lo; i < hi; ++i) {
     const int64_t peer = rules::agreeing_with(op, c.params, i);
     const uint64_t* peer_data = peer >= 0 ? peer_words(peer) : nullptr;
+    Damage d{i, 0, 0};
     for (int64_t off = 0; off < words; ++off) {
       const uint64_t got = data[(i - lo) * words + off];
       if (peer_data && got != peer_data[off]) ++v.disagreements;
@@ -82,7 +85,9 @@ void verify_range(const RunConfig& c, const uint64_t* data, int64_t lo, int64_t 
       if (w.ok) continue;
       ++v.mismatches;
       if (v.first.size() < 10) v.first.push_back(Mismatch{b, i, off, w.want, got});
+      if (damage) ++(got == operation_initial_word(op, c.combine, c.input, c.params, b, i, off) ? d.missing : d.wrong);
     }
+    if (d.missing + d.wrong > 0) v.damage.push_back(d);
   }
 }
 

@@ -9,6 +9,7 @@
 //   how loaded a link is                   count_link / link_load_at (stamped counters)
 //   what a message costs (congestion,      route_cost, direct_congestion + direct_cost
 //     link classes, time)
+//   what a failure does to a message       drop_lost, message_route (failure_rules.h)
 //   the exchange rules of a step           exchange_rule (half-duplex, telephone)
 //   what an arriving word does to a slot   action_span + received_word
 //   what combining costs                   combined_words
@@ -26,6 +27,8 @@
 #include "ppsim/ports.h"
 #include "ppsim/schedule.h"
 #include "machine/topologies/routing.h"
+#include "ppsim/failures.h"
+#include "rules/failure_rules.h"
 
 namespace ppsim::rules {
 
@@ -70,11 +73,13 @@ PPSIM_HD inline bool agent_route_ok(const Topology& t, int64_t a, int64_t b) { r
 // under all-port, else one.
 PPSIM_HD inline int port_limit(PortModel model, int k) { return model == PortModel::kport ? k : model == PortModel::all ? kMaxOps : 1; }
 
-// The machine messages travel on: a topology, and where logical processor i sits on it.
+// The machine messages travel on: a topology, where logical processor i sits on it, and what of
+// it fails (--fail: failure_rules.h).
 struct Machine {
   Topology topo;
   bool mapped = false;
   Mapping mapping;
+  Failures failures = {};
   PPSIM_HD int64_t node(int64_t i) const { return mapped && i < topo.p ? map_node(mapping, i) : i; }
 };
 
@@ -208,14 +213,15 @@ PPSIM_HD inline CostParts straggled(const CostParams& c, int64_t from, CostParts
   return {x.congestion, x.startup * f, x.word_time * f};
 }
 
-// On a routed topology, from the step's load of each link (load(id): messages on link id).
+// On a routed topology, from the step's load of each link (load(id): messages on link id), along
+// the message's route (0: the topology's own; failure_rules.h).
 template <class Load>
 PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                    const Load& load) {
+                                    int route, const Load& load) {
   long long congestion = 0;
   double word_time = 0, startup = c.ts_class_set ? 0.0 : c.ts;
   const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
-  for_each_route_link(m.topo, m.node(from), m.node(to), [&](int64_t id) {
+  for_each_message_link(m, from, to, route, [&](int64_t id) {
     const long long l = load(id);
     if (l > congestion) congestion = l;
     if (classes) {
@@ -231,15 +237,15 @@ PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64
 }
 template <class Load>
 PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                     int64_t combined, const Load& load) {
-  const CostParts x = route_parts_with(m, c, from, to, words, hops, load);
+                                     int64_t combined, int route, const Load& load) {
+  const CostParts x = route_parts_with(m, c, from, to, words, hops, route, load);
   return {x.congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 
 // On a routed topology, from the stamped link loads of the step.
 PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                       int64_t combined, const unsigned long long* link_load, uint32_t stamp) {
-  return route_cost_with(m, c, from, to, words, hops, combined,
+                                       int64_t combined, int route, const unsigned long long* link_load, uint32_t stamp) {
+  return route_cost_with(m, c, from, to, words, hops, combined, route,
                          [&](int64_t id) { return link_load_at(atomic_load(&link_load[id]), stamp); });
 }
 

@@ -138,6 +138,30 @@ json stragglers_json(const Stragglers& s, int64_t p) {
   return out;
 }
 
+json failures_json(const RunConfig& c, const RunResult& r) {
+  const Failures& f = c.failures;
+  if (!f.any()) return nullptr;
+  json injected = json::array();
+  for (int n = 0; n < f.nproc; ++n) injected.push_back({{"kind", "proc"}, {"processor", f.proc[n].proc}, {"step", f.proc[n].step}});
+  for (int n = 0; n < f.nlink; ++n) injected.push_back({{"kind", "link"}, {"a", f.link[n].a}, {"b", f.link[n].b}, {"step", f.link[n].step}});
+  int64_t missing = 0, wrong = 0;
+  json damage = json::array();
+  for (const Damage& d : r.damage) {
+    missing += d.missing;
+    wrong += d.wrong;
+    if (uint64_t(damage.size()) < kReportFinishTimes) damage.push_back({{"processor", d.proc}, {"missing", d.missing}, {"wrong", d.wrong}});
+  }
+  return json{{"injected", std::move(injected)},
+              {"reroute", f.reroute},
+              {"dropped_messages", r.dropped},
+              {"rerouted_messages", r.rerouted},
+              {"completed", c.verify ? json(r.verified) : json(nullptr)},
+              {"damaged_processors", c.verify ? json(r.damage.size()) : json(nullptr)},
+              {"missing_words", c.verify ? json(missing) : json(nullptr)},
+              {"wrong_words", c.verify ? json(wrong) : json(nullptr)},
+              {"damage", r.damage.size() <= kReportFinishTimes ? std::move(damage) : json(nullptr)}};
+}
+
 json noise_config_json(const NoiseSpec* n) {
   if (!n) return nullptr;
   return json{{"source", n->trace->source},
@@ -274,6 +298,11 @@ json per_step_json(const RunConfig& c, const RunResult& r) {
                      {"link_hops", s.link_hops},
                      {"max_link_load", s.max_link_load},
                      {"time", c.cost.model == CostModel::loggp ? json(nullptr) : json(s.time)}});
+  if (c.failures.any())
+    for (size_t k = 0; k < r.per_step.size(); ++k) {
+      steps[k]["dropped"] = r.per_step[k].dropped;
+      steps[k]["rerouted"] = r.per_step[k].rerouted;
+    }
   return steps;
 }
 
@@ -344,6 +373,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   add_cost(doc, c, r);
   doc["per_step"] = per_step_json(c, r);
   add_verification(doc, c, r);
+  if (c.failures.any()) doc["failures"] = failures_json(c, r);
   doc["wall_seconds"] = r.wall_seconds;
   if (c.cost.model == CostModel::loggp) doc["loggp"] = loggp_json(c, r);
   doc["final"] = final_json(c, r);

@@ -86,6 +86,8 @@ void validate_config(const RunConfig& c, bool host_memory) {
   if (a.m < 1) throw ConfigError("--m must be at least 1 (got " + std::to_string(a.m) + ")");
   if (a.lambda < 1) throw ConfigError("--lambda must be at least 1 (got " + std::to_string(a.lambda) + ")");
   if (a.lambda > 1024) throw ConfigError("--lambda must be at most 1024 (got " + std::to_string(a.lambda) + ")");
+  if (c.failures.any() && c.ranks && c.ranks->size() > 1) throw ConfigError("--fail runs in one process: run it without mpirun");
+  if (c.failures.any() && c.cost.model != CostModel::linear) throw ConfigError("--fail applies to the step model (--model linear)");
   // Every run holds at least p*m words, a scan at least n*m: refuse sizes past the limit before any
   // buffer size is multiplied out below (so none of those products can overflow).
   const int64_t elements = c.algorithm->op == Operation::scan ? std::max(a.p, scan_elements(a)) : a.p;

@@ -115,6 +115,16 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
   for (int k = 0; k < kMaxOps; ++k) t.tracks.push_back("send " + std::to_string(k));
   for (int k = 0; k < kMaxOps; ++k) t.tracks.push_back("recv " + std::to_string(k));
   loggp_rounds::RoundReader reader(c);
+  // What the failures (--fail) leave of a processor's ops: the messages they lose are not drawn.
+  const rules::Machine machine = run_machine(c);
+  StepOps left;
+  int8_t route[kMaxOps];
+  auto surviving = [&](const StepOps& ops, int64_t i, int64_t sent, int64_t arrives) -> const StepOps& {
+    if (!machine.failures.any()) return ops;
+    left = ops;
+    rules::drop_lost(machine, left, i, sent, arrives, route);
+    return left;
+  };
   // A message between two kept processors: its round, ends and occurrence (the n-th from a to b).
   std::map<std::tuple<int, int64_t, int64_t, int>, TimelineMessage> open;
   uint64_t next_id = 1;
@@ -123,7 +133,7 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
     if (sent > r.steps || arrives > r.steps) break;
     std::map<int64_t, int> seen;
     for (int64_t i : t.kept) {  // the sends first: a receive finds its send's arrow
-      const StepOps& ops = reader.read(i, round);
+      const StepOps& ops = surviving(reader.read(i, round), i, sent, arrives);
       seen.clear();
       for (int k = 0; k < ops.nsend; ++k) {
         const Send& x = ops.send[k];
@@ -143,7 +153,7 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
       }
     }
     for (int64_t i : t.kept) {
-      const StepOps& ops = reader.read(i, round);
+      const StepOps& ops = surviving(reader.read(i, round), i, sent, arrives);
       seen.clear();
       for (int k = 0; k < ops.nrecv; ++k) {
         const Recv& x = ops.recv[k];

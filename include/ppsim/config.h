@@ -7,6 +7,7 @@
 #include "ppsim/algorithm.h"
 #include "ppsim/cost.h"
 #include "ppsim/errors.h"
+#include "ppsim/failures.h"
 #include "ppsim/mapping.h"
 #include "ppsim/noise.h"
 #include "ppsim/operators.h"
@@ -33,6 +34,9 @@ struct RunConfig {
   InputSpec input;
   PortSpec ports;
   CostParams cost;
+  // Processors and links that fail at a step (--fail, --reroute; ppsim/failures.h): the step model
+  // drops or reroutes their messages, and verification reports the damage (RunResult::damage).
+  Failures failures;
   // OS noise on the LogGP clocks (--noise-trace, --noise; ppsim/noise.h); null: none.
   std::shared_ptr<const NoiseSpec> noise;
   // NCCL's protocol (--protocol; protocol.h sets it with apply_protocol) and its base latency, which

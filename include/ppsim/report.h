@@ -40,6 +40,9 @@ inline constexpr uint64_t kReportFinalWords = 1u << 16;
 // --model loggp: every processor's finishing time is reported up to this many processors.
 inline constexpr uint64_t kReportFinishTimes = 4096;
 
+// --fail: what was injected and the damage it did (null without failures); the damaged processors
+// are listed up to kReportFinishTimes of them.
+nlohmann::json failures_json(const RunConfig& c, const RunResult& r);
 // Stragglers as a report writes them: null when none, else the factor, how they were chosen and
 // how many of the p processors straggle (with their numbers up to kReportFinishTimes).
 nlohmann::json stragglers_json(const Stragglers& s, int64_t p);

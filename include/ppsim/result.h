@@ -13,6 +13,7 @@ struct StepStats {
   int64_t link_hops = 0;
   int64_t max_link_load = 0;
   double time = 0.0;
+  int64_t dropped = 0, rerouted = 0;  // messages lost to failures, and sent around them (--fail)
 };
 
 struct TraceMessage {
@@ -33,6 +34,13 @@ struct Mismatch {
   uint64_t expected, got;
 };
 
+// A processor whose checked words (verify_rules.h's checked buffer) differ from the reference after
+// a run with failures: `missing` of them still hold what they held before the run (nothing reached
+// them), `wrong` hold something else (a part of what they should).
+struct Damage {
+  int64_t proc, missing, wrong;
+};
+
 // Whether processors hold bit-identical words where the operation says they agree (allreduce,
 // allgather, broadcast ...: verify_rules.h's agreeing_with); not_applicable for the others.
 enum class Agreement : int8_t { not_applicable, agree, differ };
@@ -48,6 +56,10 @@ struct RunResult {
   // Rounded operators (fsum, fsum32): the largest distance in ulps of a checked word from its
   // exactly rounded reference (capped at INT64_MAX); -1 for the operators checked bit for bit.
   int64_t max_error_ulps = -1;
+  // --fail: the messages the failures lost and those they sent another way, and the processors
+  // whose checked words are not the reference's, in processor order (verify_buffers).
+  int64_t dropped = 0, rerouted = 0;
+  std::vector<Damage> damage;
   Agreement results_agree = Agreement::not_applicable;
   double wall_seconds = 0.0;
   std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]

@@ -17,6 +17,7 @@ struct Verification {
   std::vector<Mismatch> first;  // up to 10 (the device's count leaves it empty)
   uint64_t max_ulps = 0;        // rounded operators: the largest distance from the exactly rounded reference
   int64_t disagreements = 0;    // words that differ from the word the operation says they agree with
+  std::vector<Damage> damage;   // with failures (RunConfig::failures): every processor with mismatches
 };
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& buffers);
 

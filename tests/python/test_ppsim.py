@@ -266,6 +266,25 @@ def test_noise_and_stragglers(tmp_path):
         ppsim.run(topology="full", p=8, op="allreduce", stragglers="8")
 
 
+def test_failures():
+    # The binomial broadcast: processor 4 down from step 1 leaves 4, 5, 6 and 7 without the data.
+    doc = ppsim.run(topology="hypercube", p=8, op="broadcast", algo="broadcast_binomial", m=2, fail="proc:4@1")
+    failures = doc["failures"]
+    assert not doc["verified"] and failures["completed"] is False
+    assert [d["processor"] for d in failures["damage"]] == [4, 5, 6, 7]
+    assert failures["missing_words"] == 8 and failures["dropped_messages"] == 3
+    # A link rerouted the other way round the ring: the all-gather completes.
+    one = ppsim.run(topology="ring", p=8, op="allgather", algo="allgather_ring", fail="link:0-1@1", reroute=True)
+    assert one["failures"]["completed"] is True and one["failures"]["rerouted_messages"] == 7
+    # Two links as a list: 0->1 goes round through 4-5 in steps 1 and 2; from step 3 the ring is cut
+    # twice, and 0->1 and 4->5 (5 steps each) have no way left.
+    both = ppsim.run(topology="ring", p=8, op="allgather", algo="allgather_ring", fail=["link:0-1@1", "link:4-5@3"], reroute=True)
+    assert both["failures"]["completed"] is False
+    assert both["failures"]["rerouted_messages"] == 2 and both["failures"]["dropped_messages"] == 10
+    with pytest.raises(ppsim.ConfigError, match="not a step of the run"):
+        ppsim.run(topology="hypercube", p=8, op="broadcast", fail="proc:1@9")
+
+
 def test_timeline(tmp_path):
     # A trace-event file Perfetto opens: a track per kept processor, the last CPU slice at its finish.
     path = tmp_path / "t.json"

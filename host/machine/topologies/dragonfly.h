@@ -87,6 +87,43 @@ struct Dragonfly : TopologyDefaults {
     visit(2 * d + 1);  // down to the processor
   }
 
+  // From router r to group `to` (not r's): a local link to the router that holds the group's port
+  // for it (when that is another router) and the global link; the router reached.
+  template <class Visit>
+  PPSIM_HD static int64_t to_group(const Topology& t, int64_t r, int64_t to, Visit&& visit) {
+    const int64_t a = group_size(t), h = globals(t), g = r / a, out = port_towards(g, to);
+    const int64_t exit_router = g * a + out / h;
+    if (r != exit_router) visit(local_id(t, r, exit_router % a));
+    visit(global_id(t, exit_router, out % h));
+    return to * a + port_towards(to, g) / h;
+  }
+
+  // Other routes (--reroute): within a group, through its router (index + n) mod a; between groups,
+  // through group (source group + n) mod g (Valiant: local, global, local, global, local).
+  PPSIM_HD static int alt_routes(const Topology& t) { return int(groups(t)) - 1; }
+  template <class Visit>
+  PPSIM_HD static bool alt_route(const Topology& t, int64_t s, int64_t d, int n, Visit&& visit) {
+    const int64_t a = group_size(t), rs = s / per_router(t), rd = d / per_router(t), gs = rs / a, gd = rd / a;
+    if (n < 1 || rs == rd) return false;
+    if (gs == gd) {
+      if (n >= a) return false;
+      const int64_t via = gs * a + (rs % a + n) % a;
+      if (via == rd) return false;
+      visit(2 * s);
+      visit(local_id(t, rs, via % a));
+      visit(local_id(t, via, rd % a));
+      visit(2 * d + 1);
+      return true;
+    }
+    const int64_t via = (gs + n) % groups(t);
+    if (n >= groups(t) || via == gd) return false;
+    visit(2 * s);
+    const int64_t r = to_group(t, to_group(t, rs, via, visit), gd, visit);
+    if (r != rd) visit(local_id(t, r, rd % a));
+    visit(2 * d + 1);
+    return true;
+  }
+
   static bool link_endpoints(const Topology& t, int64_t id, int64_t& from, int64_t& to) {
     const int64_t a = group_size(t), h = globals(t), R = routers(t);
     if (id < 0 || id >= link_space(t)) return false;

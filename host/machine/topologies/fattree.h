@@ -17,7 +17,7 @@
 // all routes to one destination meet in the switches labelled (d_0 .. d_(l-2), d_l .. d_(n-1)) and
 // descend together; each down link carries traffic for one destination only, and a shift
 // permutation (i -> i + q mod p) loads no link twice. 2l links between processors whose lowest
-// common switches are at level l.
+// common switches are at level l. Other routes for --reroute: every up-port shifted (alt_route).
 // Links: stage 0 joins processor x to its leaf switch (index x); stage l >= 1 joins level-l switch w
 // by its up-port j to level l+1 (index w*k + j). Directed id (stage * p + index) * 2 + (0 up, 1 down).
 // Node ids: processors 0..p-1, then level-l switch w is p + (l-1) * k^(n-1) + w.
@@ -57,27 +57,42 @@ struct Fattree : TopologyDefaults {
   PPSIM_HD static int64_t link_space(const Topology& t) { return 2 * t.dims[1] * t.p; }
   PPSIM_HD static int64_t link_id(const Topology& t, int stage, int64_t index, int down) { return (stage * t.p + index) * 2 + down; }
 
+  // The up/down route that leaves level l by up-port (d_(l-1) + shift) mod k (shift 0: D-mod-k).
   template <class Visit>
-  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+  PPSIM_HD static void route_by(const Topology& t, int64_t s, int64_t d, int64_t shift, Visit&& visit) {
     if (s == d) return;
     const int64_t k = arity(t);
     const int top = common_level(t, s, d);
     visit(link_id(t, 0, s, 0));   // up to the leaf switch
     int64_t w = s / k, unit = 1;  // the switch reached, and k^(l-1) at level l
-    // Up from level l by port d_(l-1) (D-mod-k), which becomes digit l-1 of the label.
+    // Up from level l by port j_l = d_(l-1) + shift, which becomes digit l-1 of the label.
     for (int l = 1; l < top; ++l, unit *= k) {
-      const int64_t j = (d / unit) % k;
+      const int64_t j = ((d / unit) + shift) % k;
       visit(link_id(t, l, w * k + j, 0));
       w += (j - (w / unit) % k) * unit;
     }
-    // Down from level l+1 to the level-l switch (d_0 .. d_(l-2), d_l .. d_(n-1)), entering it by its
-    // up-port d_(l-1).
+    // Down from level l+1 to the level-l switch whose lower digits are the top switch's (j_1 ..
+    // j_(l-1)) and whose upper ones are d's (d_l .. d_(n-1)), entering it by its up-port j_l.
     for (int l = top - 1; l >= 1; --l) {
       unit /= k;
-      const int64_t lower = d % unit + (d / (unit * k)) * unit;
-      visit(link_id(t, l, lower * k + (d / unit) % k, 1));
+      const int64_t lower = w % unit + (d / (unit * k)) * unit;
+      visit(link_id(t, l, lower * k + (w / unit) % k, 1));
     }
     visit(link_id(t, 0, d, 1));  // down from the leaf switch
+  }
+  template <class Visit>
+  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+    route_by(t, s, d, 0, visit);
+  }
+
+  // Other routes (--reroute): the other up-links, every up-port shifted by n (n = 1 .. k-1), to
+  // another top switch and down from it (none under one leaf switch).
+  PPSIM_HD static int alt_routes(const Topology& t) { return int(arity(t)) - 1; }
+  template <class Visit>
+  PPSIM_HD static bool alt_route(const Topology& t, int64_t s, int64_t d, int n, Visit&& visit) {
+    if (n < 1 || n > alt_routes(t) || common_level(t, s, d) < 2) return false;
+    route_by(t, s, d, n, visit);
+    return true;
   }
 
   static int64_t switch_node(const Topology& t, int level, int64_t label) { return t.p + (level - 1) * (t.p / arity(t)) + label; }

@@ -7,6 +7,9 @@
 //       000 ----- 001
 //
 // Route: E-cube, correcting differing bits from the least significant up. Link id = node*d + k.
+// Other routes (--reroute), in this order: the other dimension orders (the low-first order started
+// at bit o, o = 1 .. d-1, then the high-first order started at each bit), then the detours (flip
+// bit j, E-cube to the destination with bit j flipped, flip j back; 2 links longer).
 // Diameter log p, bisection p/2, arc connectivity log p, (p log p)/2 links (Table 2-1).
 #pragma once
 #include "machine/topologies/unit.h"
@@ -28,15 +31,38 @@ struct Hypercube : PowerOfTwoP {
   PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return popcount64(uint64_t(s ^ d)); }
   PPSIM_HD static int64_t link_space(const Topology& t) { return t.p * t.log2p; }
 
+  // The bits corrected in order o (0: E-cube): o < d: low-first from bit o; o >= d: high-first
+  // from bit 2d-1-o.
   template <class Visit>
-  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+  PPSIM_HD static void route_in(const Topology& t, int64_t s, int64_t d, int o, Visit&& visit) {
+    const int n = t.log2p;
     int64_t x = s;
-    for (int k = 0; k < t.log2p; ++k) {
+    for (int q = 0; q < n; ++q) {
+      const int k = o == 0 ? q : o < n ? (o + q) % n : ((2 * n - 1 - o - q) % n + n) % n;
       if (((x ^ d) >> k) & 1) {
-        visit(x * t.log2p + k);
+        visit(x * n + k);
         x ^= int64_t{1} << k;
       }
     }
+  }
+  template <class Visit>
+  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+    route_in(t, s, d, 0, visit);
+  }
+
+  PPSIM_HD static int alt_routes(const Topology& t) { return 3 * t.log2p - 1; }
+  template <class Visit>
+  PPSIM_HD static bool alt_route(const Topology& t, int64_t s, int64_t d, int n, Visit&& visit) {
+    if (s == d || n < 1 || n > alt_routes(t)) return false;
+    if (n < 2 * t.log2p) {
+      route_in(t, s, d, n, visit);
+      return true;
+    }
+    const int64_t flip = int64_t{1} << (n - 2 * t.log2p);
+    visit(s * t.log2p + (n - 2 * t.log2p));
+    route_in(t, s ^ flip, d ^ flip, 0, visit);
+    visit((d ^ flip) * t.log2p + (n - 2 * t.log2p));
+    return true;
   }
 
   static bool link_endpoints(const Topology& t, int64_t id, int64_t& from, int64_t& to) {

@@ -9,7 +9,8 @@
 //   8 -- 9 --10 --11
 //
 // Route: dimension-ordered (XY): the fastest-varying coordinate (X, along a row) first, then
-// the next, ...; on a torus each dimension goes the shorter way (+ at a tie).
+// the next, ...; on a torus each dimension goes the shorter way (+ at a tie). Other routes for
+// --reroute: other dimension orders, the long way round a torus, detours (alt_route).
 // Links: (node * d + dim) * 2 + dir, dir 0 = +1, 1 = -1. A torus extent of 2 has no wrap link
 // (it would duplicate the one link between the two nodes). Link classes: dim0, dim1, ... (one per
 // extent of --dims, in its order).
@@ -53,12 +54,21 @@ struct Grid : TopologyDefaults {
   }
   PPSIM_HD static int64_t link_space(const Topology& t) { return 2 * int64_t(t.ndims) * t.p; }
 
+  // The dimension at position q of order o (0: X first, ..., dimension 0 last): o < d: the
+  // rotation that starts at dimension d-1-o, going down; o >= d: the one that starts at dimension
+  // o-d, going up.
+  PPSIM_HD static int order_dim(int nd, int o, int q) { return o < nd ? ((nd - 1 - o - q) % nd + nd) % nd : (o - nd + q) % nd; }
+
+  // The dimension-ordered route in order o; on a torus dimension `flip` (-1: none) goes the long
+  // way round.
   template <class Visit>
-  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+  PPSIM_HD static void route_in(const Topology& t, int64_t s, int64_t d, int o, int flip, Visit&& visit) {
     int64_t x = s;
-    for (int k = t.ndims - 1; k >= 0; --k) {  // X first
+    for (int q = 0; q < t.ndims; ++q) {
+      const int k = order_dim(t.ndims, o, q);
       int64_t st = stride(t, k), n = t.dims[k];
       int64_t c = (x / st) % n, mv = moves(t, k, c, (d / st) % n);
+      if (k == flip && mv != 0) mv = mv > 0 ? mv - n : mv + n;
       int dir = mv < 0 ? 1 : 0;
       for (int64_t i = 0, steps = mv < 0 ? -mv : mv; i < steps; ++i) {
         visit((x * t.ndims + k) * 2 + dir);
@@ -67,6 +77,46 @@ struct Grid : TopologyDefaults {
         c = next;
       }
     }
+  }
+  template <class Visit>
+  PPSIM_HD static void route(const Topology& t, int64_t s, int64_t d, Visit&& visit) {
+    route_in(t, s, d, 0, -1, visit);
+  }
+
+  // The node one link from v along dimension k (dir 0: +, 1: -), or -1 at a mesh's edge.
+  PPSIM_HD static int64_t neighbour(const Topology& t, int64_t v, int k, int dir) {
+    const int64_t n = t.dims[k], c = coord(t, v, k);
+    int64_t next = dir == 0 ? c + 1 : c - 1;
+    if (next < 0 || next >= n) {
+      if (!wraps(t, k)) return -1;
+      next = pos_mod(next, n);
+    }
+    return v + (next - c) * stride(t, k);
+  }
+
+  // Other routes (--reroute), in this order: the other dimension orders (2d of them, counting the
+  // default), each with every dimension in turn the long way round on a torus; then the detours:
+  // one link along dimension k (+, then -), the default route to the destination's neighbour the
+  // same way, and back (2 links longer; none where the mesh ends).
+  PPSIM_HD static int flips(const Topology& t) { return Wrap ? t.ndims + 1 : 1; }
+  PPSIM_HD static int alt_routes(const Topology& t) { return 2 * t.ndims * flips(t) - 1 + 2 * t.ndims; }
+  template <class Visit>
+  PPSIM_HD static bool alt_route(const Topology& t, int64_t s, int64_t d, int n, Visit&& visit) {
+    if (s == d || n < 1 || n > alt_routes(t)) return false;
+    const int minimal = 2 * t.ndims * flips(t);
+    if (n < minimal) {
+      const int o = n / flips(t), flip = n % flips(t) - 1;
+      if (flip >= 0 && moves(t, flip, coord(t, s, flip), coord(t, d, flip)) == 0) return false;
+      route_in(t, s, d, o, flip, visit);
+      return true;
+    }
+    const int k = (n - minimal) / 2, dir = (n - minimal) % 2;
+    const int64_t s1 = neighbour(t, s, k, dir), d1 = neighbour(t, d, k, dir);
+    if (s1 < 0 || d1 < 0 || s1 == d) return false;
+    visit((s * t.ndims + k) * 2 + dir);
+    route_in(t, s1, d1, 0, -1, visit);
+    visit((d1 * t.ndims + k) * 2 + (1 - dir));
+    return true;
   }
 
   static bool link_endpoints(const Topology& t, int64_t id, int64_t& from, int64_t& to) {

@@ -22,12 +22,16 @@
 //     static int link_class_count(const Topology&);         // 1 .. kMaxLinkClasses
 //     static std::string link_class_name(const Topology&, int k);
 //     PPSIM_HD static int link_class(const Topology&, int64_t id);  // the class of a directed link
+//     // Other routes, for messages rerouted around a failed link (--reroute; ppsim/failures.h):
+//     PPSIM_HD static int alt_routes(const Topology&);  // how many (0: none)
+//     template <class Visit>                 // the n-th (1 <= n <= alt_routes) other route s -> d, or
+//     PPSIM_HD static bool alt_route(const Topology&, int64_t s, int64_t d, int n, Visit&&);  // false
 //     // Shaped by --dims other than as a grid (fattree KxN, dragonfly AxHxC):
 //     static constexpr bool takes_dims;
 //     static std::string shape(Topology& t, int64_t p, bool from_dims);  // "" or why not
 //   };
-//   (aliases, hint, grid, direct, rejects, nodes, the link classes (one, `link`) and takes_dims
-//   default through TopologyDefaults, or PowerOfTwoP where p must be 2^d)
+//   (aliases, hint, grid, direct, rejects, nodes, the link classes (one, `link`), the other routes
+//   (none) and takes_dims default through TopologyDefaults, or PowerOfTwoP where p must be 2^d)
 //
 //   shape: with from_dims, t.dims[0..t.ndims) hold the extents of --dims and p is --p (0: not
 //   given); without, t.p is --p. It sets t.p, t.ndims and t.dims, or says why it cannot.
@@ -53,6 +57,11 @@ struct TopologyDefaults {
   static std::string link_class_name(const Topology&, int) { return "link"; }
   PPSIM_HD static int link_class(const Topology&, int64_t) { return 0; }
   static std::string shape(Topology&, int64_t, bool) { return ""; }
+  PPSIM_HD static int alt_routes(const Topology&) { return 0; }
+  template <class Visit>
+  PPSIM_HD static bool alt_route(const Topology&, int64_t, int64_t, int, Visit&&) {
+    return false;
+  }
 };
 
 // The defaults of the units that need p = 2^d (hypercube, tree, binomial).

@@ -1,0 +1,113 @@
+// What a failure does to a message (ppsim/failures.h), written once: the CPU backend (post_step.cpp)
+// and the device rounds (cuda/round_bodies.h) both filter a processor's ops through drop_lost and
+// walk a message's links with for_each_message_link, so both drop, reroute and cost alike.
+//
+// A message sent in step t arrives in step t' = t + lambda - 1. It is lost when its sender is down
+// in t, its receiver in t', or (without reroute) a link of its route in t'. With reroute it takes
+// the first of the topology's other routes (alt_route) whose links are all up in t', and is lost
+// only when none is. The verdict depends on (sender, receiver, t) alone, so the sender (dropping
+// its send) and the receiver (dropping its receive) reach the same one, and the n-th send from a to
+// b still meets the n-th receive at b from a.
+#pragma once
+#include <cstdint>
+
+#include "machine/topologies/routing.h"
+#include "ppsim/failures.h"
+#include "ppsim/schedule.h"
+
+namespace ppsim::rules {
+
+// A message's route: 0 the topology's own, n >= 1 its n-th other route, kLost none (dropped).
+inline constexpr int8_t kLost = -1;
+
+// Calls visit(link id) for every directed link of route `route` from node s to node d.
+template <class Visit>
+PPSIM_HD void for_each_variant_link(const Topology& t, int64_t s, int64_t d, int route, Visit&& visit) {
+  if (route == 0) for_each_route_link(t, s, d, visit);
+  else with_topology_unit(t.kind, [&](auto u) { decltype(u)::alt_route(t, s, d, route, visit); });
+}
+
+PPSIM_HD inline int alt_route_count(const Topology& t) {
+  return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::alt_routes(t); });
+}
+
+// Whether route `route` from s to d exists and every link of it is up in step t.
+PPSIM_HD inline bool route_up(const Failures& f, const Topology& t, int64_t s, int64_t d, int route, int64_t t_step) {
+  bool down = false;
+  auto check = [&](int64_t id) { down = down || f.link_down(id, t_step); };
+  if (route == 0) {
+    for_each_route_link(t, s, d, check);
+    return !down;
+  }
+  const bool exists = with_topology_unit(t.kind, [&](auto u) { return decltype(u)::alt_route(t, s, d, route, check); });
+  return exists && !down;
+}
+
+// The route a message from processor `from` to processor `to` (logical ids; nodes through the
+// mapping) takes when sent in step `sent` and arriving in step `arrives`, or kLost.
+template <class Machine>
+PPSIM_HD int message_route(const Machine& m, int64_t from, int64_t to, int64_t sent, int64_t arrives) {
+  const Failures& f = m.failures;
+  if (!f.any()) return 0;
+  if (f.proc_down(from, sent) || f.proc_down(to, arrives)) return kLost;
+  if (!f.links_down(arrives)) return 0;
+  const int64_t s = m.node(from), d = m.node(to);
+  if (route_up(f, m.topo, s, d, 0, arrives)) return 0;
+  if (!f.reroute) return kLost;
+  const int n = alt_route_count(m.topo);
+  for (int r = 1; r <= n && r <= 127; ++r)
+    if (route_up(f, m.topo, s, d, r, arrives)) return r;
+  return kLost;
+}
+
+// The hops of route `route` from processor `from` to `to`.
+template <class Machine>
+PPSIM_HD int64_t message_hops(const Machine& m, int64_t from, int64_t to, int route) {
+  if (route == 0) return route_hops(m.topo, m.node(from), m.node(to));
+  int64_t hops = 0;
+  for_each_variant_link(m.topo, m.node(from), m.node(to), route, [&](int64_t) { ++hops; });
+  return hops;
+}
+
+// The links of a message's route.
+template <class Machine, class Visit>
+PPSIM_HD void for_each_message_link(const Machine& m, int64_t from, int64_t to, int route, Visit&& visit) {
+  for_each_variant_link(m.topo, m.node(from), m.node(to), route, visit);
+}
+
+// What the failures did to one processor's ops of one step.
+struct Losses {
+  long long dropped = 0, rerouted = 0;  // its sends lost, and its sends that took another route
+};
+
+// Processor i's ops of the step sent in `sent` (arriving in `arrives`), after the failures: the
+// lost sends and the receives of lost messages removed, route[n] the route of the n-th send left.
+// A processor down in `sent` keeps no ops (its sends count as dropped); one that is up keeps its
+// sends' order and its receives' order. Returns what it lost.
+template <class Machine>
+PPSIM_HD Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
+  Losses l;
+  int kept = 0;
+  for (int n = 0; n < ops.nsend; ++n) {
+    const int r = message_route(m, i, ops.send[n].to, sent, arrives);
+    if (r == kLost) {
+      ++l.dropped;
+      continue;
+    }
+    l.rerouted += r > 0;
+    route[kept] = int8_t(r);
+    ops.send[kept++] = ops.send[n];
+  }
+  ops.nsend = kept;
+  kept = 0;
+  for (int n = 0; n < ops.nrecv; ++n)
+    if (message_route(m, ops.recv[n].from, i, sent, arrives) != kLost) ops.recv[kept++] = ops.recv[n];
+  ops.nrecv = kept;
+  return l;
+}
+
+// Whether processor i is down at the end of a run of `last_step` steps: it then skips the
+// algorithm's local work after the last step.
+PPSIM_HD inline bool down_at_end(const Failures& f, int64_t i, int64_t last_step) { return f.proc_down(i, last_step); }
+
+}  // namespace ppsim::rules

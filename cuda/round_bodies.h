@@ -353,15 +353,17 @@ struct CostOf {
   }
 };
 
-// A receive that no send matched breaks the schedule. Matching pairs distinct sends with distinct
-// receives, so when a round has as many receives as sends and every send matched, every receive
-// did too: this runs only in rounds whose sizing totals differ.
+// A receive that no send matched breaks the schedule, unless its message was lost to a failure.
+// Matching pairs distinct sends with distinct receives, so when a round has as many receives as
+// sends and every send matched, every receive did too: this runs only in rounds whose sizing
+// totals differ.
 struct UnmatchedBody {
   Ctx c;
   int64_t step;
   const DevRecv* recvs;
   PPSIM_HD void operator()(int64_t r) const {
-    if (!failed(c) && recvs[r].pool_off < 0) flag_error(c, step, recvs[r].proc);
+    if (!failed(c) && recvs[r].pool_off < 0 && !rules::receive_lost(c.machine, recvs[r].from, recvs[r].proc, step, arrival(c, step)))
+      flag_error(c, step, recvs[r].proc);
   }
 };
 
@@ -384,8 +386,10 @@ struct DeliverBody {
     const int64_t first = slot[i].recvs, end = slot[i + 1].recvs;
     if (first == end) return;
     if (check_sends && lane == 0 && slot_now[i + 1].sends > slot_now[i].sends) {
+      int64_t r = first;
+      while (r < end && recvs[r].pool_off < 0) ++r;  // the first that arrives (a lost message's does not)
       const DevSend& out = sends_now[slot_now[i].sends];
-      if (rules::exchange_rule(c.ports.model, out.to, recvs[first].from) != rules::Exchange::ok) flag_error(c, step, c.lo + i);
+      if (r < end && rules::exchange_rule(c.ports.model, out.to, recvs[r].from) != rules::Exchange::ok) flag_error(c, step, c.lo + i);
     }
     for (int64_t r = first; r < end; ++r) {
       const DevRecv& rv = recvs[r];

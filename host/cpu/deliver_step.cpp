@@ -46,6 +46,7 @@ void Delivery::deliver_chunk(const StepStore& arrived, const StepStore& sending,
   const size_t n_recvs = ch.recvs.size();
   for (size_t n = 0; n < n_recvs; ++n) {
     const StoredRecv& rv = ch.recvs[n];
+    if (rv.pool_off < 0) continue;  // a lost message's receive (rules/failure_rules.h): nothing arrives
     if (n + kPrefetchAhead < n_recvs) {
       const StoredRecv& later = ch.recvs[n + kPrefetchAhead];
       __builtin_prefetch(bufs_.slot(later.buf, later.proc) + later.dst_off, 1);

@@ -115,7 +115,7 @@ class CpuRun {
     const MessageCounter counter(rules_, loads_, t);
     for_each_chunk(plan_, s, [&](Chunk& ch, int k) { match_chunk(plan_, counter, s, ch, k, t); });
     if (!direct_links(rules_.topo())) for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
-    if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(ch, t); });
+    if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(rules_, ch, t); });
     return step_totals(s, t);
   }
 
@@ -140,7 +140,7 @@ class CpuRun {
     if (routed) for_each_chunk(plan_, s, [&](Chunk& ch, int) { routed_cost_chunk(rules_, loads_, ch, t); });
     if (report_traffic_) report_traffic(t, traffic, comm_->words_sent() - words_before);
     agreed_phase(*comm_, [&] {
-      if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(ch, t); });
+      if (!all_receives_matched(s)) for_each_chunk(plan_, s, [&](Chunk& ch, int) { report_unmatched_receives(rules_, ch, t); });
     });
     return combine_step_totals(*comm_, step_totals(s, t));
   }

@@ -47,9 +47,10 @@ bool all_receives_matched(const StepStore& s) {
   return posted == matched;
 }
 
-void report_unmatched_receives(Chunk& ch, int64_t t) {
+void report_unmatched_receives(const CpuRules& rules, Chunk& ch, int64_t t) {
   for (const StoredRecv& rv : ch.recvs)
-    if (rv.pool_off < 0) ch.fail(rv.proc, unmatched_receive_text(t, rv.proc, rv.from, rv.len));
+    if (rv.pool_off < 0 && !rules::receive_lost(rules.machine, rv.from, rv.proc, t, rules.clock.arrives(t)))
+      ch.fail(rv.proc, unmatched_receive_text(t, rv.proc, rv.from, rv.len));
 }
 
 }  // namespace ppsim::cpu

@@ -18,6 +18,6 @@ void match_chunk(const ChunkPlan& plan, const MessageCounter& counter, StepStore
 bool all_receives_matched(const StepStore& s);
 
 // Reports the receives of chunk ch that no send of step t matched.
-void report_unmatched_receives(Chunk& ch, int64_t t);
+void report_unmatched_receives(const CpuRules& rules, Chunk& ch, int64_t t);
 
 }  // namespace ppsim::cpu

@@ -1,13 +1,15 @@
-// What a failure does to a message (ppsim/failures.h), written once: the CPU backend (post_step.cpp)
-// and the device rounds (cuda/round_bodies.h) both filter a processor's ops through drop_lost and
-// walk a message's links with for_each_message_link, so both drop, reroute and cost alike.
+// What a failure does to a message (ppsim/failures.h), written once: the CPU backend (post_step.cpp,
+// match_step.cpp) and the device rounds (cuda/round_bodies.h) both filter a processor's sends
+// through drop_lost, excuse the receives that find no send through receive_lost, and walk a
+// message's links with for_each_message_link, so both drop, reroute and cost alike.
 //
 // A message sent in step t arrives in step t' = t + lambda - 1. It is lost when its sender is down
 // in t, its receiver in t', or (without reroute) a link of its route in t'. With reroute it takes
 // the first of the topology's other routes (alt_route) whose links are all up in t', and is lost
-// only when none is. The verdict depends on (sender, receiver, t) alone, so the sender (dropping
-// its send) and the receiver (dropping its receive) reach the same one, and the n-th send from a to
-// b still meets the n-th receive at b from a.
+// only when none is. The verdict depends on (sender, receiver, t) alone, and all the messages
+// from a to b of a step share it: the sender drops its lost sends, the receives of a lost message
+// stay posted and find no send (the n-th send from a to b still meets the n-th receive at b from
+// a), and the same verdict, asked only of those, says that they are no schedule error.
 #pragma once
 #include <cstdint>
 
@@ -43,14 +45,10 @@ PPSIM_HD inline bool route_up(const Failures& f, const Topology& t, int64_t s, i
   return exists && !down;
 }
 
-// The route a message from processor `from` to processor `to` (logical ids; nodes through the
-// mapping) takes when sent in step `sent` and arriving in step `arrives`, or kLost.
+// The route of a message whose links may be down in step `arrives`: the first that is up, or kLost.
 template <class Machine>
-PPSIM_HD int message_route(const Machine& m, int64_t from, int64_t to, int64_t sent, int64_t arrives) {
+PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t arrives) {
   const Failures& f = m.failures;
-  if (!f.any()) return 0;
-  if (f.proc_down(from, sent) || f.proc_down(to, arrives)) return kLost;
-  if (!f.links_down(arrives)) return 0;
   const int64_t s = m.node(from), d = m.node(to);
   if (route_up(f, m.topo, s, d, 0, arrives)) return 0;
   if (!f.reroute) return kLost;
@@ -58,6 +56,15 @@ PPSIM_HD int message_route(const Machine& m, int64_t from, int64_t to, int64_t s
   for (int r = 1; r <= n && r <= 127; ++r)
     if (route_up(f, m.topo, s, d, r, arrives)) return r;
   return kLost;
+}
+
+// The route a message from processor `from` to processor `to` (logical ids; nodes through the
+// mapping) takes when sent in step `sent` and arriving in step `arrives`, or kLost.
+template <class Machine>
+PPSIM_HD inline int message_route(const Machine& m, int64_t from, int64_t to, int64_t sent, int64_t arrives) {
+  const Failures& f = m.failures;
+  if (f.proc_down(from, sent) || f.proc_down(to, arrives)) return kLost;
+  return f.links_down(arrives) ? route_around(m, from, to, arrives) : 0;
 }
 
 // The hops of route `route` from processor `from` to `to`.
@@ -80,10 +87,9 @@ struct Losses {
   long long dropped = 0, rerouted = 0;  // its sends lost, and its sends that took another route
 };
 
-// Processor i's ops of the step sent in `sent` (arriving in `arrives`), after the failures: the
-// lost sends and the receives of lost messages removed, route[n] the route of the n-th send left.
-// A processor down in `sent` keeps no ops (its sends count as dropped); one that is up keeps its
-// sends' order and its receives' order. Returns what it lost.
+// Processor i's sends of the step sent in `sent` (arriving in `arrives`), after the failures: the
+// lost ones removed (the others in their order), route[n] the route of the n-th send left. A
+// processor down in `sent` sends nothing (its sends count as dropped). Returns what it lost.
 template <class Machine>
 PPSIM_HD Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
   Losses l;
@@ -96,14 +102,18 @@ PPSIM_HD Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sen
     }
     l.rerouted += r > 0;
     route[kept] = int8_t(r);
-    ops.send[kept++] = ops.send[n];
+    if (kept != n) ops.send[kept] = ops.send[n];
+    ++kept;
   }
   ops.nsend = kept;
-  kept = 0;
-  for (int n = 0; n < ops.nrecv; ++n)
-    if (message_route(m, ops.recv[n].from, i, sent, arrives) != kLost) ops.recv[kept++] = ops.recv[n];
-  ops.nrecv = kept;
   return l;
+}
+
+// Whether processor i's receive from `from`, posted for the step sent in `sent`, waits for a lost
+// message (an unmatched receive that is then no schedule error).
+template <class Machine>
+PPSIM_HD bool receive_lost(const Machine& m, int64_t from, int64_t i, int64_t sent, int64_t arrives) {
+  return m.failures.any() && message_route(m, from, i, sent, arrives) == kLost;
 }
 
 // Whether processor i is down at the end of a run of `last_step` steps: it then skips the

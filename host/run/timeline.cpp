@@ -123,6 +123,10 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
     if (!machine.failures.any()) return ops;
     left = ops;
     rules::drop_lost(machine, left, i, sent, arrives, route);
+    int kept = 0;
+    for (int n = 0; n < left.nrecv; ++n)
+      if (!rules::receive_lost(machine, left.recv[n].from, i, sent, arrives)) left.recv[kept++] = left.recv[n];
+    left.nrecv = kept;
     return left;
   };
   // A message between two kept processors: its round, ends and occurrence (the n-th from a to b).

@@ -33,12 +33,27 @@ struct Hypercube : PowerOfTwoP {
 
   // The bits corrected in order o (0: E-cube): o < d: low-first from bit o; o >= d: high-first
   // from bit 2d-1-o.
+  PPSIM_HD static int lowest_bit(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffsll(static_cast<long long>(x)) - 1;
+#else
+    return __builtin_ctzll(x);
+#endif
+  }
   template <class Visit>
   PPSIM_HD static void route_in(const Topology& t, int64_t s, int64_t d, int o, Visit&& visit) {
     const int n = t.log2p;
     int64_t x = s;
+    if (o == 0) {  // E-cube: the differing bits, lowest first
+      for (uint64_t diff = uint64_t(s ^ d); diff != 0; diff &= diff - 1) {
+        const int k = lowest_bit(diff);
+        visit(x * n + k);
+        x ^= int64_t{1} << k;
+      }
+      return;
+    }
     for (int q = 0; q < n; ++q) {
-      const int k = o == 0 ? q : o < n ? (o + q) % n : ((2 * n - 1 - o - q) % n + n) % n;
+      const int k = o < n ? (o + q) % n : ((2 * n - 1 - o - q) % n + n) % n;
       if (((x ^ d) >> k) & 1) {
         visit(x * n + k);
         x ^= int64_t{1} << k;

@@ -45,12 +45,30 @@ PPSIM_HD inline bool route_up(const Failures& f, const Topology& t, int64_t s, i
   return exists && !down;
 }
 
+// Whether the route from node s to node d can cross link l. Where every route is a shortest path
+// between processors (ring, linear array, mesh, torus, hypercube, fully connected), one that
+// crosses a -> b has hops(s, a) + 1 + hops(b, d) = hops(s, d), since its parts are shortest paths
+// too: a route without that (in either direction) cannot cross l, and needs no walk.
+PPSIM_HD inline bool may_cross(const Topology& t, const FailedLink& l, int64_t s, int64_t d) {
+  const TopologyKind k = t.kind;
+  const bool shortest = k == TopologyKind::ring || k == TopologyKind::linear || k == TopologyKind::mesh || k == TopologyKind::torus ||
+                        k == TopologyKind::hypercube || k == TopologyKind::full;
+  if (!shortest || l.a >= t.p || l.b >= t.p) return true;
+  return with_topology_unit(k, [&](auto u) {
+    using U = decltype(u);
+    const int64_t h = U::hops(t, s, d);
+    return U::hops(t, s, l.a) + 1 + U::hops(t, l.b, d) == h || U::hops(t, s, l.b) + 1 + U::hops(t, l.a, d) == h;
+  });
+}
+
 // The route of a message whose links may be down in step `arrives`: the first that is up, or kLost.
 template <class Machine>
 PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t arrives) {
   const Failures& f = m.failures;
   const int64_t s = m.node(from), d = m.node(to);
-  if (route_up(f, m.topo, s, d, 0, arrives)) return 0;
+  bool may = false;
+  for (int n = 0; n < f.nlink && !may; ++n) may = arrives >= f.link[n].step && may_cross(m.topo, f.link[n], s, d);
+  if (!may || route_up(f, m.topo, s, d, 0, arrives)) return 0;
   if (!f.reroute) return kLost;
   const int n = alt_route_count(m.topo);
   for (int r = 1; r <= n && r <= 127; ++r)

@@ -21,12 +21,11 @@ struct Hypercube : PowerOfTwoP {
   static constexpr const char* hint = "p a power of two";
 
   PPSIM_HD static int popcount64(uint64_t x) {
-    int c = 0;
-    while (x) {
-      x &= x - 1;
-      ++c;
-    }
-    return c;
+#if defined(__CUDA_ARCH__)
+    return __popcll(static_cast<unsigned long long>(x));
+#else
+    return __builtin_popcountll(x);
+#endif
   }
   PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return popcount64(uint64_t(s ^ d)); }
   PPSIM_HD static int64_t link_space(const Topology& t) { return t.p * t.log2p; }

@@ -4,8 +4,11 @@ JOBS ?= $(shell nproc)
 
 .PHONY: demo test build configure bench clean setup sanitize fuzz
 
+# `make test` also installs Chromium (its pages test); the demonstration does not need it.
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh $(SETUP_FOR)
+
+test: SETUP_FOR = test
 
 # CMAKE_ARGS: extra configure options (CI passes -DPPSIM_WERROR=ON: a warning fails the build).
 # `build` and `test` compile the CUDA sources wherever nvcc is (CI has no GPU and still checks them).

@@ -22,6 +22,7 @@
 #include "pram_command.h"
 #include "sweep.h"
 #include "timeline_output.h"
+#include "view_command.h"
 
 namespace py = pybind11;
 using namespace ppsim;
@@ -106,6 +107,16 @@ py::object run(const std::vector<std::string>& args) {
   }
   if (!o.json.empty()) write_json(o.json, doc);
   return to_python(doc);
+}
+
+// The page `ppsim view --html` writes (its text), made with the options of `view` less --html.
+std::string view_page(const std::vector<std::string>& args) {
+  ViewOptions v;
+  std::vector<std::string> with_html = args;
+  with_html.insert(with_html.end(), {"--html", "-"});  // (the page comes back here, it is not written)
+  const Command view = parse_command("view", with_html, [&](Command& c) { add_view_options(c, v); });
+  py::gil_scoped_release unlocked;
+  return make_view(v, view).html;
 }
 
 // An algorithm's rounds as GOAL text, as `ppsim goal --out -` prints it.
@@ -226,6 +237,7 @@ PYBIND11_MODULE(_core, m) {
       .def("__len__", &Sweep::size)
       .def("row", &Sweep::row, "runs point i and returns its row");
   m.attr("sweep_columns") = kSweepColumns;
+  m.def("view", &view_page, "the page of `ppsim view --html`, as text");
   m.def("best", &best, "as `ppsim best --json`");
   m.def("goal", &goal_schedule, "an algorithm's rounds as GOAL text, as `ppsim goal --out -`");
   m.def("bounds", &bounds, "as `ppsim bounds --json`");

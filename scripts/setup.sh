@@ -8,6 +8,8 @@ packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev lib
   openmpi-bin libopenmpi-dev
   # the Python module (python/), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)
+# `setup.sh test` (make test): Chromium, in which the tests load `ppsim view`'s pages headless
+if [ "${1:-}" = test ]; then packages+=(chromium); fi
 # `setup.sh fuzz` (make fuzz): clang and its runtimes (libFuzzer, the sanitizers)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-dev); fi
 missing=()

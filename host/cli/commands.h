@@ -10,6 +10,7 @@ Command run_command();     // run_command.cpp (network) and pram_command.cpp (--
 Command sweep_command();   // sweep_command.cpp (sweep_points.cpp plans the points, plot.cpp draws them)
 Command best_command();    // best_command.cpp (ranking.cpp ranks, tuning.cpp writes MPI tuning files)
 Command draw_command();    // draw_command.cpp
+Command view_command();    // view_command.cpp (the page: view_page.html)
 Command bounds_command();  // bounds_command.cpp
 Command goal_command();    // goal_command.cpp (export; run --goal imports)
 

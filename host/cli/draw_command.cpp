@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "output_file.h"
+#include "view_command.h"
 
 namespace ppsim::cli {
 
@@ -181,6 +182,7 @@ int run_draw(const RunOptions& o, const std::string& kind, const std::string& fo
   const std::string out = out_option.empty() ? std::string(1, '-') : out_option;
   const std::string format = draw_format(format_option, out);
   if (kind != "messages" && kind != "spacetime" && kind != "heatmap") throw UsageError("--kind must be messages, spacetime or heatmap");
+  check_step_run(o, "ppsim draw");
   require_writable(out, "--out");
   if (format != "dot" && std::system("command -v neato >/dev/null 2>&1") != 0)
     throw UsageError("--format " + format + " needs Graphviz (Debian package graphviz; scripts/setup.sh installs it)");

@@ -24,7 +24,7 @@ bool distributes(const std::string& name) { return name == "run" || name == "swe
 
 int parse_and_run(int argc, char** argv) {
   std::vector<Command> commands = {list_command(), run_command(),    sweep_command(), best_command(),
-                                   draw_command(), bounds_command(), goal_command()};
+                                   draw_command(), view_command(), bounds_command(), goal_command()};
   int help_exit = 0, chosen = -1;
   auto parse = [&] {
     // --help: printed once, by rank 0

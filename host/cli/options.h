@@ -92,6 +92,9 @@ RunConfig build_config(const RunOptions& o, Backend& backend);
 // without an algorithm (run --msccl: the program comes from a file). Throws UsageError.
 RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend);
 
+// The text report of a network run, as `ppsim run` prints it (with its trace when c.trace).
+void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r);
+
 // "verified: yes (0 mismatching words against the sequential reference)", as a run's text ends.
 std::string verified_text(bool verified, int64_t mismatches);
 // A completed run's exit code: 0, or 1 with one line on stderr when it failed verification.

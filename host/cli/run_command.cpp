@@ -22,23 +22,23 @@ namespace {
 
 // --trace without --json on stdout: every buffer after every step in seed 000's notation,
 // C_j = <z(0), z(1), ...> (a processor with several words shows them in brackets).
-void print_trace_text(const RunConfig& c, const RunResult& r) {
+void print_trace_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
   const Operation op = c.algorithm->op;
   for (const auto& ts : r.trace) {
-    std::cout << "  after step " << ts.step << (ts.step == 0 ? " (initial)" : "") << ":\n";
+    out << "  after step " << ts.step << (ts.step == 0 ? " (initial)" : "") << ":\n";
     for (int b = 0; b < int(ts.buffers.size()); ++b) {
       int64_t words = run_buffer_words(c, b);
-      std::cout << "    " << buffer_name(op, b) << " = <";
+      out << "    " << buffer_name(op, b) << " = <";
       for (int64_t i = 0; i < c.params.p; ++i) {
-        if (i) std::cout << ", ";
-        if (words > 1) std::cout << "[";
-        for (int64_t w = 0; w < words; ++w) std::cout << (w ? " " : "") << run_word_text(c, ts.buffers[size_t(b)][size_t(i * words + w)]);
-        if (words > 1) std::cout << "]";
+        if (i) out << ", ";
+        if (words > 1) out << "[";
+        for (int64_t w = 0; w < words; ++w) out << (w ? " " : "") << run_word_text(c, ts.buffers[size_t(b)][size_t(i * words + w)]);
+        if (words > 1) out << "]";
       }
-      std::cout << ">\n";
+      out << ">\n";
     }
     for (const auto& m : ts.messages)
-      std::cout << "    message " << m.from << " -> " << m.to << " ("
+      out << "    message " << m.from << " -> " << m.to << " ("
                 << (op == Operation::barrier ? std::string("its token, no words charged")
                                              : words_text(m.words) + " of " + buffer_name(op, m.buf))
                 << ", arrives in step " << m.arrives << ")\n";
@@ -46,8 +46,7 @@ void print_trace_text(const RunConfig& c, const RunResult& r) {
 }
 
 // The figures beside the simulated ones: the closed form, lower bounds, the mapping's quality.
-void print_formula_and_bounds(const RunConfig& c) {
-  std::ostream& out = std::cout;
+void print_formula_and_bounds(std::ostream& out, const RunConfig& c) {
   if (double f = formula_time(c); !std::isnan(f)) out << " (formula " << f << ": " << c.algorithm->formula_text << ")";
   if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
   if (c.protocol) {
@@ -81,8 +80,9 @@ std::string rounding_text(const RunConfig& c, const RunResult& r) {
   return text;
 }
 
-void print_run_text(const RunConfig& c, const RunResult& r) {
-  std::ostream& out = std::cout;
+}  // namespace
+
+void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
   const AlgorithmInfo* inter = c.algorithm->composes_allreduce() ? inter_algorithm(c.params) : nullptr;
   out << "ppsim: " << c.algorithm->name << (inter ? std::string(" with ") + inter->name + " between nodes" : std::string()) << " ("
       << operation_name(c.algorithm->op) << ") on "
@@ -104,7 +104,7 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
     }
     out << "\n  finishing times spread over " << finish_spread_json(r.finish) << " ns";
   }
-  print_formula_and_bounds(c);
+  print_formula_and_bounds(out, c);
   out << "\n  messages " << r.messages << ", words " << r.words << ", link-hops " << r.link_hops << ", max link load " << r.max_link_load
       << "\n";
   if (c.noise)
@@ -115,10 +115,12 @@ void print_run_text(const RunConfig& c, const RunResult& r) {
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
     out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words))
         << ", as nccl-tests)\n";
-  if (c.trace) print_trace_text(c, r);
+  if (c.trace) print_trace_text(out, c, r);
   if (operator_rounded(c.combine)) out << "  " << rounding_text(c, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
 }
+
+namespace {
 
 int run_network(const RunOptions& o) {
   Backend backend = Backend::automatic;
@@ -142,7 +144,7 @@ int run_network(const RunOptions& o) {
   if (!notice.empty()) std::cerr << notice << "\n";
   if (!o.timeline.empty() || !o.plot.empty()) write_timeline(o, run_timeline(c, r, o.timeline_processors));
   if (!o.json.empty()) write_json(o.json, run_json(c, backend, r));
-  if (o.json != "-" && o.timeline != "-") print_run_text(c, r);
+  if (o.json != "-" && o.timeline != "-") print_run_text(std::cout, c, r);
   // Injected failures: the damage is the report's to give, not an error of the simulator.
   if (c.failures.any()) return 0;
   return verification_exit_code(r.verified, r.mismatches);

@@ -9,6 +9,7 @@
 
 #include "ppsim/engine.h"
 #include "ppsim/partition.h"
+#include "rules/processor_check.h"
 #include "rules/verify_rules.h"
 
 namespace ppsim {
@@ -104,6 +105,27 @@ Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<ui
   const uint64_t* data = bufs[size_t(b)].data();
   verify_range(c, data, 0, c.params.p, ref, [&](int64_t peer) { return data + peer * words; }, v);
   return v;
+}
+
+std::vector<ProcessorCheck> check_processors(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs,
+                                             const std::vector<int64_t>& procs, int64_t max_words) {
+  const Operation op = c.algorithm->op;
+  const int32_t b = rules::checked_buffer(op);
+  const int64_t words = operation_buffer_words(op, b, c.params);
+  const std::vector<uint64_t> fold = sequential_fold(c);
+  const std::vector<rules::FloatRef> exact = exact_folds(c);
+  const rules::FoldRef ref{fold.data(), exact.empty() ? nullptr : exact.data(), 0};
+  std::vector<ProcessorCheck> out;
+  for (int64_t i : procs) {
+    ProcessorCheck pc{i, b, 0, {}};
+    for (int64_t off = 0; off < words; ++off) {
+      const rules::WordCheck w = rules::check_word(op, c.combine, c.input, c.params, i, off, ref, bufs[size_t(b)][size_t(i * words + off)]);
+      if (!w.ok) ++pc.mismatches;
+      if (off < max_words) pc.expected.push_back(w.checked ? w.want : bufs[size_t(b)][size_t(i * words + off)]);
+    }
+    out.push_back(std::move(pc));
+  }
+  return out;
 }
 
 // ---- a run split across ranks: each verifies its block ----

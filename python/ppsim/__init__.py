@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 from ._core import ConfigError, ScheduleError
 
-__all__ = ["run", "sweep", "best", "bounds", "goal", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
+__all__ = ["run", "view", "View", "sweep", "best", "bounds", "goal", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
 
 
 def _args(options):
@@ -50,6 +50,35 @@ def run(**options):
         elif group != "buffers" and group in final:
             final[group] = _as_array(final[group])
     return doc
+
+
+class View:
+    """The page of ``ppsim view``: a run replayed step by step on its topology, self-contained HTML.
+    In Jupyter it shows inline; ``.html`` is its text, ``.save(path)`` writes it."""
+
+    def __init__(self, html):
+        self.html = html
+
+    def save(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.html)
+        return path
+
+    def _repr_html_(self):
+        # In a frame of its own: the page's script and styles stay out of the notebook's.
+        import html as _html
+
+        return '<iframe srcdoc="%s" style="width: 100%%; height: 760px; border: 1px solid #ddd"></iframe>' % _html.escape(self.html, quote=True)
+
+    def __str__(self):
+        return self.html
+
+
+def view(**options):
+    """A run replayed in the browser, as ``ppsim view --html`` writes it (the options of ``run``,
+    and ``aggregate=True`` for aggregates at any size): view(topology="hypercube", p=16, op="broadcast")."""
+    options.pop("html", None)
+    return View(_core.view(_args(options)))
 
 
 class Sweep:

@@ -285,6 +285,36 @@ def test_failures():
         ppsim.run(topology="hypercube", p=8, op="broadcast", fail="proc:1@9")
 
 
+def test_view(tmp_path):
+    # The page `ppsim view --html` writes, as a string; in Jupyter it renders in a frame of its own.
+    page = ppsim.view(topology="hypercube", p=16, op="broadcast")
+    assert isinstance(page.html, str) and page.html.startswith("<!DOCTYPE html>")
+    start = page.html.index('id="ppsim-data">') + len('id="ppsim-data">')
+    data = json.loads(page.html[start:page.html.index("</script>", start)])
+    doc = ppsim.run(topology="hypercube", p=16, op="broadcast")
+    assert data["p"] == 16 and data["verified"] is True and data["mode"] == "detail"
+    assert [len(s["messages"]) for s in data["detail"]] == [s["messages"] for s in doc["per_step"]]
+    frame = page._repr_html_()
+    assert frame.startswith("<iframe srcdoc=") and "<script" not in frame  # the page is escaped inside the frame
+    saved = page.save(tmp_path / "b.html")
+    assert Path(saved).read_text() == page.html
+    # The command line's file is the same page.
+    out = tmp_path / "a.html"
+    subprocess.run([os.environ.get("PPSIM_EXE", "ppsim"), "view", "--topology", "hypercube", "--p", "16", "--op", "broadcast", "--html", str(out)],
+                   check=True, capture_output=True)
+    def parts(html):  # the page around its data, and the data less the summary (its wall time differs)
+        start = html.index('id="ppsim-data">') + len('id="ppsim-data">')
+        end = html.index("</script>", start)
+        data = json.loads(html[start:end])
+        data.pop("summary")
+        return html[:start] + html[end:], data
+
+    assert parts(out.read_text()) == parts(page.html)
+    assert ppsim.view(topology="mesh", dims="4x4", op="alltoall", aggregate=True).html.count('"mode":"aggregate"') == 1
+    with pytest.raises(ppsim.ConfigError, match="no steps"):
+        ppsim.view(topology="full", p=8, op="broadcast", model="loggp")
+
+
 def test_timeline(tmp_path):
     # A trace-event file Perfetto opens: a track per kept processor, the last CPU slice at its finish.
     path = tmp_path / "t.json"

@@ -105,7 +105,7 @@ def value_for(rng, option, kind, ws):
     if option == "--goal":
         return rng.choice(["ok.goal", "bom.goal", "empty.goal", "bad.goal", "stuck.goal", "huge.goal", "binary.goal", "missing.goal",
                            "folder", ""])
-    if option in ("--json", "--out", "--csv", "--jsonl", "--plot"):
+    if option in ("--json", "--out", "--csv", "--jsonl", "--plot", "--html"):
         return rng.choice(ws.outputs())
     if option in ("--ts", "--tw", "--th") and kind == "TEXT":
         return rng.choice(REALS + ["1,2", "0,1e308"])
@@ -152,7 +152,7 @@ def arguments(rng, commands, ws):
         else:
             args += [option, value_for(rng, option, kind, ws)]
     # Processors most of the time, else most runs stop at the first check.
-    if command in ("run", "sweep", "best", "draw", "goal") and "--p" not in args and "--dims" not in args and rng.random() < 0.8:
+    if command in ("run", "sweep", "best", "draw", "view", "goal") and "--p" not in args and "--dims" not in args and rng.random() < 0.8:
         args += ["--p", rng.choice(["4", "8", "16", "64"])]
     if rng.random() < 0.05:
         args.insert(rng.randint(1, len(args)), rng.choice(BAD_WORDS + ["--bogus", "--p", "stray"]))
@@ -202,7 +202,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=300, help="seconds a run may take before it counts as a hang")
     a = parser.parse_args()
     ppsim = os.path.abspath(a.ppsim)
-    commands = {c: help_options(ppsim, c) for c in ("list", "run", "sweep", "best", "draw", "bounds", "goal")}
+    commands = {c: help_options(ppsim, c) for c in ("list", "run", "sweep", "best", "draw", "view", "bounds", "goal")}
     listing = subprocess.run([ppsim, "list"], capture_output=True, text=True).stdout
     rng = random.Random(a.seed)
     with tempfile.TemporaryDirectory(prefix="ppsim-fuzz-args-") as root:

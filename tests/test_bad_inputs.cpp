@@ -100,7 +100,7 @@ class BadInput : public ::testing::Test {
   fs::path dir_;
 };
 
-// The four commands that write an output file, each with what the file should start with.
+// The commands that write an output file, each with what the file should start with.
 struct Writer {
   const char* name;
   std::string args;  // the command; FILE stands for the output path
@@ -111,6 +111,7 @@ const std::vector<Writer> kWriters = {
     {"best --emit", "best --op allreduce --topology hypercube --p 4,8 --m 1,2 --emit ompi-rules FILE --quiet", "#"},
     {"draw --out", "draw --topology ring --p 4 --op broadcast --format dot --out FILE", "digraph"},
     {"goal --out", "goal --topology ring --p 4 --op broadcast --out FILE", "//"},
+    {"view --html", "view --topology ring --p 4 --op broadcast --html FILE", "<!DOCTYPE html>"},
 };
 
 std::string with_file(std::string args, const std::string& file) { return args.replace(args.find("FILE"), 4, "'" + file + "'"); }
@@ -183,7 +184,8 @@ TEST_F(BadInput, ASweepToAFullDeviceIsAnError) {
 TEST_F(BadInput, AFailedWriteToStdoutIsAnError) {
   for (const char* args : {"run --topology ring --p 8 --json -", "run --topology ring --p 8", "goal --topology ring --p 8 --out -", "list",
                            "best --op allreduce --topology ring --p 8 --m 1,2 --json --quiet", "bounds --n 1000 --json",
-                           "draw --topology ring --p 4 --op broadcast --out -"}) {
+                           "draw --topology ring --p 4 --op broadcast --out -", "view --topology ring --p 4 --op broadcast --html -",
+                           "view --topology ring --p 4 --op broadcast --html /dev/null"}) {
     const Outcome o = ppsim(args, "/dev/full");
     expect_refused(o, args);
     EXPECT_NE(o.err.find("standard output"), std::string::npos) << args << ": " << o.err;

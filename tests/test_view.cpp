@@ -216,7 +216,7 @@ TEST(View, PageIsSelfContained) {
 TEST(View, BadOptionsGetOneLine) {
   const std::string dir = std::filesystem::temp_directory_path() / ("ppsim_view_bad_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  for (const std::string& args : {std::string("view --p 8"), "view --p 8 --html " + dir + "/a.txt", "view --p 8 --model loggp --html " + dir + "/a.html",
+  for (const std::string& args : {std::string("view --p 8"), "view --p 8 --model loggp --html " + dir + "/a.html",
                                   "view --p 8 --machine pram-erew --op broadcast --html " + dir + "/a.html",
                                   "view --p 8 --trace --html " + dir + "/a.html", std::string("view --p 8 --html /nonexistent/dir/a.html"),
                                   "view --p 7 --html " + dir + "/a.html", "view --p 8 --goal x.goal --html " + dir + "/a.html"}) {

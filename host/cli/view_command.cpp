@@ -28,7 +28,7 @@ void check_step_run(const RunOptions& o, const std::string& command) {
 
 void add_view_options(Command& command, ViewOptions& v) {
   add_run_options(command, v.run);
-  command.text("--html", v.html, "the page to write: FILE.html (self-contained: open it offline, mail it, put it on a course page)");
+  command.text("--html", v.html, "the page to write: FILE.html, or - for stdout (self-contained: open it offline, mail it, put it on a course page)");
   command.require("--html");
   command.flag("--aggregate", v.aggregate,
                "show aggregates (link-load heat map, messages per step, a processor sample) even for a run small enough to show every message "
@@ -51,10 +51,7 @@ ViewPage make_view(const ViewOptions& v, const Command& parsed) {
   const RunOptions& o = v.run;
   check_step_run(o, "ppsim view");
   if (parsed.given("--trace")) throw UsageError("ppsim view keeps what it shows itself: leave --trace out");
-  const size_t dot = v.html.find_last_of('.');
-  if (v.html != "-" && (dot == std::string::npos || (v.html.substr(dot) != ".html" && v.html.substr(dot) != ".htm")))
-    throw UsageError("--html " + v.html + ": name the page .html (or - for stdout)");
-  if (!v.html.empty()) require_writable(v.html, "--html");
+  require_writable(v.html, "--html");
   if (!o.json.empty()) require_writable(o.json, "--json");
   Backend backend = Backend::automatic;
   RunConfig c = build_config(o, backend);
@@ -92,9 +89,13 @@ Command view_command() {
   view.run = [v](const Command& parsed) {
     const ViewPage page = make_view(*v, parsed);
     write_output(v->html, "--html", page.html);
-    if (v->html != "-")
-      std::printf("ppsim view: wrote %s (%s, %lld steps, %.1f MB): open it in a browser\n", v->html.c_str(),
-                  page.detail ? "every message" : "aggregates", static_cast<long long>(page.steps), double(page.html.size()) / 1e6);
+    if (v->html != "-") {
+      char size[32];
+      std::snprintf(size, sizeof size, "%.1f MB", double(page.html.size()) / 1e6);
+      std::cout << "ppsim view: wrote " << v->html << " (" << (page.detail ? "every message" : "aggregates") << ", " << page.steps
+                << " steps, " << size << "): open it in a browser\n";
+      check_stdout();
+    }
     if (page.failures) return 0;  // the damage is the page's to show
     return verification_exit_code(page.verified, page.mismatches);
   };

@@ -22,11 +22,27 @@ namespace ppsim::rules {
 // A message's route: 0 the topology's own, n >= 1 its n-th other route, kLost none (dropped).
 inline constexpr int8_t kLost = -1;
 
+// On the device, the code that only runs with failures is kept out of line (PPSIM_FAILURE_PATH):
+// inlined, its registers counted in every kernel that may call it, runs without failures too, and
+// the sizing scan spilled (bench/RESULTS.md, "Measured again on an NVIDIA H200"). On the host it is
+// inlined, as the CPU backend's hot loops want.
+#if defined(__CUDA_ARCH__)
+#define PPSIM_FAILURE_PATH __noinline__
+#else
+#define PPSIM_FAILURE_PATH inline
+#endif
+
+// Calls visit(link id) for every directed link of other route `route` (>= 1) from node s to node d.
+template <class Visit>
+PPSIM_HD PPSIM_FAILURE_PATH void for_each_alt_link(const Topology& t, int64_t s, int64_t d, int route, Visit& visit) {
+  with_topology_unit(t.kind, [&](auto u) { decltype(u)::alt_route(t, s, d, route, visit); });
+}
+
 // Calls visit(link id) for every directed link of route `route` from node s to node d.
 template <class Visit>
 PPSIM_HD void for_each_variant_link(const Topology& t, int64_t s, int64_t d, int route, Visit&& visit) {
   if (route == 0) for_each_route_link(t, s, d, visit);
-  else with_topology_unit(t.kind, [&](auto u) { decltype(u)::alt_route(t, s, d, route, visit); });
+  else for_each_alt_link(t, s, d, route, visit);
 }
 
 PPSIM_HD inline int alt_route_count(const Topology& t) {
@@ -86,12 +102,17 @@ PPSIM_HD inline int message_route(const Machine& m, int64_t from, int64_t to, in
 }
 
 // The hops of route `route` from processor `from` to `to`.
+template <class Topo>  // (a template: one definition in every translation unit, inlined or not)
+PPSIM_HD PPSIM_FAILURE_PATH int64_t alt_route_hops(const Topo& t, int64_t s, int64_t d, int route) {
+  int64_t hops = 0;
+  auto count = [&](int64_t) { ++hops; };
+  for_each_alt_link(t, s, d, route, count);
+  return hops;
+}
 template <class Machine>
 PPSIM_HD int64_t message_hops(const Machine& m, int64_t from, int64_t to, int route) {
   if (route == 0) return route_hops(m.topo, m.node(from), m.node(to));
-  int64_t hops = 0;
-  for_each_variant_link(m.topo, m.node(from), m.node(to), route, [&](int64_t) { ++hops; });
-  return hops;
+  return alt_route_hops(m.topo, m.node(from), m.node(to), route);
 }
 
 // The links of a message's route.
@@ -109,7 +130,7 @@ struct Losses {
 // lost ones removed (the others in their order), route[n] the route of the n-th send left. A
 // processor down in `sent` sends nothing (its sends count as dropped). Returns what it lost.
 template <class Machine>
-PPSIM_HD Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
+PPSIM_HD PPSIM_FAILURE_PATH Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
   Losses l;
   int kept = 0;
   for (int n = 0; n < ops.nsend; ++n) {

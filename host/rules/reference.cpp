@@ -92,36 +92,42 @@ void verify_range(const RunConfig& c, const uint64_t* data, int64_t lo, int64_t 
   }
 }
 
+// A whole run's reference: its checked buffer, and the fold tables its words are checked against.
+struct RunReference {
+  explicit RunReference(const RunConfig& c)
+      : op(c.algorithm->op), b(rules::checked_buffer(op)), words(operation_buffer_words(op, b, c.params)), fold(sequential_fold(c)),
+        exact(exact_folds(c)) {}
+  rules::FoldRef ref() const { return rules::FoldRef{fold.data(), exact.empty() ? nullptr : exact.data(), 0}; }
+  const Operation op;
+  const int32_t b;
+  const int64_t words;
+  const std::vector<uint64_t> fold;
+  const std::vector<rules::FloatRef> exact;
+};
+
 }  // namespace
 
 Verification verify_buffers(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs) {
   Verification v;
-  const Operation op = c.algorithm->op;
-  const int32_t b = rules::checked_buffer(op);
-  const int64_t words = operation_buffer_words(op, b, c.params);
-  const std::vector<uint64_t> fold = sequential_fold(c);
-  const std::vector<rules::FloatRef> exact = exact_folds(c);
-  const rules::FoldRef ref{fold.data(), exact.empty() ? nullptr : exact.data(), 0};
-  const uint64_t* data = bufs[size_t(b)].data();
-  verify_range(c, data, 0, c.params.p, ref, [&](int64_t peer) { return data + peer * words; }, v);
+  const RunReference r(c);
+  const uint64_t* data = bufs[size_t(r.b)].data();
+  verify_range(c, data, 0, c.params.p, r.ref(), [&](int64_t peer) { return data + peer * r.words; }, v);
   return v;
 }
 
 std::vector<ProcessorCheck> check_processors(const RunConfig& c, const std::vector<std::vector<uint64_t>>& bufs,
                                              const std::vector<int64_t>& procs, int64_t max_words) {
-  const Operation op = c.algorithm->op;
-  const int32_t b = rules::checked_buffer(op);
-  const int64_t words = operation_buffer_words(op, b, c.params);
-  const std::vector<uint64_t> fold = sequential_fold(c);
-  const std::vector<rules::FloatRef> exact = exact_folds(c);
-  const rules::FoldRef ref{fold.data(), exact.empty() ? nullptr : exact.data(), 0};
+  const RunReference r(c);
+  const rules::FoldRef ref = r.ref();
+  const std::vector<uint64_t>& data = bufs[size_t(r.b)];
   std::vector<ProcessorCheck> out;
   for (int64_t i : procs) {
-    ProcessorCheck pc{i, b, 0, {}};
-    for (int64_t off = 0; off < words; ++off) {
-      const rules::WordCheck w = rules::check_word(op, c.combine, c.input, c.params, i, off, ref, bufs[size_t(b)][size_t(i * words + off)]);
+    ProcessorCheck pc{i, r.b, 0, {}};
+    for (int64_t off = 0; off < r.words; ++off) {
+      const uint64_t got = data[size_t(i * r.words + off)];
+      const rules::WordCheck w = rules::check_word(r.op, c.combine, c.input, c.params, i, off, ref, got);
       if (!w.ok) ++pc.mismatches;
-      if (off < max_words) pc.expected.push_back(w.checked ? w.want : bufs[size_t(b)][size_t(i * words + off)]);
+      if (off < max_words) pc.expected.push_back(w.checked ? w.want : got);
     }
     out.push_back(std::move(pc));
   }

@@ -12,3 +12,5 @@ run run --topology full --p 2^20 --op allreduce --threads 1
 run run --topology full --p 10 --op scan --algo scan_postal_a --ports 2 --lambda 3 --combine interval --trace
 run bounds --n 1000000 --k 2 --lambda 3
 run run --machine pram-erew --op scan --p 2^16 --combine interval
+# A broadcast replayed step by step in the browser: open build/broadcast.html (it loads nothing else)
+run view --topology hypercube --p 16 --op broadcast --html "$(dirname "$ppsim")/broadcast.html"

@@ -63,14 +63,19 @@ struct DevRecv {
 // posted, the payload words, the link-hops, and the words the receives expect (a run split across
 // ranks keeps the messages other ranks send its block in the pool: at most that many words). The
 // round's figures take messages, words and hops from here, so no step counts them again.
-// With failures (--fail) the totals count what is left after drop_lost, and the messages it
-// dropped and rerouted.
+// With failures (--fail) the totals count what is left after drop_lost; the messages it dropped
+// and rerouted are a pass of their own (RoundLost), run only then.
 struct RoundTotals {
-  long long sends, recvs, words, hops, recv_words, dropped, rerouted;
+  long long sends, recvs, words, hops, recv_words;
   PPSIM_HD RoundTotals operator+(const RoundTotals& o) const {
-    return RoundTotals{sends + o.sends,           recvs + o.recvs,       words + o.words,      hops + o.hops,
-                       recv_words + o.recv_words, dropped + o.dropped, rerouted + o.rerouted};
+    return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops, recv_words + o.recv_words};
   }
+};
+
+// A round's messages the failures dropped and rerouted (a sum over processors).
+struct LostTotals {
+  long long dropped, rerouted;
+  PPSIM_HD LostTotals operator+(const LostTotals& o) const { return LostTotals{dropped + o.dropped, rerouted + o.rerouted}; }
 };
 
 // One processor's share of a step (its sends, receives and payload words); an exclusive scan of
@@ -109,7 +114,10 @@ struct RunStatus {
 // Everything a body needs, passed by value. The bodies' processor indices are local: index i is
 // processor lo + i, and its words are at i * words(b). One process holds every processor (lo = 0,
 // hi = the run's processors, switch agents included); a rank of a run split across ranks holds its
-// block [lo, hi) (docs/DESIGN.md §8).
+// block [lo, hi) (docs/DESIGN.md §8). Every kernel and every CUB call copies it, so what only
+// some bodies read, and only some runs have (the cost parameters with their link classes and
+// stragglers, the failures), stays in the executor's memory behind a pointer: at 2.3 KB by value
+// the device rounds ran about 1.5 times slower.
 struct Ctx {
   AlgorithmId algo;
   AlgoParams a;
@@ -117,7 +125,7 @@ struct Ctx {
   rules::PortRules ports;  // the port model, and the buffers' shape
   OperatorKind op;
   bool tokens;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
-  CostParams cost;
+  const CostParams* cost;  // in the executor's memory, like the machine's failures (below)
   int64_t lo, hi;
   uint64_t* bufs[kMaxBuffers];
   RunStatus* status;
@@ -189,25 +197,23 @@ struct LocalBody {
 PPSIM_HD inline bool valid_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops, int8_t* route, rules::Losses& lost) {
   ops_of(c, i, round, ops);
   if (!ops_valid(c, ops, i)) return false;
-  if (c.machine.failures.any()) lost = rules::drop_lost(c.machine, ops, i, step, arrival(c, step), route);
+  if (c.machine.failures) lost = rules::drop_lost(c.machine, ops, i, step, arrival(c, step), route);
   else
     for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
   return true;
 }
 
 // The round's ops of processor i, counted: its sends, receives, payload words and (with_hops)
-// link-hops, and the messages the failures dropped and rerouted.
+// link-hops.
 PPSIM_HD inline RoundTotals counted_ops(const Ctx& c, int64_t i, int round, int64_t step, bool with_hops) {
   StepOps ops;
   int8_t route[kMaxOps];
   rules::Losses lost;
-  RoundTotals t{0, 0, 0, 0, 0, 0, 0};
+  RoundTotals t{0, 0, 0, 0, 0};
   if (!valid_ops(c, i, round, step, ops, route, lost)) {
     flag_error(c, step, i);
     return t;
   }
-  t.dropped = lost.dropped;
-  t.rerouted = lost.rerouted;
   t.sends = ops.nsend;
   t.recvs = ops.nrecv;
   for (int n = 0; n < ops.nrecv; ++n) t.recv_words += ops.recv[n].len;
@@ -224,6 +230,21 @@ struct RoundCount {
   int round;
   int64_t step;
   PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, c.lo + i, round, step, true); }
+};
+
+// With failures: one processor's messages of its round that they dropped and rerouted (a broken
+// rule is the sizing pass's to flag).
+struct RoundLost {
+  Ctx c;
+  int round;
+  int64_t step;
+  PPSIM_HD LostTotals operator()(int64_t i) const {
+    StepOps ops;
+    int8_t route[kMaxOps];
+    rules::Losses lost;
+    if (!valid_ops(c, c.lo + i, round, step, ops, route, lost)) return LostTotals{0, 0};
+    return LostTotals{lost.dropped, lost.rerouted};
+  }
 };
 
 // A step's slots: one processor's sends, receives and payload words (index hi - lo: none, so that
@@ -346,9 +367,9 @@ struct CostOf {
     const int64_t from = x.from - c.lo;
     const rules::MessageCost cost =
         direct_links(c.machine.topo)
-            ? rules::direct_cost(c.cost, x.from, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
+            ? rules::direct_cost(*c.cost, x.from, rules::direct_congestion(sends, slot[from].sends, slot[from + 1].sends, x.to), rules::charged_words(c.tokens, x.len), x.hops,
                                  x.combined)
-            : rules::route_cost(c.machine, c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, x.route, link_load, uint32_t(step));
+            : rules::route_cost(c.machine, *c.cost, x.from, x.to, rules::charged_words(c.tokens, x.len), x.hops, x.combined, x.route, link_load, uint32_t(step));
     return RoundPeak{cost.congestion, cost.time};
   }
 };

@@ -58,7 +58,7 @@ inline Ctx make_ctx(const RunConfig& c) {
   ctx.ports = run_port_rules(c);
   ctx.op = c.combine;
   ctx.tokens = rules::carries_tokens(c.algorithm->op);
-  ctx.cost = c.cost;
+  ctx.cost = &c.cost;  // host pointers here (cost, machine.failures): plan() points them at the executor's copies
   const int64_t procs = run_processors(c);
   Collectives* comm = split_ranks(c);
   ctx.lo = comm ? block_begin(procs, comm->rank(), comm->size()) : 0;
@@ -144,7 +144,7 @@ struct StepPlan {
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out) {
-  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0, 0, 0}, out + (r - 1));
+  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
 }
 
 // Step t: the round sent in it (every processor's slots in one scan, the messages posted, matched
@@ -242,6 +242,14 @@ class RoundsRun {
     postal_g_.ensure(postal_.values().size());
     exec_.upload(postal_g_.get(), postal_.values().data(), postal_.values().size() * sizeof(int64_t));
     postal_.attach(pl_.ctx.a, postal_g_.get());
+    cost_.ensure(1);
+    exec_.upload(cost_.get(), &c_.cost, sizeof(CostParams));
+    pl_.ctx.cost = cost_.get();
+    if (pl_.ctx.machine.failures) {
+      failures_.ensure(1);
+      exec_.upload(failures_.get(), &c_.failures, sizeof(Failures));
+      pl_.ctx.machine.failures = failures_.get();
+    }
   }
 
   // A rule was broken: the CPU backend, running the same rules, gives the exact message.
@@ -258,13 +266,25 @@ class RoundsRun {
   // read back once (the host sizes the stores and reports the figures from them).
   void size_rounds() {
     dev_totals_.ensure(size_t(std::max(1, nrounds_)));
-    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
     else
       for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
     exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
     if (!comm_) read_status();  // a split run's ranks agree on it first (split_failed)
+    size_losses();
+  }
+
+  // With failures: every round's messages dropped and rerouted.
+  void size_losses() {
+    lost_.assign(static_cast<size_t>(nrounds_), LostTotals{0, 0});
+    if (!pl_.ctx.machine.failures || nrounds_ == 0) return;
+    Array<LostTotals> dev_lost;
+    dev_lost.ensure(size_t(nrounds_));
+    for (int r = 1; r <= nrounds_; ++r)
+      exec_.reduce(pl_.p, RoundLost{pl_.ctx, r, pl_.step_of_round(r)}, SumOf{}, LostTotals{0, 0}, dev_lost.get() + (r - 1));
+    exec_.download(lost_.data(), dev_lost.get(), lost_.size() * sizeof(LostTotals));
   }
 
   // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
@@ -351,8 +371,8 @@ class RoundsRun {
         st.link_hops = int64_t(n.hops);
         st.max_link_load = peaks[size_t(r - 1)].max_load;
         st.time = peaks[size_t(r - 1)].max_time;
-        st.dropped = int64_t(n.dropped);
-        st.rerouted = int64_t(n.rerouted);
+        st.dropped = int64_t(lost_[size_t(r - 1)].dropped);
+        st.rerouted = int64_t(lost_[size_t(r - 1)].rerouted);
       }
       add_step(result, st, pl_.lambda);
     }
@@ -486,8 +506,8 @@ class RoundsRun {
       const int64_t first = slot[size_t(x.from - ctx.lo)].sends, end = slot[size_t(x.from - ctx.lo + 1)].sends;
       const int64_t charged = rules::charged_words(ctx.tokens, x.len);
       const rules::CostParts cost =
-          direct ? rules::direct_parts(ctx.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
-                 : rules::route_parts_with(ctx.machine, ctx.cost, x.from, x.to, charged, x.hops, x.route,
+          direct ? rules::direct_parts(c_.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
+                 : rules::route_parts_with(ctx.machine, c_.cost, x.from, x.to, charged, x.hops, x.route,
                                            [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
       out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(sends.data(), first, s), x.len, x.hops,
                             cost.congestion, cost.startup, cost.word_time};
@@ -521,7 +541,7 @@ class RoundsRun {
         payloads.insert(payloads.end(), payload, payload + x.len);
         matched = true;
         const int64_t combined = rules::charged_combined_words(ctx.tokens, match->act, match->nact, match->len);
-        peak = PeakOf{}(peak, RoundPeak{x.congestion, message_time_of(ctx.cost, x.startup, x.word_time, x.hops, combined)});
+        peak = PeakOf{}(peak, RoundPeak{x.congestion, message_time_of(c_.cost, x.startup, x.word_time, x.hops, combined)});
       }
     std::vector<std::vector<uint64_t>>().swap(imports);
     if (matched) {
@@ -595,9 +615,12 @@ class RoundsRun {
   const PostalTable postal_;  // seed 000's G for the run: the postal algorithms' steps read it
   StepPlan pl_{};
   std::vector<RoundTotals> totals_;
+  std::vector<LostTotals> lost_;  // [rounds], with failures
   Array<RunStatus> status_;
   Array<int64_t> postal_g_;
   Array<RoundTotals> dev_totals_;
+  Array<CostParams> cost_;
+  Array<Failures> failures_;
   Array<uint64_t> bufs_[kMaxBuffers];
   Array<unsigned long long> link_load_;
   Array<Slots> slot_;

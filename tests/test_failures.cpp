@@ -208,7 +208,8 @@ TEST(Failures, OtherRoutesAvoidTheFailedLink) {
                         {TopologyKind::dragonfly, 20, "2x2x2"}, {TopologyKind::dragonfly, 72, "4x2x2"}};
   for (const Case& k : cases) {
     const Topology t = make_topology(k.kind, k.p, k.dims);
-    rules::Machine m{t, false, {}, {}};
+    Failures down;
+    rules::Machine m{t, false, {}, &down};
     int64_t checked = 0;
     for (int64_t s = 0; s < t.p; ++s)
       for (int64_t d = 0; d < t.p; ++d) {
@@ -218,7 +219,7 @@ TEST(Failures, OtherRoutesAvoidTheFailedLink) {
         for (int64_t id : route) {
           int64_t a = -1, b = -1;
           ASSERT_TRUE(topology_link_endpoints(t, id, a, b));
-          m.failures = link_failure(t, a, b, 1, true);
+          down = link_failure(t, a, b, 1, true);
           const int r = rules::message_route(m, s, d, 1, 1);
           const std::string what = topology_shape(t) + " " + std::to_string(s) + "->" + std::to_string(d) + " without " + std::to_string(a) +
                                    "-" + std::to_string(b);
@@ -241,7 +242,7 @@ TEST(Failures, OtherRoutesAvoidTheFailedLink) {
             int64_t from = -1, to = -1;
             EXPECT_TRUE(topology_link_endpoints(t, link, from, to)) << what;
             EXPECT_EQ(from, at) << what;
-            EXPECT_FALSE(m.failures.link_down(link, 1)) << what;
+            EXPECT_FALSE(down.link_down(link, 1)) << what;
             at = to;
             ++hops;
           });

@@ -56,7 +56,7 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
   // change them).
   const AlgorithmId algorithm = rules.c.algorithm->id;
   const auto ops_override = rules.c.test_ops_override;
-  const bool failures = rules.machine.failures.any();
+  const bool failures = rules.machine.failures != nullptr;
   const int64_t arrives = rules.clock.arrives(t);
   int8_t route[kMaxOps] = {};
   StepOps ops;

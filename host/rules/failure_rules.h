@@ -80,7 +80,7 @@ PPSIM_HD inline bool may_cross(const Topology& t, const FailedLink& l, int64_t s
 // The route of a message whose links may be down in step `arrives`: the first that is up, or kLost.
 template <class Machine>
 PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t arrives) {
-  const Failures& f = m.failures;
+  const Failures& f = *m.failures;
   const int64_t s = m.node(from), d = m.node(to);
   bool may = false;
   for (int n = 0; n < f.nlink && !may; ++n) may = arrives >= f.link[n].step && may_cross(m.topo, f.link[n], s, d);
@@ -93,10 +93,11 @@ PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t ar
 }
 
 // The route a message from processor `from` to processor `to` (logical ids; nodes through the
-// mapping) takes when sent in step `sent` and arriving in step `arrives`, or kLost.
+// mapping) takes when sent in step `sent` and arriving in step `arrives`, or kLost (the machine
+// has failures).
 template <class Machine>
 PPSIM_HD inline int message_route(const Machine& m, int64_t from, int64_t to, int64_t sent, int64_t arrives) {
-  const Failures& f = m.failures;
+  const Failures& f = *m.failures;
   if (f.proc_down(from, sent) || f.proc_down(to, arrives)) return kLost;
   return f.links_down(arrives) ? route_around(m, from, to, arrives) : 0;
 }
@@ -152,11 +153,11 @@ PPSIM_HD PPSIM_FAILURE_PATH Losses drop_lost(const Machine& m, StepOps& ops, int
 // message (an unmatched receive that is then no schedule error).
 template <class Machine>
 PPSIM_HD bool receive_lost(const Machine& m, int64_t from, int64_t i, int64_t sent, int64_t arrives) {
-  return m.failures.any() && message_route(m, from, i, sent, arrives) == kLost;
+  return m.failures && message_route(m, from, i, sent, arrives) == kLost;
 }
 
 // Whether processor i is down at the end of a run of `last_step` steps: it then skips the
 // algorithm's local work after the last step.
-PPSIM_HD inline bool down_at_end(const Failures& f, int64_t i, int64_t last_step) { return f.proc_down(i, last_step); }
+PPSIM_HD inline bool down_at_end(const Failures* f, int64_t i, int64_t last_step) { return f && f->proc_down(i, last_step); }
 
 }  // namespace ppsim::rules

@@ -19,7 +19,8 @@ inline rules::Clock run_clock(const RunConfig& c) {
   return rules::Clock{c.algorithm->rounds(c.params), std::max(1, c.params.lambda), c.algorithm->postal_native()};
 }
 
-inline rules::Machine run_machine(const RunConfig& c) { return rules::Machine{physical_topology(c), c.mapped, c.mapping, c.failures}; }
+// The machine points at c's failures: c outlives it.
+inline rules::Machine run_machine(const RunConfig& c) { return rules::Machine{physical_topology(c), c.mapped, c.mapping, c.failures.any() ? &c.failures : nullptr}; }
 
 inline rules::PortRules run_port_rules(const RunConfig& c) {
   return rules::PortRules{run_shape(c), c.ports.model, rules::port_limit(c.ports.model, c.ports.k), run_processors(c)};

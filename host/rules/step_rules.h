@@ -79,7 +79,7 @@ struct Machine {
   Topology topo;
   bool mapped = false;
   Mapping mapping;
-  Failures failures = {};
+  const Failures* failures = nullptr;  // null: none (the device reads its own copy: kept out of the bodies' context)
   PPSIM_HD int64_t node(int64_t i) const { return mapped && i < topo.p ? map_node(mapping, i) : i; }
 };
 

@@ -120,7 +120,7 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
   StepOps left;
   int8_t route[kMaxOps];
   auto surviving = [&](const StepOps& ops, int64_t i, int64_t sent, int64_t arrives) -> const StepOps& {
-    if (!machine.failures.any()) return ops;
+    if (!machine.failures) return ops;
     left = ops;
     rules::drop_lost(machine, left, i, sent, arrives, route);
     int kept = 0;

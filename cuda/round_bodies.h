@@ -64,18 +64,12 @@ struct DevRecv {
 // ranks keeps the messages other ranks send its block in the pool: at most that many words). The
 // round's figures take messages, words and hops from here, so no step counts them again.
 // With failures (--fail) the totals count what is left after drop_lost; the messages it dropped
-// and rerouted are a pass of their own (RoundLost), run only then.
+// and rerouted are counted where the round is posted (PostBody), only then.
 struct RoundTotals {
   long long sends, recvs, words, hops, recv_words;
   PPSIM_HD RoundTotals operator+(const RoundTotals& o) const {
     return RoundTotals{sends + o.sends, recvs + o.recvs, words + o.words, hops + o.hops, recv_words + o.recv_words};
   }
-};
-
-// A round's messages the failures dropped and rerouted (a sum over processors).
-struct LostTotals {
-  long long dropped, rerouted;
-  PPSIM_HD LostTotals operator+(const LostTotals& o) const { return LostTotals{dropped + o.dropped, rerouted + o.rerouted}; }
 };
 
 // One processor's share of a step (its sends, receives and payload words); an exclusive scan of
@@ -232,21 +226,6 @@ struct RoundCount {
   PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, c.lo + i, round, step, true); }
 };
 
-// With failures: one processor's messages of its round that they dropped and rerouted (a broken
-// rule is the sizing pass's to flag).
-struct RoundLost {
-  Ctx c;
-  int round;
-  int64_t step;
-  PPSIM_HD LostTotals operator()(int64_t i) const {
-    StepOps ops;
-    int8_t route[kMaxOps];
-    rules::Losses lost;
-    if (!valid_ops(c, c.lo + i, round, step, ops, route, lost)) return LostTotals{0, 0};
-    return LostTotals{lost.dropped, lost.rerouted};
-  }
-};
-
 // A step's slots: one processor's sends, receives and payload words (index hi - lo: none, so that
 // the exclusive scan over hi - lo + 1 indices ends with the step's totals).
 struct SlotCount {
@@ -274,6 +253,7 @@ struct PostBody {
   DevSend* sends;
   DevRecv* recvs;
   uint64_t* pool;
+  unsigned long long* lost;  // with failures: the round's [dropped, rerouted] messages (else null)
   PPSIM_HD void operator()(int64_t i, int lane, int lanes) const {
     const Slots first = slot[i];
     if (lane == 0) record(c.lo + i, first);
@@ -294,6 +274,8 @@ struct PostBody {
     int8_t route[kMaxOps];
     rules::Losses lost;
     if (!valid_ops(c, i, round, step, ops, route, lost)) return;  // the scan has flagged it and gave it no slots
+    if (lost.dropped > 0) atomic_add(&this->lost[0], static_cast<unsigned long long>(lost.dropped));
+    if (lost.rerouted > 0) atomic_add(&this->lost[1], static_cast<unsigned long long>(lost.rerouted));
     int64_t at = first.words;
     for (int n = 0; n < ops.nsend; ++n) {
       const Send& x = ops.send[n];

@@ -97,11 +97,13 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
       uint64_t(p + 1) * sizeof(Slots) + uint64_t(n.sends) * sizeof(DevSend) + uint64_t(n.recvs) * sizeof(DevRecv) + uint64_t(n.words) * 8;
   bytes += uint64_t(nstores) * store;
   bytes += uint64_t(std::max(1, c.algorithm->rounds(c.params))) * sizeof(RoundPeak);  // the rounds' peaks
+  if (c.failures.any()) bytes += uint64_t(2 * std::max(1, c.algorithm->rounds(c.params))) * sizeof(unsigned long long);  // their losses
   bytes += scratch;
   if (c.verify && !c.keep_buffers && !split_ranks(c)) {
     const uint64_t table = verification_table_words(c);
     if (table > uint64_t(n.words)) bytes += table * 8;
     bytes += kTallies * sizeof(unsigned long long);
+    if (c.failures.any()) bytes += damage_bytes(c);
   }
   return bytes;
 }
@@ -117,6 +119,7 @@ struct StepPlan {
   bool has_local, check_exchange;  // check_exchange: half-duplex and telephone
   const RoundTotals* totals;       // [rounds]: totals[r - 1] is round r
   RoundPeak* peaks;                // [rounds]
+  unsigned long long* lost;        // [2 * rounds] with failures: round r's messages dropped and rerouted at 2(r - 1) (else null)
   unsigned long long* link_load;
   Slots* slot;
   DevSend* sends;
@@ -125,6 +128,7 @@ struct StepPlan {
   StoreSizes store;  // one store's sends, receives and pool words (its slots: p + 1)
 
   PPSIM_HD int64_t step_of_round(int r) const { return clock.step_of_round(r); }
+  PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
   PPSIM_HD int round_sent_at(int64_t t) const { return clock.round_sent_at(t); }
   // Who moves a round's words: a block per processor when its messages average kBlockWords
   // words or more, a warp from kWarpWords, else a thread.
@@ -162,7 +166,7 @@ PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
   if (r > 0) {
     const RoundTotals& n = pl.totals[r - 1];
     exec.exclusive_scan(pl.p + 1, SlotCount{ctx, r, t}, SumOf{}, Slots{0, 0, 0}, slot);
-    exec.groups(pl.p, PostBody{ctx, r, t, slot, sends, recvs, pl.pool_of(t)}, pl.width(r));
+    exec.groups(pl.p, PostBody{ctx, r, t, slot, sends, recvs, pl.pool_of(t), pl.lost_of(r)}, pl.width(r));
     if (n.sends > 0) {
       exec.each(n.sends, MatchBody{ctx, t, sends, recvs, slot, pl.link_load});
       exec.reduce(n.sends, CostOf{ctx, t, sends, slot, pl.link_load}, PeakOf{}, RoundPeak{0, 0.0}, pl.peaks + (r - 1));
@@ -273,18 +277,6 @@ class RoundsRun {
       for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
     exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
     if (!comm_) read_status();  // a split run's ranks agree on it first (split_failed)
-    size_losses();
-  }
-
-  // With failures: every round's messages dropped and rerouted.
-  void size_losses() {
-    lost_.assign(static_cast<size_t>(nrounds_), LostTotals{0, 0});
-    if (!pl_.ctx.machine.failures || nrounds_ == 0) return;
-    Array<LostTotals> dev_lost;
-    dev_lost.ensure(size_t(nrounds_));
-    for (int r = 1; r <= nrounds_; ++r)
-      exec_.reduce(pl_.p, RoundLost{pl_.ctx, r, pl_.step_of_round(r)}, SumOf{}, LostTotals{0, 0}, dev_lost.get() + (r - 1));
-    exec_.download(lost_.data(), dev_lost.get(), lost_.size() * sizeof(LostTotals));
   }
 
   // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
@@ -317,6 +309,11 @@ class RoundsRun {
     peaks_.ensure(size_t(std::max(1, nrounds_)));
     exec_.zero(peaks_.get(), size_t(std::max(1, nrounds_)) * sizeof(RoundPeak));
     pl_.peaks = peaks_.get();
+    if (pl_.ctx.machine.failures) {
+      lost_.ensure(size_t(2 * std::max(1, nrounds_)));
+      exec_.zero(lost_.get(), size_t(2 * std::max(1, nrounds_)) * sizeof(unsigned long long));
+      pl_.lost = lost_.get();
+    }
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) exec_.each(p_ * pl_.ctx.words(b), InitBody{pl_.ctx, c_.algorithm->op, c_.input, b});
   }
 
@@ -361,6 +358,8 @@ class RoundsRun {
     std::vector<RoundPeak> peaks(size_t(std::max(1, nrounds_)));
     exec_.download(peaks.data(), peaks_.get(), peaks.size() * sizeof(RoundPeak));
     if (comm_) combine_rounds(peaks);
+    std::vector<unsigned long long> lost(size_t(2 * std::max(1, nrounds_)), 0);
+    if (pl_.lost) exec_.download(lost.data(), pl_.lost, lost.size() * sizeof(unsigned long long));
     for (int64_t t = 1; t <= pl_.total_steps; ++t) {
       StepStats st;
       st.step = t;
@@ -371,8 +370,8 @@ class RoundsRun {
         st.link_hops = int64_t(n.hops);
         st.max_link_load = peaks[size_t(r - 1)].max_load;
         st.time = peaks[size_t(r - 1)].max_time;
-        st.dropped = int64_t(lost_[size_t(r - 1)].dropped);
-        st.rerouted = int64_t(lost_[size_t(r - 1)].rerouted);
+        st.dropped = int64_t(lost[size_t(2 * (r - 1))]);
+        st.rerouted = int64_t(lost[size_t(2 * (r - 1) + 1)]);
       }
       add_step(result, st, pl_.lambda);
     }
@@ -380,13 +379,15 @@ class RoundsRun {
     add_local_folds(result, c_.cost.gamma, c_.algorithm->local_combined_words(c_.params), pl_.lambda);
   }
 
-  // Verified where the buffers are, unless they come back anyway; a run with mismatches, or with
-  // failures (whose damage is counted per processor), is verified on the host for the exact report
-  // (which words, what was expected).
+  // Verified where the buffers are, unless they come back anyway. A run with failures counts its
+  // damage there too; a run with mismatches and no failures is verified again on the host for the
+  // exact report (which words, what was expected).
   void verify(RunResult& result) {
-    if (c_.keep_buffers || !c_.verify || c_.failures.any()) {
-      if (c_.keep_buffers || (c_.verify && c_.failures.any())) result.buffers = fetch_buffers();
+    if (c_.keep_buffers || !c_.verify) {
+      if (c_.keep_buffers) result.buffers = fetch_buffers();
       finish_verification(c_, result);
+    } else if (c_.failures.any()) {
+      record_verification(c_, count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words), true), result);
     } else if (Verification v = count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)); v.mismatches == 0) {
       record_verification(c_, std::move(v), result);
     } else {
@@ -436,7 +437,7 @@ class RoundsRun {
       const RoundTotals& n = pl.totals[r - 1];
       agreed_phase(*comm_, [&] {
         exec_.exclusive_scan(pl.p + 1, SlotCount{pl.ctx, r, t}, SumOf{}, Slots{0, 0, 0}, pl.slot_of(t));
-        exec_.groups(pl.p, PostBody{pl.ctx, r, t, pl.slot_of(t), pl.sends_of(t), pl.recvs_of(t), pl.pool_of(t)}, pl.width(r));
+        exec_.groups(pl.p, PostBody{pl.ctx, r, t, pl.slot_of(t), pl.sends_of(t), pl.recvs_of(t), pl.pool_of(t), pl.lost_of(r)}, pl.width(r));
         if (n.sends > 0) exec_.each(n.sends, MatchBody{pl.ctx, t, pl.sends_of(t), pl.recvs_of(t), pl.slot_of(t), pl.link_load});
       });
       exchange(pl, t, r);
@@ -615,7 +616,6 @@ class RoundsRun {
   const PostalTable postal_;  // seed 000's G for the run: the postal algorithms' steps read it
   StepPlan pl_{};
   std::vector<RoundTotals> totals_;
-  std::vector<LostTotals> lost_;  // [rounds], with failures
   Array<RunStatus> status_;
   Array<int64_t> postal_g_;
   Array<RoundTotals> dev_totals_;
@@ -628,6 +628,7 @@ class RoundsRun {
   Array<DevRecv> recvs_;
   Array<uint64_t> pool_;
   Array<RoundPeak> peaks_;
+  Array<unsigned long long> lost_;
   // A split run's host side: the links' stamped loads, the peaks of the messages shipped here, and
   // the first rule one of them broke.
   std::vector<unsigned long long> links_;

@@ -8,6 +8,7 @@
 #pragma once
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "ppsim/verify.h"
 #include "round_bodies.h"
@@ -152,14 +153,42 @@ struct CheckBody {
   InputSpec in;
   int32_t b;  // the buffer checked
   rules::FoldRef ref;
-  unsigned long long* tally;  // [kTallies]
+  unsigned long long* tally;   // [kTallies]
+  unsigned long long* damage;  // with failures: [2 p], each processor's missing words, then its wrong ones (else null)
   PPSIM_HD void operator()(int64_t x) const {
     const int64_t words = c.words(b), i = x / words, off = x % words, peer = rules::agreeing_with(op, c.a, i);
     const uint64_t got = c.bufs[b][x];
     const rules::WordCheck v = rules::check_word(op, c.op, in, c.a, i, off, ref, got);
     if (!v.ok) atomic_add(&tally[kMismatches], 1ull);
+    if (!v.ok && damage) {  // missing: the word is still the one it started with (rules/reference.cpp alike)
+      const bool missing = got == operation_initial_word(op, c.op, in, c.a, b, i, off);
+      atomic_add(&damage[missing ? i : c.a.p + i], 1ull);
+    }
     if (v.ulps > 0) atomic_max(&tally[kMaxUlps], v.ulps);
     if (peer >= 0 && got != c.bufs[b][peer * words + off]) atomic_add(&tally[kDisagreements], 1ull);
+  }
+};
+
+// The first mismatching words (at most kFirstMismatches) of each of a few processors, in word
+// order: the examples a report gives, found where the buffers are.
+inline constexpr int kFirstMismatches = 10;
+struct FirstMismatchBody {
+  Ctx c;
+  Operation op;
+  InputSpec in;
+  int32_t b;
+  rules::FoldRef ref;
+  const int64_t* procs;
+  Mismatch* out;  // [kFirstMismatches] per processor; proc = -1 where fewer
+  PPSIM_HD void operator()(int64_t k) const {
+    const int64_t i = procs[k], words = c.words(b);
+    int n = 0;
+    for (int64_t off = 0; off < words && n < kFirstMismatches; ++off) {
+      const uint64_t got = c.bufs[b][i * words + off];
+      const rules::WordCheck v = rules::check_word(op, c.op, in, c.a, i, off, ref, got);
+      if (!v.ok) out[k * kFirstMismatches + n++] = Mismatch{b, i, off, v.want, got};
+    }
+    for (; n < kFirstMismatches; ++n) out[k * kFirstMismatches + n] = Mismatch{b, -1, 0, 0, 0};
   }
 };
 
@@ -231,11 +260,20 @@ rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
   return ref;
 }
 
+// The executor memory a verification with `damage` takes besides the table and the tallies: the
+// per-processor counts, and the first mismatches of up to kFirstMismatches processors.
+inline uint64_t damage_bytes(const RunConfig& c) {
+  return uint64_t(2 * c.params.p) * sizeof(unsigned long long) + kFirstMismatches * (sizeof(int64_t) + kFirstMismatches * sizeof(Mismatch));
+}
+
 // The verification's counts (no examples: Verification::first stays empty), computed by the
 // executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
-// run's message pool) when it fits there, else in memory of its own.
+// run's message pool) when it fits there, else in memory of its own. With `damage` (a run with
+// failures) also every damaged processor's missing and wrong words and the first mismatches, as
+// the host's verify_buffers gives them, so that only those come back.
 template <class Exec>
-Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0) {
+Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0,
+                              bool damage = false) {
   const Operation op = c.algorithm->op;
   typename Exec::template Array<uint64_t> own;
   typename Exec::template Array<unsigned long long> counter;
@@ -252,13 +290,43 @@ Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, ui
   counter.ensure(kTallies);
   exec.zero(counter.get(), kTallies * sizeof(unsigned long long));
   const int32_t b = rules::checked_buffer(op);
-  exec.each(c.params.p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get()});
+  typename Exec::template Array<unsigned long long> per_proc;
+  const int64_t p = c.params.p;
+  if (damage) {
+    per_proc.ensure(size_t(2 * p));
+    exec.zero(per_proc.get(), size_t(2 * p) * sizeof(unsigned long long));
+  }
+  exec.each(p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get(), damage ? per_proc.get() : nullptr});
   unsigned long long n[kTallies] = {};
   exec.download(n, counter.get(), sizeof n);
   Verification v;
   v.mismatches = int64_t(n[kMismatches]);
   v.max_ulps = n[kMaxUlps];
   v.disagreements = int64_t(n[kDisagreements]);
+  if (!damage || v.mismatches == 0) return v;
+  std::vector<unsigned long long> counts(size_t(2 * p));
+  exec.download(counts.data(), per_proc.get(), counts.size() * sizeof(unsigned long long));
+  std::vector<int64_t> firsts;  // the processors that hold the first kFirstMismatches mismatches
+  int64_t seen = 0;
+  for (int64_t i = 0; i < p; ++i) {
+    const int64_t missing = int64_t(counts[size_t(i)]), wrong = int64_t(counts[size_t(p + i)]);
+    if (missing + wrong == 0) continue;
+    v.damage.push_back(Damage{i, missing, wrong});
+    if (seen < kFirstMismatches) {
+      firsts.push_back(i);
+      seen += missing + wrong;
+    }
+  }
+  typename Exec::template Array<int64_t> dev_procs;
+  typename Exec::template Array<Mismatch> dev_first;
+  dev_procs.ensure(firsts.size());
+  dev_first.ensure(firsts.size() * kFirstMismatches);
+  exec.upload(dev_procs.get(), firsts.data(), firsts.size() * sizeof(int64_t));
+  exec.each(int64_t(firsts.size()), FirstMismatchBody{ctx, op, c.input, b, ref, dev_procs.get(), dev_first.get()});
+  std::vector<Mismatch> first(firsts.size() * kFirstMismatches);
+  exec.download(first.data(), dev_first.get(), first.size() * sizeof(Mismatch));
+  for (const Mismatch& m : first)
+    if (m.proc >= 0 && v.first.size() < size_t(kFirstMismatches)) v.first.push_back(m);
   return v;
 }
 

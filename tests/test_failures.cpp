@@ -355,12 +355,25 @@ TEST(Failures, DeviceRoundsEqualTheCpu) {
       EXPECT_EQ(x.rerouted, y.rerouted) << what << " step " << s + 1;
     }
     EXPECT_EQ(cpu.buffers, dev.buffers) << what;
-    EXPECT_EQ(cpu.verified, dev.verified) << what;
-    ASSERT_EQ(cpu.damage.size(), dev.damage.size()) << what;
-    for (size_t i = 0; i < cpu.damage.size(); ++i) {
-      EXPECT_EQ(cpu.damage[i].proc, dev.damage[i].proc) << what;
-      EXPECT_EQ(cpu.damage[i].missing, dev.damage[i].missing) << what;
-      EXPECT_EQ(cpu.damage[i].wrong, dev.damage[i].wrong) << what;
+    // The verdict from the buffers brought back (as a small run's report does), and from the
+    // verification where the buffers are (the damage counted there: a large run's).
+    RunConfig in_place = c;
+    in_place.keep_buffers = false;
+    for (const RunResult& d : {dev, run_device_rounds_on_host(in_place)}) {
+      EXPECT_EQ(cpu.verified, d.verified) << what;
+      EXPECT_EQ(cpu.mismatches, d.mismatches) << what;
+      EXPECT_EQ(cpu.results_agree, d.results_agree) << what;
+      ASSERT_EQ(cpu.damage.size(), d.damage.size()) << what;
+      for (size_t i = 0; i < cpu.damage.size(); ++i) {
+        EXPECT_EQ(cpu.damage[i].proc, d.damage[i].proc) << what;
+        EXPECT_EQ(cpu.damage[i].missing, d.damage[i].missing) << what;
+        EXPECT_EQ(cpu.damage[i].wrong, d.damage[i].wrong) << what;
+      }
+      ASSERT_EQ(cpu.first_mismatches.size(), d.first_mismatches.size()) << what;
+      for (size_t i = 0; i < cpu.first_mismatches.size(); ++i) {
+        const Mismatch &x = cpu.first_mismatches[i], &y = d.first_mismatches[i];
+        EXPECT_TRUE(x.buf == y.buf && x.proc == y.proc && x.word == y.word && x.expected == y.expected && x.got == y.got) << what << " #" << i;
+      }
     }
     EXPECT_GT(cpu.dropped + cpu.rerouted, 0) << what << ": the failure touches no message";
   }

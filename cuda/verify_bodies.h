@@ -142,6 +142,13 @@ struct ExactPrefixBody {
   }
 };
 
+// A verification's damage counts (a run with failures), in one array: each processor's missing
+// words [0, p), its wrong words [p, 2p), then a flag per block of kDamageBlock processors that
+// has any, so that only the counts of damaged blocks come back (at p = 2^20, bringing all 16 MB
+// back to the host cost a third of the run).
+inline constexpr int64_t kDamageBlock = 1024;
+inline int64_t damage_counts(int64_t p) { return 2 * p + (p + kDamageBlock - 1) / kDamageBlock; }
+
 // What the check of the words counts: kMismatches, kMaxUlps (a maximum), kDisagreements.
 enum Tally { kMismatches, kMaxUlps, kDisagreements, kTallies };
 
@@ -154,7 +161,7 @@ struct CheckBody {
   int32_t b;  // the buffer checked
   rules::FoldRef ref;
   unsigned long long* tally;   // [kTallies]
-  unsigned long long* damage;  // with failures: [2 p], each processor's missing words, then its wrong ones (else null)
+  unsigned long long* damage;  // with failures: DamageCounts' layout (else null)
   PPSIM_HD void operator()(int64_t x) const {
     const int64_t words = c.words(b), i = x / words, off = x % words, peer = rules::agreeing_with(op, c.a, i);
     const uint64_t got = c.bufs[b][x];
@@ -163,6 +170,7 @@ struct CheckBody {
     if (!v.ok && damage) {  // missing: the word is still the one it started with (rules/reference.cpp alike)
       const bool missing = got == operation_initial_word(op, c.op, in, c.a, b, i, off);
       atomic_add(&damage[missing ? i : c.a.p + i], 1ull);
+      atomic_max(&damage[2 * c.a.p + i / kDamageBlock], 1ull);
     }
     if (v.ulps > 0) atomic_max(&tally[kMaxUlps], v.ulps);
     if (peer >= 0 && got != c.bufs[b][peer * words + off]) atomic_add(&tally[kDisagreements], 1ull);
@@ -263,7 +271,7 @@ rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
 // The executor memory a verification with `damage` takes besides the table and the tallies: the
 // per-processor counts, and the first mismatches of up to kFirstMismatches processors.
 inline uint64_t damage_bytes(const RunConfig& c) {
-  return uint64_t(2 * c.params.p) * sizeof(unsigned long long) + kFirstMismatches * (sizeof(int64_t) + kFirstMismatches * sizeof(Mismatch));
+  return uint64_t(damage_counts(c.params.p)) * sizeof(unsigned long long) + kFirstMismatches * (sizeof(int64_t) + kFirstMismatches * sizeof(Mismatch));
 }
 
 // The verification's counts (no examples: Verification::first stays empty), computed by the
@@ -293,8 +301,8 @@ Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, ui
   typename Exec::template Array<unsigned long long> per_proc;
   const int64_t p = c.params.p;
   if (damage) {
-    per_proc.ensure(size_t(2 * p));
-    exec.zero(per_proc.get(), size_t(2 * p) * sizeof(unsigned long long));
+    per_proc.ensure(size_t(damage_counts(p)));
+    exec.zero(per_proc.get(), size_t(damage_counts(p)) * sizeof(unsigned long long));
   }
   exec.each(p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get(), damage ? per_proc.get() : nullptr});
   unsigned long long n[kTallies] = {};
@@ -304,18 +312,33 @@ Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, ui
   v.max_ulps = n[kMaxUlps];
   v.disagreements = int64_t(n[kDisagreements]);
   if (!damage || v.mismatches == 0) return v;
-  std::vector<unsigned long long> counts(size_t(2 * p));
-  exec.download(counts.data(), per_proc.get(), counts.size() * sizeof(unsigned long long));
+  const int64_t blocks = damage_counts(p) - 2 * p;
+  std::vector<unsigned long long> flag(static_cast<size_t>(blocks)), missing, wrong;
+  exec.download(flag.data(), per_proc.get() + 2 * p, flag.size() * sizeof(unsigned long long));
   std::vector<int64_t> firsts;  // the processors that hold the first kFirstMismatches mismatches
   int64_t seen = 0;
-  for (int64_t i = 0; i < p; ++i) {
-    const int64_t missing = int64_t(counts[size_t(i)]), wrong = int64_t(counts[size_t(p + i)]);
-    if (missing + wrong == 0) continue;
-    v.damage.push_back(Damage{i, missing, wrong});
-    if (seen < kFirstMismatches) {
-      firsts.push_back(i);
-      seen += missing + wrong;
+  for (int64_t k = 0; k < blocks;) {  // each run of damaged blocks: its counts brought back at once
+    if (!flag[size_t(k)]) {
+      ++k;
+      continue;
     }
+    int64_t end = k;
+    while (end < blocks && flag[size_t(end)]) ++end;
+    const int64_t lo = k * kDamageBlock, hi = std::min(p, end * kDamageBlock);
+    missing.resize(size_t(hi - lo));
+    wrong.resize(size_t(hi - lo));
+    exec.download(missing.data(), per_proc.get() + lo, missing.size() * sizeof(unsigned long long));
+    exec.download(wrong.data(), per_proc.get() + p + lo, wrong.size() * sizeof(unsigned long long));
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t ms = int64_t(missing[size_t(i - lo)]), wr = int64_t(wrong[size_t(i - lo)]);
+      if (ms + wr == 0) continue;
+      v.damage.push_back(Damage{i, ms, wr});
+      if (seen < kFirstMismatches) {
+        firsts.push_back(i);
+        seen += ms + wr;
+      }
+    }
+    k = end;
   }
   typename Exec::template Array<int64_t> dev_procs;
   typename Exec::template Array<Mismatch> dev_first;

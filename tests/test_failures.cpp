@@ -333,6 +333,8 @@ TEST(Failures, DeviceRoundsEqualTheCpu) {
       {"allreduce_ring", TopologyKind::fattree, 16, "4x2", true, 16, 20, 3, true},
       {"alltoall_pairwise", TopologyKind::dragonfly, 20, "2x2x2", true, 20, 21, 4, true},
       {"allgather_ring", TopologyKind::full, 6, "", true, 0, 1, 1, true},
+      // damage in blocks 0 and 2 of the device's count (1,024 processors a block), none in 1
+      {"allreduce_hypercube", TopologyKind::hypercube, 4096, "", false, 3000, 0, 12, false},
   };
   for (const Case& k : cases) {
     RunConfig c = make_config(k.algo, k.kind, k.p, k.dims, 3);

@@ -385,6 +385,56 @@ TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
   EXPECT_GT(checked, 40);  // most corruptions hit checked words
 }
 
+// Failures on the device (issue 26): the messages dropped and rerouted, and the damage with its
+// first mismatches counted where the buffers are (keep_buffers = false), equal the CPU's; so does
+// the verdict from the buffers brought back. The damage spans several of the device's blocks of
+// 1,024 processors, with a block between them that has none.
+TEST(CudaBackend, FailuresEqualTheCpu) {
+  REQUIRE_DEVICE();
+  const int64_t p = 4096;
+  auto proc = [](int64_t i, int64_t step) {
+    Failures f;
+    f.proc[f.nproc++] = FailedProc{i, step};
+    return f;
+  };
+  auto link = [&](int64_t a, int64_t b, int64_t step, bool reroute) {  // the hypercube's direct link a-b
+    Failures f;
+    f.link[f.nlink++] = FailedLink{a, b, step, a * p + b, b * p + a};
+    f.reroute = reroute;
+    return f;
+  };
+  const Failures cases[] = {proc(1, 1), proc(3000, 12), proc(77, 6), link(0, 1, 2, false), link(5, 7, 1, true)};
+  for (const Failures& f : cases)
+    for (bool keep : {false, true}) {
+      RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, p, "", 3, OperatorKind::affine);
+      c.failures = f;
+      c.keep_buffers = keep;
+      SCOPED_TRACE((f.nproc ? "proc " + std::to_string(f.proc[0].proc) : "link " + std::to_string(f.link[0].a)) + (keep ? " kept" : ""));
+      const RunResult cpu = run_cpu(c), dev = run_cuda(c);
+      ASSERT_EQ(cpu.per_step.size(), dev.per_step.size());
+      for (size_t t = 0; t < cpu.per_step.size(); ++t) {
+        EXPECT_EQ(cpu.per_step[t].messages, dev.per_step[t].messages);
+        EXPECT_EQ(cpu.per_step[t].dropped, dev.per_step[t].dropped);
+        EXPECT_EQ(cpu.per_step[t].rerouted, dev.per_step[t].rerouted);
+        EXPECT_EQ(cpu.per_step[t].time, dev.per_step[t].time);
+      }
+      EXPECT_EQ(cpu.verified, dev.verified);
+      EXPECT_EQ(cpu.mismatches, dev.mismatches);
+      EXPECT_EQ(cpu.results_agree, dev.results_agree);
+      ASSERT_EQ(cpu.damage.size(), dev.damage.size());
+      for (size_t i = 0; i < cpu.damage.size(); ++i)
+        EXPECT_TRUE(cpu.damage[i].proc == dev.damage[i].proc && cpu.damage[i].missing == dev.damage[i].missing &&
+                    cpu.damage[i].wrong == dev.damage[i].wrong)
+            << "damage #" << i;
+      ASSERT_EQ(cpu.first_mismatches.size(), dev.first_mismatches.size());
+      for (size_t i = 0; i < cpu.first_mismatches.size(); ++i) {
+        const Mismatch &x = cpu.first_mismatches[i], &y = dev.first_mismatches[i];
+        EXPECT_TRUE(x.buf == y.buf && x.proc == y.proc && x.word == y.word && x.expected == y.expected && x.got == y.got) << "#" << i;
+      }
+      EXPECT_GT(cpu.dropped + cpu.rerouted, 0);
+    }
+}
+
 // keep_buffers = false: the figures and the verdict come back, the buffers do not (both backends),
 // except when verification fails and the report needs them.
 TEST(DeviceVerification, BuffersStayBehindUnlessNeeded) {

@@ -403,7 +403,7 @@ TEST(CudaBackend, FailuresEqualTheCpu) {
     f.reroute = reroute;
     return f;
   };
-  const Failures cases[] = {proc(1, 1), proc(3000, 12), proc(77, 6), link(0, 1, 2, false), link(5, 7, 1, true)};
+  const Failures cases[] = {proc(1, 1), proc(3000, 12), proc(77, 6), link(0, 1, 1, false), link(5, 7, 1, true)};
   for (const Failures& f : cases)
     for (bool keep : {false, true}) {
       RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::hypercube, p, "", 3, OperatorKind::affine);
@@ -412,7 +412,9 @@ TEST(CudaBackend, FailuresEqualTheCpu) {
       SCOPED_TRACE((f.nproc ? "proc " + std::to_string(f.proc[0].proc) : "link " + std::to_string(f.link[0].a)) + (keep ? " kept" : ""));
       const RunResult cpu = run_cpu(c), dev = run_cuda(c);
       ASSERT_EQ(cpu.per_step.size(), dev.per_step.size());
+      int64_t touched = 0;  // messages dropped or rerouted (the run's totals are run_simulation's to sum)
       for (size_t t = 0; t < cpu.per_step.size(); ++t) {
+        touched += cpu.per_step[t].dropped + cpu.per_step[t].rerouted;
         EXPECT_EQ(cpu.per_step[t].messages, dev.per_step[t].messages);
         EXPECT_EQ(cpu.per_step[t].dropped, dev.per_step[t].dropped);
         EXPECT_EQ(cpu.per_step[t].rerouted, dev.per_step[t].rerouted);
@@ -431,7 +433,7 @@ TEST(CudaBackend, FailuresEqualTheCpu) {
         const Mismatch &x = cpu.first_mismatches[i], &y = dev.first_mismatches[i];
         EXPECT_TRUE(x.buf == y.buf && x.proc == y.proc && x.word == y.word && x.expected == y.expected && x.got == y.got) << "#" << i;
       }
-      EXPECT_GT(cpu.dropped + cpu.rerouted, 0);
+      EXPECT_GT(touched, 0);
     }
 }
 

@@ -397,9 +397,10 @@ TEST(CudaBackend, FailuresEqualTheCpu) {
     f.proc[f.nproc++] = FailedProc{i, step};
     return f;
   };
-  auto link = [&](int64_t a, int64_t b, int64_t step, bool reroute) {  // the hypercube's direct link a-b
+  const Topology cube = make_topology(TopologyKind::hypercube, p, "");
+  auto link = [&](int64_t a, int64_t b, int64_t step, bool reroute) {
     Failures f;
-    f.link[f.nlink++] = FailedLink{a, b, step, a * p + b, b * p + a};
+    f.link[f.nlink++] = FailedLink{a, b, step, topology_link_between(cube, a, b), topology_link_between(cube, b, a)};
     f.reroute = reroute;
     return f;
   };

@@ -25,19 +25,7 @@ using ppsim::testing_support::make_config;
 namespace {
 
 FailedLink failed_link(const Topology& t, int64_t a, int64_t b, int64_t step) {
-  FailedLink l{a, b, step, -1, -1};
-  if (direct_links(t)) {
-    l.id_ab = a * t.p + b;
-    l.id_ba = b * t.p + a;
-    return l;
-  }
-  for (int64_t id = 0; id < link_space(t); ++id) {
-    int64_t from = -1, to = -1;
-    if (!topology_link_endpoints(t, id, from, to)) continue;
-    if (from == a && to == b) l.id_ab = id;
-    if (from == b && to == a) l.id_ba = id;
-  }
-  return l;
+  return FailedLink{a, b, step, topology_link_between(t, a, b), topology_link_between(t, b, a)};
 }
 
 Failures proc_failure(int64_t proc, int64_t step) {

@@ -53,16 +53,6 @@ bool parse_index(const std::string& text, int64_t& x) {
 }
 
 // The directed link from node a to node b of topology t, or -1.
-int64_t link_between(const Topology& t, int64_t a, int64_t b) {
-  if (direct_links(t)) return a != b && a < t.p && b < t.p ? a * t.p + b : -1;
-  const int64_t n = link_space(t);
-  for (int64_t id = 0; id < n; ++id) {
-    int64_t from = -1, to = -1;
-    if (topology_link_endpoints(t, id, from, to) && from == a && to == b) return id;
-  }
-  return -1;
-}
-
 }  // namespace
 
 Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
@@ -104,7 +94,7 @@ Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
     if (a >= nodes || b >= nodes)
       throw UsageError("--fail '" + item + "': node " + std::to_string(std::max(a, b)) + " is not on the " + topology_shape(t) + " (nodes 0.." +
                        std::to_string(nodes - 1) + ")");
-    const int64_t ab = link_between(t, a, b), ba = link_between(t, b, a);
+    const int64_t ab = topology_link_between(t, a, b), ba = topology_link_between(t, b, a);
     if (ab < 0 && ba < 0) throw UsageError("--fail '" + item + "': no link joins nodes " + what.substr(0, dash) + " and " + what.substr(dash + 1) +
                                            " on the " + topology_shape(t));
     if (f.nlink == kMaxFailures) throw UsageError("--fail takes at most " + std::to_string(kMaxFailures) + " links");

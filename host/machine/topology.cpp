@@ -156,6 +156,16 @@ bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::link_endpoints(t, link, from, to); });
 }
 
+int64_t topology_link_between(const Topology& t, int64_t a, int64_t b) {
+  if (direct_links(t)) return a != b && a >= 0 && b >= 0 && a < t.p && b < t.p ? a * t.p + b : -1;
+  const int64_t n = link_space(t);
+  for (int64_t id = 0; id < n; ++id) {
+    int64_t from = -1, to = -1;
+    if (topology_link_endpoints(t, id, from, to) && from == a && to == b) return id;
+  }
+  return -1;
+}
+
 int64_t topology_link_ids(const Topology& t) { return direct_links(t) ? t.p * t.p : link_space(t); }
 
 int64_t topology_degree(const Topology& t) {

@@ -88,6 +88,9 @@ TopologyMetrics topology_metrics(const Topology& t);
 int64_t topology_nodes(const Topology& t);
 // For tests and drawings: the endpoints (node ids) of a directed link id; false if unused.
 bool topology_link_endpoints(const Topology& t, int64_t link, int64_t& from, int64_t& to);
+// The directed link id from node a to node b, -1 where no link joins them (a direct-link
+// topology's link a -> b is a * p + b: the route between them).
+int64_t topology_link_between(const Topology& t, int64_t a, int64_t b);
 // The directed link ids of the route from node s to node d, in path order.
 std::vector<int64_t> topology_route(const Topology& t, int64_t s, int64_t d);
 // Link ids to ask topology_link_endpoints about: [0, topology_link_ids(t)).

@@ -14,8 +14,7 @@ namespace ppsim::cpu {
 // counts each matched message (counter).
 void match_chunk(const ChunkPlan& plan, const MessageCounter& counter, StepStore& s, Chunk& ch, int k, int64_t t);
 
-// Whether every receive posted in store s found its send, or lost its message to a failure (then
-// no chunk need be searched).
+// Whether every receive posted in store s found its send (then no chunk need be searched).
 bool all_receives_matched(const StepStore& s);
 
 // Reports the receives of chunk ch that no send of step t matched.

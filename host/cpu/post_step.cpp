@@ -44,7 +44,6 @@ void clear_chunk(Chunk& ch) {
   ch.more_actions.clear();
   ch.stats = StepStats{};
   ch.matched = 0;
-  ch.lost = 0;
   ch.crossing.clear();
   ch.foreign_links.clear();
 }
@@ -81,8 +80,6 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
     s.recv_begin[s.at(i)] = int32_t(ch.recvs.size());
     s.recv_count[s.at(i)] = ops.nrecv;
     for (int n = 0; n < ops.nrecv; ++n) post_recv(rules.tokens, ch, ops.recv[n], i);
-    if (failures)  // counted here, so that a step's receives add up without a pass over them
-      for (int n = 0; n < ops.nrecv; ++n) ch.lost += rules::receive_lost(rules.machine, ops.recv[n].from, i, t, arrives);
   }
 }
 

@@ -47,7 +47,6 @@ struct Chunk {
   std::vector<RecvAction> more_actions;  // second (and later) actions, as {count, actions...} runs
   StepStats stats;
   int64_t matched = 0;  // receives of this chunk's messages that found their send
-  int64_t lost = 0;     // its receives whose message the failures lost (never matched, no error)
   int64_t error_proc = -1;
   std::string error;
   // A run split across ranks (dist_step.cpp): the chunk's sends to processors of other ranks (by

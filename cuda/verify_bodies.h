@@ -161,7 +161,7 @@ struct CheckBody {
   int32_t b;  // the buffer checked
   rules::FoldRef ref;
   unsigned long long* tally;   // [kTallies]
-  unsigned long long* damage;  // with failures: DamageCounts' layout (else null)
+  unsigned long long* damage;  // with failures: damage_counts(p) counters, laid out as above (else null)
   PPSIM_HD void operator()(int64_t x) const {
     const int64_t words = c.words(b), i = x / words, off = x % words, peer = rules::agreeing_with(op, c.a, i);
     const uint64_t got = c.bufs[b][x];
@@ -274,8 +274,8 @@ inline uint64_t damage_bytes(const RunConfig& c) {
   return uint64_t(damage_counts(c.params.p)) * sizeof(unsigned long long) + kFirstMismatches * (sizeof(int64_t) + kFirstMismatches * sizeof(Mismatch));
 }
 
-// The verification's counts (no examples: Verification::first stays empty), computed by the
-// executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
+// The verification's counts (without `damage` no examples: Verification::first stays empty),
+// computed by the executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
 // run's message pool) when it fits there, else in memory of its own. With `damage` (a run with
 // failures) also every damaged processor's missing and wrong words and the first mismatches, as
 // the host's verify_buffers gives them, so that only those come back.

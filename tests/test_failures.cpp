@@ -249,6 +249,34 @@ TEST(Failures, OtherRoutesAvoidTheFailedLink) {
   }
 }
 
+// The hypercube's bit test in may_cross says what the hop counts say: a route from s to d can cross
+// a -> b only where hops(s, a) + 1 + hops(b, d) = hops(s, d) (either direction of the link); every
+// pair and every link of a 5-cube, where the e-cube routes that do cross are covered above.
+TEST(Failures, HypercubeCrossingTestEqualsTheHopCounts) {
+  const Topology t = make_topology(TopologyKind::hypercube, 32, "");
+  auto hops = [](int64_t x, int64_t y) { return int64_t(__builtin_popcountll(uint64_t(x ^ y))); };
+  int64_t crossing = 0;
+  for (int64_t a = 0; a < t.p; ++a)
+    for (int bit = 0; bit < 5; ++bit) {
+      const int64_t b = a ^ (int64_t(1) << bit);
+      if (b < a) continue;
+      FailedLink l{};
+      l.a = a;
+      l.b = b;
+      l.step = 1;
+      for (int64_t s = 0; s < t.p; ++s)
+        for (int64_t d = 0; d < t.p; ++d) {
+          const bool by_hops = hops(s, a) + 1 + hops(b, d) == hops(s, d) || hops(s, b) + 1 + hops(a, d) == hops(s, d);
+          ASSERT_EQ(rules::may_cross(t, l, s, d), by_hops) << s << "->" << d << " link " << a << "-" << b;
+          crossing += by_hops;
+        }
+    }
+  // Per direction a -> b of a link of bit k: s agrees with a in bit k and d with b; in each of the
+  // other n - 1 bits either s agrees with a (d free: 2 ways) or not (then d must: 1 way). So
+  // 2 * 3^(n-1) pairs per link, and a 5-cube has 5 * 16 links.
+  EXPECT_EQ(crossing, 5 * 16 * 2 * 81);
+}
+
 // Costs. A dropped message costs nothing and loads nothing: the chain broadcast on 4 processors with
 // processor 1 down from step 1 sends only 2->3 (in step 3): time t_s + t_w m, steps 1 and 2 free.
 // A rerouted one pays its route: the ring all-gather on 8 processors with link 0-1 down sends 0->1

@@ -67,9 +67,18 @@ PPSIM_HD inline bool route_up(const Failures& f, const Topology& t, int64_t s, i
 // too: a route without that (in either direction) cannot cross l, and needs no walk.
 PPSIM_HD inline bool may_cross(const Topology& t, const FailedLink& l, int64_t s, int64_t d) {
   const TopologyKind k = t.kind;
+  if (l.a >= t.p || l.b >= t.p) return true;  // a switch's link: walk the route
+  if (k == TopologyKind::hypercube && is_pow2(l.a ^ l.b)) {
+    // The same condition in bits (a route corrects each bit where s and d differ once): a lies
+    // between s and d (it differs from s only where d does), and the link's bit is one of those
+    // still to correct at a. No hop counts: this runs for every message while a link is down.
+    const int64_t x = s ^ d, bit = l.a ^ l.b;
+    auto crosses = [&](int64_t a) { return ((s ^ a) & ~x) == 0 && (bit & x & ~(s ^ a)) != 0; };
+    return crosses(l.a) || crosses(l.b);
+  }
   const bool shortest = k == TopologyKind::ring || k == TopologyKind::linear || k == TopologyKind::mesh || k == TopologyKind::torus ||
                         k == TopologyKind::hypercube || k == TopologyKind::full;
-  if (!shortest || l.a >= t.p || l.b >= t.p) return true;
+  if (!shortest) return true;
   return with_topology_unit(k, [&](auto u) {
     using U = decltype(u);
     const int64_t h = U::hops(t, s, d);
@@ -77,19 +86,34 @@ PPSIM_HD inline bool may_cross(const Topology& t, const FailedLink& l, int64_t s
   });
 }
 
-// The route of a message whose links may be down in step `arrives`: the first that is up, or kLost.
-template <class Machine>
-PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t arrives) {
-  const Failures& f = *m.failures;
-  const int64_t s = m.node(from), d = m.node(to);
-  bool may = false;
-  for (int n = 0; n < f.nlink && !may; ++n) may = arrives >= f.link[n].step && may_cross(m.topo, f.link[n], s, d);
-  if (!may || route_up(f, m.topo, s, d, 0, arrives)) return 0;
+// Whether the route from node s to node d may cross a link that is down in step `arrives`.
+PPSIM_HD inline bool may_meet_failed_link(const Failures& f, const Topology& t, int64_t s, int64_t d, int64_t arrives) {
+  for (int n = 0; n < f.nlink; ++n)
+    if (arrives >= f.link[n].step && may_cross(t, f.link[n], s, d)) return true;
+  return false;
+}
+
+// The route from node s to node d of a message that may meet a failed link in step `arrives`: the
+// first route that is up, or kLost. (The rare case: kept out of the per-message loops.)
+template <class Topo>  // (a template: one definition in every translation unit)
+PPSIM_HD PPSIM_FAILURE_PATH int route_around(const Failures& f, const Topo& t, int64_t s, int64_t d, int64_t arrives) {
+  if (route_up(f, t, s, d, 0, arrives)) return 0;
   if (!f.reroute) return kLost;
-  const int n = alt_route_count(m.topo);
+  const int n = alt_route_count(t);
   for (int r = 1; r <= n && r <= 127; ++r)
-    if (route_up(f, m.topo, s, d, r, arrives)) return r;
+    if (route_up(f, t, s, d, r, arrives)) return r;
   return kLost;
+}
+
+// The route of a message to processor `to` arriving in step `arrives`, its sender being up when it
+// sent it: kLost where its receiver is down then, else as the links allow.
+template <class Machine>
+PPSIM_HD inline int arrival_route(const Machine& m, int64_t from, int64_t to, int64_t arrives) {
+  const Failures& f = *m.failures;
+  if (f.proc_down(to, arrives)) return kLost;
+  if (f.nlink == 0) return 0;
+  const int64_t s = m.node(from), d = m.node(to);
+  return may_meet_failed_link(f, m.topo, s, d, arrives) ? route_around(f, m.topo, s, d, arrives) : 0;
 }
 
 // The route a message from processor `from` to processor `to` (logical ids; nodes through the
@@ -97,9 +121,7 @@ PPSIM_HD int route_around(const Machine& m, int64_t from, int64_t to, int64_t ar
 // has failures).
 template <class Machine>
 PPSIM_HD inline int message_route(const Machine& m, int64_t from, int64_t to, int64_t sent, int64_t arrives) {
-  const Failures& f = *m.failures;
-  if (f.proc_down(from, sent) || f.proc_down(to, arrives)) return kLost;
-  return f.links_down(arrives) ? route_around(m, from, to, arrives) : 0;
+  return m.failures->proc_down(from, sent) ? kLost : arrival_route(m, from, to, arrives);
 }
 
 // The hops of route `route` from processor `from` to `to`.
@@ -133,9 +155,14 @@ struct Losses {
 template <class Machine>
 PPSIM_HD PPSIM_FAILURE_PATH Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
   Losses l;
+  if (m.failures->proc_down(i, sent)) {
+    l.dropped = ops.nsend;
+    ops.nsend = 0;
+    return l;
+  }
   int kept = 0;
   for (int n = 0; n < ops.nsend; ++n) {
-    const int r = message_route(m, i, ops.send[n].to, sent, arrives);
+    const int r = arrival_route(m, i, ops.send[n].to, arrives);
     if (r == kLost) {
       ++l.dropped;
       continue;

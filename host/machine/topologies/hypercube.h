@@ -20,14 +20,7 @@ struct Hypercube : PowerOfTwoP {
   static constexpr const char* name = "hypercube";
   static constexpr const char* hint = "p a power of two";
 
-  PPSIM_HD static int popcount64(uint64_t x) {
-#if defined(__CUDA_ARCH__)
-    return __popcll(static_cast<unsigned long long>(x));
-#else
-    return __builtin_popcountll(x);
-#endif
-  }
-  PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return popcount64(uint64_t(s ^ d)); }
+  PPSIM_HD static int64_t hops(const Topology&, int64_t s, int64_t d) { return ppsim::popcount64(s ^ d); }
   PPSIM_HD static int64_t link_space(const Topology& t) { return t.p * t.log2p; }
 
   // The bits corrected in order o (0: E-cube): o < d: low-first from bit o; o >= d: high-first

@@ -54,11 +54,16 @@ class AlgorithmSource {
 
 }  // namespace
 
-loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, int threads) {
+loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, int threads, bool* windows) {
   if (lockstep) *lockstep = false;
+  if (windows) *windows = false;
   if (!events_only) {
     if (std::optional<loggp::Result> r = loggp_lockstep(c, threads)) {
       if (lockstep) *lockstep = true;
+      return std::move(*r);
+    }
+    if (std::optional<loggp::Result> r = loggp_windows(c, threads)) {
+      if (windows) *windows = true;
       return std::move(*r);
     }
   }

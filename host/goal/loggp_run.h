@@ -20,11 +20,17 @@ namespace ppsim {
 // Round by round where the algorithm runs in lockstep (loggp_lockstep.cpp), else (or with
 // `events_only`) with the event engine (loggp.h); both give the same times. `lockstep`, if given,
 // says which ran.
-loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lockstep = nullptr, int threads = 1);
+// `windows`, if given, says that the window timing ran (loggp_windows.cpp).
+loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lockstep = nullptr, int threads = 1, bool* windows = nullptr);
 
 // Round by round only, on `threads` threads (0: one per core): nothing where the lockstep
 // conditions fail (loggp_lockstep.cpp). The times do not depend on the threads.
 std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads = 1);
+
+// Window by window of o + L ns, every processor on its own, on `threads` threads (0: one per
+// core), where the lockstep conditions fail: nothing where its own fail (loggp_windows.cpp). The
+// times do not depend on the threads.
+std::optional<loggp::Result> loggp_windows(const RunConfig& c, int threads = 1);
 
 // The event engine's times of c's algorithm, told to `recorder` as they are made (--timeline).
 loggp::Result loggp_run_recorded(const RunConfig& c, loggp::Recorder& recorder);

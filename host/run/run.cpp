@@ -39,11 +39,11 @@ struct LoggpTiming {
   uint64_t noiseless = 0;
   std::string error, noise_error;
   double seconds = 0;
-  bool lockstep = false;
+  bool lockstep = false, windows = false;
   void run(const RunConfig& c, int threads = 1) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      result = loggp_run(c, false, &lockstep, threads);
+      result = loggp_run(c, false, &lockstep, threads, &windows);
       if (c.noise) {
         RunConfig quiet = c;
         quiet.noise = nullptr;
@@ -67,7 +67,7 @@ struct LoggpTiming {
     r.last_processor = result.last_host;
     r.loggp_events = result.events;
     r.loggp_seconds = seconds;
-    r.loggp_timing = lockstep ? "rounds" : "events";
+    r.loggp_timing = lockstep ? "rounds" : windows ? "windows" : "events";
   }
 };
 

@@ -67,7 +67,8 @@ struct RunResult {
   std::string backend = "cpu";
   // --model loggp: every processor's finishing time (ns), the lowest processor finishing last (time
   // is its finish), the events LogGP took, the seconds its timing took (part of wall_seconds), and
-  // which timing gave them: "rounds" (lockstep, round by round) or "events" (the event engine).
+  // which timing gave them: "rounds" (lockstep, round by round), "windows" (every processor on its
+  // own in windows of o + L) or "events" (the event engine).
   std::vector<uint64_t> finish;
   int64_t last_processor = -1;
   uint64_t loggp_events = 0;

@@ -1,0 +1,544 @@
+// The LogGP times of an algorithm in windows of time, every processor on its own (loggp_run.h,
+// docs/DESIGN.md §3b): for runs the lockstep timing declines, chiefly under independent noise,
+// where a processor's partner is often a round ahead and its message lands among the processor's
+// own events.
+//
+// The event engine (loggp.h) takes every event of the machine from one queue in order of time,
+// then creation. Only messages cross from one processor to another, and a message sent at t is at
+// its receiver at t + o + L. So, with W the earliest time of any event left, every event before
+// W + D (D = the least o + L) is the work of its own processor and of messages sent before W: each
+// processor can take its events of [W, W + D) alone, in the engine's order, while the messages they
+// send wait for the window's end. That order needs, for two events of one processor at one time,
+// which was made first (the engine numbers events as it makes them):
+//   - the roots (the first batch's operations, made at the start) come before any other event, in
+//     their order;
+//   - otherwise the one whose maker ran earlier, then, makers that ran at one time in the order
+//     they ran (then in the order they made their events). On one processor that is the order it
+//     took them. Across processors it is the rank: at the end of each window the events that made
+//     others are ranked among all those that ran at the same time anywhere, by the same rules one
+//     step back (two roots by processor), those made at that time after those made before it.
+//     Makers on two processors meet only in a later window (a message takes D), both ranked.
+// The processors of a window are split among the threads; the times do not depend on them.
+// Left to the event engine: a rendezvous (size > S ties the sender to the receiver's time), a
+// 0-byte message, D = 0, a receive or message left unmatched, and runs that would take more
+// windows than events.
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "goal/loggp_rounds.h"
+#include "goal/loggp_run.h"
+#include "ppsim/buffers.h"
+
+namespace ppsim {
+
+namespace {
+
+using loggp::ReadyOp;
+
+// Who made an event: the event that made it (its maker), or the start.
+struct Made {
+  uint64_t time = 0;            // when the maker ran
+  uint32_t host = 0, seq = 0;   // where it ran, and its number among that processor's events
+  uint32_t rank = 0;            // its place among the makers that ran at that time (once ranked)
+  uint32_t ref = 0;             // its record in its processor's thread (until ranked)
+  uint16_t idx = 0;             // the event's place among its maker's events (a root's: among the roots)
+  bool root = false;            // made at the start
+  bool ranked = false;
+};
+
+// The engine's order of two events of one processor at one time: -1 (a first), 1, or 0 where it
+// is not known here.
+int creation_order(const Made& a, const Made& b) {
+  auto by = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
+  if (a.root || b.root) return a.root && b.root ? by(a.idx, b.idx) : (a.root ? -1 : 1);
+  if (a.time != b.time) return by(a.time, b.time);
+  if (a.host == b.host) return a.seq != b.seq ? by(a.seq, b.seq) : by(a.idx, b.idx);
+  if (!a.ranked || !b.ranked) return 0;
+  return a.rank != b.rank ? by(a.rank, b.rank) : by(a.idx, b.idx);
+}
+
+// An event that made others, for ranking: when and where it ran, and who made it.
+struct Record {
+  uint64_t time;
+  uint32_t host, seq;
+  Made self;
+  uint32_t rank;
+  bool ranked;
+};
+
+// An operation waiting to run, or a message at (or on its way to) its receiver.
+struct Ev {
+  uint64_t time, size;
+  Made made;
+  uint32_t peer;  // a send's destination, a receive's source, a message's sender
+  uint32_t tag;
+  uint8_t type;
+};
+
+// A posted receive or an unexpected message: its peer and tag.
+struct Entry {
+  uint32_t peer, tag;
+};
+
+struct Host {
+  uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
+  std::vector<Ev> pending;
+  std::vector<Entry> rq, uq;
+  int32_t next_round = 1;   // the first round not yet released
+  int32_t outstanding = 0;  // receives of the released rounds not yet complete
+  uint32_t seq = 0;         // events run so far
+  bool made_now = false;    // it made operations in this window (their makers' ranks to settle)
+};
+
+// What a thread needs: its own reader and scratch, the messages it sent in the window (by the
+// thread whose processors receive them) and its counts.
+struct Worker {
+  explicit Worker(const RunConfig& c, int threads) : reader(c), out(size_t(threads)) {}
+  loggp_rounds::RoundReader reader;
+  std::vector<std::vector<std::pair<uint32_t, Ev>>> out;  // (receiver, message) by the receiver's thread
+  std::vector<ReadyOp> ready;
+  std::vector<Record> records;            // of the window
+  std::vector<uint32_t> live, next_live;  // its processors with events left
+  std::vector<uint32_t> made;             // its processors that made operations in the window
+  uint64_t events = 0, messages = 0, visits = 0;
+  uint64_t earliest = 0;  // the earliest event left among its processors
+  bool failed = false;
+};
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr size_t kMaxPending = 256;  // beyond this a processor's scan for its next event costs more than the engine
+
+class WindowTiming {
+ public:
+  WindowTiming(const RunConfig& c, int threads)
+      : c_(c), P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)),
+        threads_(thread_count(threads, p_)), hosts_(p_), next_(p_, kNever), finish_(p_, 0) {
+    const loggp::Effects& fx = effects_.effects();
+    noise_ = fx.noise;
+    slow_ = fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr;
+    if (noise_) noise_per_host_.assign(p_, 0);
+    uint64_t omin = P_.o;
+    if (slow_)
+      for (uint32_t h = 0; h < p_; ++h) omin = std::min(omin, o_of(h));
+    window_ = omin + P_.L;
+    workers_.reserve(size_t(threads_));
+    for (int t = 0; t < threads_; ++t) workers_.emplace_back(c, threads_);
+  }
+
+  std::optional<loggp::Result> run() {
+    if (window_ == 0 || p_ == 0) return std::nullopt;
+    // The roots: every processor's first batch, made at the start.
+    in_parallel([&](Worker& w, uint32_t lo, uint32_t hi) {
+      w.earliest = kNever;
+      for (uint32_t h = lo; h < hi && !w.failed; ++h) {
+        Host& x = hosts_[h];
+        w.ready.clear();
+        int nrecv = 0;
+        x.next_round = read(w, h, 1, nrecv);
+        x.outstanding = nrecv;
+        Made m;
+        m.root = true;
+        for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
+          m.idx = uint16_t(k);
+          add_op(w, x, w.ready[k], m);
+        }
+        if (x.pending.empty()) continue;
+        w.live.push_back(h);
+        for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
+        w.earliest = std::min(w.earliest, next_[h]);
+      }
+    });
+    uint64_t windows = 0;
+    for (;;) {
+      uint64_t at = kNever;
+      for (const Worker& w : workers_) {
+        if (w.failed) return std::nullopt;
+        at = std::min(at, w.earliest);
+      }
+      if (at == kNever) break;
+      if (++windows > (uint64_t(1) << 20)) return std::nullopt;
+      const uint64_t end = at + window_ < at ? kNever : at + window_;
+      in_parallel([&](Worker& w, uint32_t, uint32_t) { run_window(w, end); });
+      for (const Worker& w : workers_)
+        if (w.failed) return std::nullopt;
+      if (!rank_makers(at, end)) return std::nullopt;
+      in_parallel([&](Worker& w, uint32_t, uint32_t) { deliver(w, int(&w - workers_.data())); });
+      uint64_t events = 0, visits = 0;
+      for (const Worker& w : workers_) {
+        events += w.events;
+        visits += w.visits;
+      }
+      if (visits > 8 * events + (uint64_t(1) << 24)) return std::nullopt;  // windows too short: the engine is faster
+    }
+    return result();
+  }
+
+ private:
+  static int thread_count(int threads, uint32_t p) {
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));
+  }
+
+  // The processors [lo, hi) of each thread.
+  uint32_t lo_of(int t) const { return uint32_t(uint64_t(p_) * uint64_t(t) / uint64_t(threads_)); }
+  int thread_of(uint32_t h) const {
+    int t = int(uint64_t(h) * uint64_t(threads_) / uint64_t(p_));
+    while (t + 1 < threads_ && lo_of(t + 1) <= h) ++t;
+    while (lo_of(t) > h) --t;
+    return t;
+  }
+
+  template <class F>
+  void in_parallel(F&& f) {
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads_));
+    auto part = [&](int t) {
+      try {
+        f(workers_[size_t(t)], lo_of(t), lo_of(t + 1));
+      } catch (...) {
+        errors[size_t(t)] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads_; ++t) pool.emplace_back(part, t);
+    part(0);
+    for (auto& th : pool) th.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+
+  // h's operations from round `first` up to its next round with receives, in the order the engine
+  // makes them ready (its std::sort by type on the same sequence). Returns the round after them.
+  int read(Worker& w, uint32_t h, int first, int& nrecv) {
+    nrecv = 0;
+    if (first > R_) return first;
+    int next = first;
+    try {
+      next = loggp_rounds::read_batch(w.reader, h, first, [&](const ReadyOp& r) { w.ready.push_back(r); }, nrecv);
+    } catch (const loggp::StuckError&) {
+      w.failed = true;  // more operations in a round than a step holds: the event engine reports it
+      return next;
+    }
+    std::sort(w.ready.begin(), w.ready.end(), loggp::detail::by_type);
+    return next;
+  }
+
+  // An operation made ready at the clocks as they are (a send also waits for its NIC).
+  void add_op(Worker& w, Host& x, const ReadyOp& r, const Made& m) {
+    if (r.size == 0 || r.size > P_.S || r.peer >= p_ || x.pending.size() >= kMaxPending) {
+      w.failed = true;  // a rendezvous, a 0-byte clock wrap, or too many at once
+      return;
+    }
+    const uint64_t t = r.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
+    x.pending.push_back(Ev{t, r.size, m, r.peer, r.tag, r.type});
+  }
+
+  // The next event of x: the earliest, ties by creation; npos where the order is not known here.
+  size_t next_event(const Host& x, bool& unknown) const {
+    size_t best = 0;
+    for (size_t k = 1; k < x.pending.size(); ++k) {
+      const Ev& a = x.pending[k];
+      const Ev& b = x.pending[best];
+      if (a.time > b.time) continue;
+      if (a.time < b.time) {
+        best = k;
+        unknown = false;
+        continue;
+      }
+      const int order = creation_order(a.made, b.made);
+      if (order == 0) unknown = true;
+      if (order < 0) best = k;
+    }
+    return best;
+  }
+
+  // Each of w's processors takes its events before `end`.
+  void run_window(Worker& w, uint64_t end) {
+    w.records.clear();
+    w.next_live.clear();
+    w.earliest = kNever;
+    for (uint32_t h : w.live) {
+      if (w.failed) return;
+      if (next_[h] >= end) {  // nothing in this window: not even a look at its events
+        w.next_live.push_back(h);
+        w.earliest = std::min(w.earliest, next_[h]);
+        continue;
+      }
+      Host& x = hosts_[h];
+      ++w.visits;
+      while (!x.pending.empty()) {
+        bool unknown = false;
+        const size_t k = next_event(x, unknown);
+        if (x.pending[k].time >= end) break;
+        if (unknown) {
+          w.failed = true;
+          return;
+        }
+        take(w, h, x, k);
+        if (w.failed) return;
+      }
+      next_[h] = kNever;
+      for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
+      if (!x.pending.empty()) {
+        w.next_live.push_back(h);
+        w.earliest = std::min(w.earliest, next_[h]);
+      } else {
+        finish_[h] = x.o;
+      }
+      if (x.made_now) w.made.push_back(h);
+    }
+    w.live.swap(w.next_live);
+  }
+
+  // The messages sent to w's processors in the window, to their receivers (only this thread reads
+  // or clears the part of each thread's messages that is for its processors), and the ranks of
+  // the window's makers into the events they made.
+  void deliver(Worker& w, int t) {
+    for (uint32_t h : w.made) {
+      hosts_[h].made_now = false;
+      for (Ev& e : hosts_[h].pending) settle(e.made);
+    }
+    w.made.clear();
+    for (Worker& from : workers_) {
+      for (auto& [to, m] : from.out[size_t(t)]) {
+        Host& x = hosts_[to];
+        if (x.pending.empty()) {
+          w.live.push_back(to);
+          next_[to] = kNever;
+        }
+        if (x.pending.size() >= kMaxPending) w.failed = true;
+        settle(m.made);
+        x.pending.push_back(m);
+        next_[to] = std::min(next_[to], m.time);
+        w.earliest = std::min(w.earliest, m.time);
+      }
+      from.out[size_t(t)].clear();
+    }
+  }
+  void settle(Made& m) const {
+    if (m.root || m.ranked) return;
+    m.rank = workers_[size_t(thread_of(m.host))].records[m.ref].rank;
+    m.ranked = true;
+  }
+
+  // The window's makers, ranked among those that ran at one time (their times lie in [at, end)).
+  // False where a rank would need a maker that ran at its own time in this window.
+  bool rank_makers(uint64_t at, uint64_t end) {
+    order_.clear();
+    for (uint32_t t = 0; t < uint32_t(threads_); ++t)
+      for (uint32_t i = 0; i < uint32_t(workers_[t].records.size()); ++i) order_.emplace_back(t, i);
+    auto rec = [&](const std::pair<uint32_t, uint32_t>& r) -> Record& { return workers_[r.first].records[r.second]; };
+    if (order_.size() < 2) {
+      for (auto& r : order_) {
+        rec(r).rank = 0;
+        rec(r).ranked = true;
+      }
+      return true;
+    }
+    // By time: counting by the offset into the window where it is short, else a sort.
+    const uint64_t span = end - at;
+    if (span <= (uint64_t(1) << 20) && span <= 4 * order_.size()) {
+      count_.assign(size_t(span) + 1, 0);
+      for (auto& r : order_) ++count_[size_t(rec(r).time - at) + 1];
+      for (size_t k = 1; k < count_.size(); ++k) count_[k] += count_[k - 1];
+      sorted_.resize(order_.size());
+      for (auto& r : order_) sorted_[count_[size_t(rec(r).time - at)]++] = r;
+      order_.swap(sorted_);
+    } else {
+      std::stable_sort(order_.begin(), order_.end(), [&](auto& a, auto& b) { return rec(a).time < rec(b).time; });
+    }
+    // Two makers at one time: on one processor in the order it ran them, else by who made them
+    // (roots first, by processor; then by when and in what order their own makers ran).
+    auto before = [&](const std::pair<uint32_t, uint32_t>& ra, const std::pair<uint32_t, uint32_t>& rb) {
+      const Record& a = rec(ra);
+      const Record& b = rec(rb);
+      if (a.host == b.host) return a.seq < b.seq;
+      const Made &x = a.self, &y = b.self;
+      if (x.root || y.root) return x.root && y.root ? a.host < b.host : x.root;
+      if (x.time != y.time) return x.time < y.time;
+      return x.rank != y.rank ? x.rank < y.rank : x.idx < y.idx;
+    };
+    // Within a time, the events made at that time come after those made before it (the engine
+    // numbers them as it makes them), so a group is ranked in layers: first the makers made before
+    // it, then those made by the layer before, and so on.
+    for (size_t lo = 0; lo < order_.size();) {
+      size_t hi = lo + 1;
+      const uint64_t time = rec(order_[lo]).time;
+      while (hi < order_.size() && rec(order_[hi]).time == time) ++hi;
+      uint32_t next_rank = 0;
+      for (size_t from = lo; from < hi;) {
+        // The layer: those whose maker is ranked, moved to the front of what is left.
+        size_t layer = from;
+        for (size_t k = from; k < hi; ++k) {
+          Made& m = rec(order_[k]).self;
+          if (!m.root && !m.ranked) {
+            const Record& maker = workers_[size_t(thread_of(m.host))].records[m.ref];
+            if (!maker.ranked) continue;
+            m.rank = maker.rank;
+            m.ranked = true;
+          }
+          std::swap(order_[layer++], order_[k]);
+        }
+        if (layer == from) return false;  // (a maker never ranked: cannot be, but not a hang)
+        if (layer - from > 1) std::sort(order_.begin() + std::ptrdiff_t(from), order_.begin() + std::ptrdiff_t(layer), before);
+        for (size_t k = from; k < layer; ++k) {
+          rec(order_[k]).rank = next_rank++;
+          rec(order_[k]).ranked = true;
+        }
+        from = layer;
+      }
+      lo = hi;
+    }
+    return true;
+  }
+
+  // Event k of h at its time: it runs when its clocks allow, else waits for them.
+  void take(Worker& w, uint32_t h, Host& x, size_t k) {
+    Ev& e = x.pending[k];
+    const uint64_t t = e.time;
+    if (e.type == loggp::kSend) {
+      const uint64_t ready = std::max(x.o, x.gs);
+      if (ready > t) {
+        e.time = ready;
+        return;
+      }
+      ++w.events;
+      ++w.messages;
+      const uint64_t o = o_of(h), d = detour(h, t, o);
+      x.o = t + o + (e.size - 1) * O_of(h) + d;
+      x.gs = t + P_.g + (e.size - 1) * P_.G;
+      const Made by = made_by(w, h, t, x.seq++, e.made, 0);
+      const Ev m{t + o + P_.L, e.size, by, h, e.tag, loggp::kMsg};
+      w.out[size_t(thread_of(e.peer))].emplace_back(e.peer, m);
+      remove(x, k);
+      return;
+    }
+    if (e.type == loggp::kMsg) {
+      const uint64_t ready = std::max(x.o, x.gr);
+      if (ready > t) {
+        e.time = ready;
+        return;
+      }
+      ++w.events;
+      const uint64_t o = o_of(h), d = detour(h, t, o);
+      x.o = t + o + std::max((e.size - 1) * O_of(h), (e.size - 1) * P_.G) + d;
+      x.gr = t + P_.g + (e.size - 1) * P_.G;
+      const Ev done = e;
+      const uint32_t seq = x.seq++;
+      remove(x, k);
+      if (take_entry(x.rq, done.peer, done.tag)) complete_receive(w, h, x, t, done.made, seq);
+      else x.uq.push_back(Entry{done.peer, done.tag});
+      return;
+    }
+    // A receive: completes with an unexpected message, or is posted.
+    ++w.events;
+    const Ev done = e;
+    const uint32_t seq = x.seq++;
+    remove(x, k);
+    if (take_entry(x.uq, done.peer, done.tag)) complete_receive(w, h, x, t, done.made, seq);
+    else x.rq.push_back(Entry{done.peer, done.tag});
+  }
+
+  // A receive of h completed at t by its event number `seq` (made as `made`): the batch's last
+  // releases the next.
+  void complete_receive(Worker& w, uint32_t h, Host& x, uint64_t t, const Made& made, uint32_t seq) {
+    if (--x.outstanding > 0) return;
+    w.ready.clear();
+    int nrecv = 0;
+    x.next_round = read(w, h, x.next_round, nrecv);
+    x.outstanding = nrecv;
+    if (w.ready.empty()) return;
+    x.made_now = true;
+    const Made by = made_by(w, h, t, seq, made, 0);
+    for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
+      Made m = by;
+      m.idx = uint16_t(k);
+      add_op(w, x, w.ready[k], m);
+    }
+  }
+
+  // What h's event number `seq` (made as `self`), run at t, gives the events it makes (its
+  // record, for ranking, is kept in w).
+  static Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self, uint16_t idx) {
+    Made m;
+    m.time = t;
+    m.host = h;
+    m.seq = seq;
+    m.ref = uint32_t(w.records.size());
+    m.idx = idx;
+    w.records.push_back(Record{t, h, seq, self, 0, false});
+    return m;
+  }
+
+  static bool take_entry(std::vector<Entry>& q, uint32_t peer, uint32_t tag) {
+    for (size_t i = 0; i < q.size(); ++i)
+      if (q[i].peer == peer && q[i].tag == tag) {
+        q.erase(q.begin() + std::ptrdiff_t(i));
+        return true;
+      }
+    return false;
+  }
+  static void remove(Host& x, size_t k) {
+    x.pending[k] = x.pending.back();
+    x.pending.pop_back();
+  }
+
+  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
+  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
+    if (!noise_) return 0;
+    const uint64_t d = noise_->detour(h, t, len);
+    noise_per_host_[h] += d;
+    return d;
+  }
+
+  // The times, once every processor has run all its rounds; nothing where one has not (a receive
+  // or a message left unmatched: the event engine reports it) or a clock wrapped.
+  std::optional<loggp::Result> result() {
+    loggp::Result res;
+    for (const Worker& w : workers_) {
+      res.events += w.events;
+      res.messages += w.messages;
+    }
+    for (uint32_t h = 0; h < p_; ++h) {
+      const Host& x = hosts_[h];
+      if (x.outstanding != 0 || x.next_round <= R_ || !x.rq.empty() || !x.uq.empty() || finish_[h] >= loggp::kTimeLimit)
+        return std::nullopt;
+      if (finish_[h] > res.time) {
+        res.time = finish_[h];
+        res.last_host = h;
+      }
+    }
+    res.finish = std::move(finish_);
+    for (uint64_t n : noise_per_host_) res.noise += n;
+    res.noise_per_host = std::move(noise_per_host_);
+    return res;
+  }
+
+  const RunConfig& c_;
+  const loggp::Params& P_;
+  const loggp_rounds::RunEffects effects_;
+  const loggp::Noise* noise_ = nullptr;
+  const Stragglers* slow_ = nullptr;
+  const uint32_t p_;
+  const int R_;
+  const int threads_;
+  uint64_t window_ = 0;
+  std::vector<Host> hosts_;
+  std::vector<uint64_t> next_;  // each processor's earliest event (kNever: none)
+  std::vector<uint64_t> finish_;
+  std::vector<uint64_t> noise_per_host_;
+  std::vector<Worker> workers_;
+  std::vector<std::pair<uint32_t, uint32_t>> order_, sorted_;  // the window's makers (thread, record)
+  std::vector<size_t> count_;
+};
+
+}  // namespace
+
+std::optional<loggp::Result> loggp_windows(const RunConfig& c, int threads) { return WindowTiming(c, threads).run(); }
+
+}  // namespace ppsim

@@ -1,0 +1,175 @@
+// The LogGP timing in windows of o + L, every processor on its own (loggp_windows.cpp), against the
+// event engine (loggp.h), whose times are LogGOPSim's (test_loggp.cpp): every registered algorithm
+// under the parameter sets of the lockstep tests, with independent and co-scheduled noise, with
+// stragglers, and on several threads. Where the engine's order rests on more than it keeps, it must
+// decline (the run then goes to the event engine), never give other times.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "goal/loggp_run.h"
+#include "goal/noise.h"
+#include "loggp_configs.h"
+#include "ppsim/run.h"
+
+using namespace ppsim;
+using ppsim::testing_support::accepting_config;
+using ppsim::testing_support::make_config;
+
+namespace {
+
+// The window times equal the event engine's, if it gives any. True if it did.
+bool same_as_events(const RunConfig& c, int threads = 1) {
+  const std::optional<loggp::Result> w = loggp_windows(c, threads);
+  if (!w) return false;
+  const loggp::Result ev = loggp_run(c, true);
+  EXPECT_EQ(w->finish, ev.finish);
+  EXPECT_EQ(w->time, ev.time);
+  EXPECT_EQ(w->last_host, ev.last_host);
+  EXPECT_EQ(w->events, ev.events);
+  EXPECT_EQ(w->messages, ev.messages);
+  EXPECT_EQ(w->noise_per_host, ev.noise_per_host);
+  EXPECT_EQ(w->noise, ev.noise);
+  return true;
+}
+
+std::shared_ptr<const NoiseSpec> noise(const NoiseTrace& t, bool cosched, uint64_t seed) {
+  return std::make_shared<const NoiseSpec>(NoiseSpec{std::make_shared<const NoiseTrace>(t), cosched, seed, NoisePhases::ppsim});
+}
+
+}  // namespace
+
+TEST(LogGPWindows, EqualsTheEventEngineWhereverItRuns) {
+  std::vector<LogGPParams> sets = {
+      LogGPParams{},                               // LogGOPSim's defaults
+      LogGPParams{700, 90, 40, 3, 5, 65535},       // per-byte CPU overhead above the gap's
+      LogGPParams{0, 1000, 1000, 0, 0, 65535},     // L = 0 and o = g: arrivals meet sends
+      LogGPParams{1000, 0, 500, 1, 0, 65535},      // o = 0
+      LogGPParams{2500, 1500, 4000, 6, 0, 65535},  // g > o: sends wait for the NIC
+      LogGPParams{10, 2000, 10, 0, 0, 65535},      // o >> L: messages wait for the CPU
+  };
+  std::mt19937_64 rng(15);
+  for (int i = 0; i < 6; ++i) {  // and a few drawn at random (fixed seed)
+    auto draw = [&](uint64_t hi) { return uint64_t(rng() % (hi + 1)); };
+    sets.push_back(LogGPParams{draw(3000), draw(2000), draw(2000), draw(8), draw(4), 65535});
+  }
+  int ran = 0, cases = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (bool larger : {false, true}) {
+      RunConfig c;
+      if (!accepting_config(a, c, larger)) continue;
+      for (const LogGPParams& P : sets) {
+        SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + " L=" + std::to_string(P.L) + " o=" + std::to_string(P.o) +
+                     " g=" + std::to_string(P.g) + " G=" + std::to_string(P.G) + " O=" + std::to_string(P.O));
+        c.cost.loggp = P;
+        ++cases;
+        try {
+          if (same_as_events(c)) ++ran;
+        } catch (const loggp::StuckError&) {
+          // (schedules the LogGP timing refuses: test_loggp)
+        }
+      }
+    }
+  }
+  // Every message here is eager and o + L > 0: every case runs in windows.
+  std::printf("window timing ran in %d of %d cases\n", ran, cases);
+  EXPECT_EQ(ran, cases);
+}
+
+// Noise: the detour is a function of the processor, the time and the length alone, so the windows
+// meet the same detours as the engine. Independent phases are what the windows are for.
+TEST(LogGPWindows, EqualsTheEventEngineUnderNoise) {
+  const NoiseTrace dense = loggp::periodic_noise(200000, 700);  // a 5 us period: most operations meet one
+  const NoiseTrace sparse = loggp::random_noise(20000, 3000, 3);  // a 50 us mean gap
+  int ran = 0, checked = 0, independent_ran = 0, independent = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (bool larger : {false, true}) {
+      RunConfig c;
+      if (!accepting_config(a, c, larger)) continue;
+      for (const NoiseTrace* trace : {&dense, &sparse})
+        for (bool cosched : {false, true}) {
+          SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + (cosched ? " cosched" : " independent"));
+          c.noise = noise(*trace, cosched, 9);
+          try {
+            const bool ok = same_as_events(c);
+            ran += ok;
+            ++checked;
+            if (!cosched) {
+              independent_ran += ok;
+              ++independent;
+            }
+          } catch (const loggp::StuckError&) {
+          }
+        }
+    }
+  }
+  std::printf("window timing ran in %d of %d noisy cases (%d of %d independent)\n", ran, checked, independent_ran, independent);
+  EXPECT_GT(checked, 200);
+  EXPECT_EQ(ran, checked);
+}
+
+// The benchmark's case (recursive doubling under a 1 kHz, 25 us detour with independent phases,
+// which the lockstep timing declines) at sizes where a slip in the order would show, on 1 and 3
+// threads; and stragglers beside the noise.
+TEST(LogGPWindows, LargerMachinesAndThreads) {
+  struct Case {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p, m;
+  };
+  const Case cases[] = {{"allreduce_hypercube", TopologyKind::full, 16384, 1},
+                        {"allreduce_hypercube", TopologyKind::hypercube, 4096, 300},
+                        {"broadcast_binomial_low_first", TopologyKind::full, 12289, 5},
+                        {"barrier_dissemination", TopologyKind::full, 10001, 1},
+                        {"allgather_ring", TopologyKind::ring, 96, 2}};
+  for (const Case& k : cases)
+    for (uint64_t seed : {1u, 42u}) {
+      SCOPED_TRACE(std::string(k.algo) + " p=" + std::to_string(k.p) + " seed " + std::to_string(seed));
+      RunConfig c = make_config(k.algo, k.kind, k.p, "", k.m);
+      c.cost.model = CostModel::loggp;
+      c.noise = noise(loggp::periodic_noise(1000, 25000), false, seed);
+      EXPECT_TRUE(same_as_events(c, 1));
+      EXPECT_TRUE(same_as_events(c, 3));
+      bool lockstep = true, windows = false;
+      (void)loggp_run(c, false, &lockstep, 2, &windows);
+      EXPECT_NE(lockstep, windows);
+      if (std::string(k.algo) == "allreduce_hypercube" && k.kind == TopologyKind::full) {
+        EXPECT_TRUE(windows) << "(the lockstep timing took the benchmark's case: this no longer tests the windows there)";
+      }
+    }
+  // Stragglers: o and O a factor longer on a few processors.
+  RunConfig c = make_config("allreduce_hypercube", TopologyKind::full, 1024, "", 4);
+  c.cost.model = CostModel::loggp;
+  c.cost.stragglers.factor = 3.0;
+  c.cost.stragglers.listed = 2;
+  c.cost.stragglers.list[0] = 5;
+  c.cost.stragglers.list[1] = 700;
+  c.noise = noise(loggp::random_noise(20000, 3000, 3), false, 7);
+  EXPECT_TRUE(same_as_events(c, 2));
+}
+
+// Where the order rests on events further back than an event keeps, or on the other processor's
+// clocks (a rendezvous), the window timing declines; the run then takes the event engine's times.
+TEST(LogGPWindows, Declines) {
+  // A rendezvous: allreduce with messages above S bytes.
+  RunConfig c = make_config("allreduce_hypercube", TopologyKind::full, 64, "", 1000);
+  c.cost.model = CostModel::loggp;
+  c.cost.loggp.S = 100;
+  c.noise = noise(loggp::periodic_noise(1000, 25000), false, 1);
+  EXPECT_FALSE(loggp_windows(c).has_value());
+  bool lockstep = true, windows = true;
+  const loggp::Result r = loggp_run(c, false, &lockstep, 1, &windows);
+  EXPECT_FALSE(lockstep);
+  EXPECT_FALSE(windows);
+  EXPECT_EQ(r.finish, loggp_run(c, true).finish);
+  // o + L = 0: no window.
+  c = make_config("allreduce_hypercube", TopologyKind::full, 64, "", 1);
+  c.cost.model = CostModel::loggp;
+  c.cost.loggp.L = 0;
+  c.cost.loggp.o = 0;
+  EXPECT_FALSE(loggp_windows(c).has_value());
+}

@@ -1,9 +1,14 @@
 // Configurations every registered algorithm accepts under --model loggp (test_loggp.cpp,
 // test_loggp_lockstep.cpp).
 #pragma once
-#include <cstdint>
-#include <string>
+#include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "goal/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
 #include "ppsim/mapping.h"
@@ -65,5 +70,58 @@ inline bool accepting_config(const AlgorithmInfo& a, RunConfig& out, bool larger
   }
   return false;
 }
+
+inline std::string loggp_text(const LogGPParams& p) {
+  return "L=" + std::to_string(p.L) + " o=" + std::to_string(p.o) + " g=" + std::to_string(p.g) + " G=" + std::to_string(p.G) +
+         " O=" + std::to_string(p.O) + " S=" + std::to_string(p.S);
+}
+
+// Parameter sets under which sends wait for the NIC, messages wait for the CPU and events meet at
+// one time, and a few drawn at random (fixed seed).
+inline std::vector<LogGPParams> loggp_parameter_sets() {
+  std::vector<LogGPParams> sets = {
+      LogGPParams{},                               // LogGOPSim's defaults
+      LogGPParams{700, 90, 40, 3, 5, 65535},       // per-byte CPU overhead above the gap's
+      LogGPParams{0, 1000, 1000, 0, 0, 65535},     // L = 0 and o = g: arrivals meet sends
+      LogGPParams{1000, 0, 500, 1, 0, 65535},      // o = 0
+      LogGPParams{2500, 1500, 4000, 6, 0, 65535},  // g > o: sends wait for the NIC
+      LogGPParams{10, 2000, 10, 0, 0, 65535},      // o >> L: messages wait for the CPU
+  };
+  std::mt19937_64 rng(15);
+  for (int i = 0; i < 6; ++i) {
+    auto draw = [&](uint64_t hi) { return uint64_t(rng() % (hi + 1)); };
+    sets.push_back(LogGPParams{draw(3000), draw(2000), draw(2000), draw(8), draw(4), 65535});
+  }
+  return sets;
+}
+
+// f(c) for every registered algorithm on its small and its larger machine under every parameter
+// set (c.cost.loggp set, the case traced).
+template <class F>
+void for_each_loggp_case(F&& f) {
+  const std::vector<LogGPParams> sets = loggp_parameter_sets();
+  for (const AlgorithmInfo& a : algorithms())
+    for (bool larger : {false, true}) {
+      RunConfig c;
+      if (!accepting_config(a, c, larger)) continue;
+      for (const LogGPParams& P : sets) {
+        SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + " " + loggp_text(P));
+        c.cost.loggp = P;
+        f(c);
+      }
+    }
+}
+
+// Two timings of one run agree on every processor, the events and the messages, and the detours.
+inline void expect_same_times(const loggp::Result& a, const loggp::Result& b) {
+  EXPECT_EQ(a.finish, b.finish);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.last_host, b.last_host);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.messages, b.messages);
+  EXPECT_EQ(a.noise_per_host, b.noise_per_host);
+  EXPECT_EQ(a.noise, b.noise);
+}
+
 
 }  // namespace ppsim::testing_support

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <optional>
-#include <random>
 #include <string>
 
 #include "goal/loggp_run.h"
@@ -19,53 +18,24 @@ using ppsim::testing_support::make_config;
 
 namespace {
 
-std::string text(const LogGPParams& p) {
-  return "L=" + std::to_string(p.L) + " o=" + std::to_string(p.o) + " g=" + std::to_string(p.g) + " G=" + std::to_string(p.G) +
-         " O=" + std::to_string(p.O) + " S=" + std::to_string(p.S);
-}
+using ppsim::testing_support::loggp_text;
 
 // The lockstep times equal the event engine's, if it gives any. True if it did.
 bool same_as_events(const RunConfig& c) {
   const std::optional<loggp::Result> ls = loggp_lockstep(c);
   if (!ls) return false;
-  const loggp::Result ev = loggp_run(c, true);
-  EXPECT_EQ(ls->finish, ev.finish);
-  EXPECT_EQ(ls->time, ev.time);
-  EXPECT_EQ(ls->last_host, ev.last_host);
-  EXPECT_EQ(ls->events, ev.events);
-  EXPECT_EQ(ls->messages, ev.messages);
+  testing_support::expect_same_times(*ls, loggp_run(c, true));
   return true;
 }
 
 }  // namespace
 
 TEST(LogGPLockstep, EqualsTheEventEngineWhereverItRuns) {
-  std::vector<LogGPParams> sets = {
-      LogGPParams{},                             // LogGOPSim's defaults
-      LogGPParams{700, 90, 40, 3, 5, 65535},     // per-byte CPU overhead above the gap's
-      LogGPParams{0, 1000, 1000, 0, 0, 65535},   // L = 0 and o = g: arrivals meet sends
-      LogGPParams{1000, 0, 500, 1, 0, 65535},    // o = 0
-      LogGPParams{2500, 1500, 4000, 6, 0, 65535},  // g > o: sends wait for the NIC
-      LogGPParams{10, 2000, 10, 0, 0, 65535},    // o >> L: messages wait for the CPU
-  };
-  std::mt19937_64 rng(15);
-  for (int i = 0; i < 6; ++i) {  // and a few drawn at random (fixed seed)
-    auto draw = [&](uint64_t hi) { return uint64_t(rng() % (hi + 1)); };
-    sets.push_back(LogGPParams{draw(3000), draw(2000), draw(2000), draw(8), draw(4), 65535});
-  }
   int ran = 0, cases = 0;
-  for (const AlgorithmInfo& a : algorithms()) {
-    for (bool larger : {false, true}) {
-      RunConfig c;
-      if (!accepting_config(a, c, larger)) continue;
-      for (const LogGPParams& P : sets) {
-        SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + " " + text(P));
-        c.cost.loggp = P;
-        ++cases;
-        if (same_as_events(c)) ++ran;
-      }
-    }
-  }
+  testing_support::for_each_loggp_case([&](const RunConfig& c) {
+    ++cases;
+    if (same_as_events(c)) ++ran;
+  });
   // Most algorithms run in lockstep most of the time (the count is printed to watch it).
   std::printf("lockstep timing ran in %d of %d cases\n", ran, cases);
   EXPECT_GT(ran, cases / 2);
@@ -86,7 +56,7 @@ TEST(LogGPLockstep, LargerMachinesOfTheCommonAlgorithms) {
                         {"reduce_scatter_pairwise", TopologyKind::full, 64, 128}};
   for (const Case& k : cases) {
     for (const LogGPParams& P : {LogGPParams{}, LogGPParams{700, 90, 40, 3, 5, 65535}}) {
-      SCOPED_TRACE(std::string(k.algo) + " p=" + std::to_string(k.p) + " " + text(P));
+      SCOPED_TRACE(std::string(k.algo) + " p=" + std::to_string(k.p) + " " + loggp_text(P));
       RunConfig c = make_config(k.algo, k.kind, k.p, "", k.m);
       c.cost.model = CostModel::loggp;
       c.cost.loggp = P;

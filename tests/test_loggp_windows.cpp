@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "goal/loggp_run.h"
@@ -26,14 +25,7 @@ namespace {
 bool same_as_events(const RunConfig& c, int threads = 1) {
   const std::optional<loggp::Result> w = loggp_windows(c, threads);
   if (!w) return false;
-  const loggp::Result ev = loggp_run(c, true);
-  EXPECT_EQ(w->finish, ev.finish);
-  EXPECT_EQ(w->time, ev.time);
-  EXPECT_EQ(w->last_host, ev.last_host);
-  EXPECT_EQ(w->events, ev.events);
-  EXPECT_EQ(w->messages, ev.messages);
-  EXPECT_EQ(w->noise_per_host, ev.noise_per_host);
-  EXPECT_EQ(w->noise, ev.noise);
+  testing_support::expect_same_times(*w, loggp_run(c, true));
   return true;
 }
 
@@ -44,37 +36,11 @@ std::shared_ptr<const NoiseSpec> noise(const NoiseTrace& t, bool cosched, uint64
 }  // namespace
 
 TEST(LogGPWindows, EqualsTheEventEngineWhereverItRuns) {
-  std::vector<LogGPParams> sets = {
-      LogGPParams{},                               // LogGOPSim's defaults
-      LogGPParams{700, 90, 40, 3, 5, 65535},       // per-byte CPU overhead above the gap's
-      LogGPParams{0, 1000, 1000, 0, 0, 65535},     // L = 0 and o = g: arrivals meet sends
-      LogGPParams{1000, 0, 500, 1, 0, 65535},      // o = 0
-      LogGPParams{2500, 1500, 4000, 6, 0, 65535},  // g > o: sends wait for the NIC
-      LogGPParams{10, 2000, 10, 0, 0, 65535},      // o >> L: messages wait for the CPU
-  };
-  std::mt19937_64 rng(15);
-  for (int i = 0; i < 6; ++i) {  // and a few drawn at random (fixed seed)
-    auto draw = [&](uint64_t hi) { return uint64_t(rng() % (hi + 1)); };
-    sets.push_back(LogGPParams{draw(3000), draw(2000), draw(2000), draw(8), draw(4), 65535});
-  }
   int ran = 0, cases = 0;
-  for (const AlgorithmInfo& a : algorithms()) {
-    for (bool larger : {false, true}) {
-      RunConfig c;
-      if (!accepting_config(a, c, larger)) continue;
-      for (const LogGPParams& P : sets) {
-        SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + " L=" + std::to_string(P.L) + " o=" + std::to_string(P.o) +
-                     " g=" + std::to_string(P.g) + " G=" + std::to_string(P.G) + " O=" + std::to_string(P.O));
-        c.cost.loggp = P;
-        ++cases;
-        try {
-          if (same_as_events(c)) ++ran;
-        } catch (const loggp::StuckError&) {
-          // (schedules the LogGP timing refuses: test_loggp)
-        }
-      }
-    }
-  }
+  testing_support::for_each_loggp_case([&](const RunConfig& c) {
+    ++cases;
+    if (same_as_events(c)) ++ran;
+  });
   // Every message here is eager and o + L > 0: every case runs in windows.
   std::printf("window timing ran in %d of %d cases\n", ran, cases);
   EXPECT_EQ(ran, cases);

@@ -270,22 +270,12 @@ class LockstepTiming {
 
   // The times; nothing where a clock wrapped (the event engine reports it).
   std::optional<loggp::Result> result() {
-    loggp::Result res;
+    uint64_t events = 0, messages = 0;
     for (auto& w : workers_) {
-      res.events += w->events;
-      res.messages += w->messages;
+      events += w->events;
+      messages += w->messages;
     }
-    for (uint32_t h = 0; h < p_; ++h) {
-      if (finish_[h] >= loggp::kTimeLimit) return std::nullopt;
-      if (finish_[h] > res.time) {
-        res.time = finish_[h];
-        res.last_host = h;
-      }
-    }
-    res.finish = std::move(finish_);
-    for (uint64_t n : noise_) res.noise += n;
-    res.noise_per_host = std::move(noise_);
-    return res;
+    return loggp_rounds::finished(std::move(finish_), std::move(noise_), events, messages);
   }
 
   const loggp::Params& P_;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/all.h"
 #include "goal/loggp.h"
@@ -55,6 +57,27 @@ class RunEffects {
   std::optional<loggp::Noise> noise_;
   loggp::Effects fx_;
 };
+
+// The times of a timing that kept every processor's finishing time and detours (empty: no noise):
+// the latest finish and the lowest processor that finishes then, the detours summed; nothing
+// where a clock wrapped (the event engine reports it).
+inline std::optional<loggp::Result> finished(std::vector<uint64_t>&& finish, std::vector<uint64_t>&& noise, uint64_t events,
+                                             uint64_t messages) {
+  loggp::Result res;
+  res.events = events;
+  res.messages = messages;
+  for (uint32_t h = 0; h < uint32_t(finish.size()); ++h) {
+    if (finish[h] >= loggp::kTimeLimit) return std::nullopt;
+    if (finish[h] > res.time) {
+      res.time = finish[h];
+      res.last_host = h;
+    }
+  }
+  res.finish = std::move(finish);
+  for (uint64_t n : noise) res.noise += n;
+  res.noise_per_host = std::move(noise);
+  return res;
+}
 
 inline uint64_t bytes_of(int64_t words) { return uint64_t(words) * uint64_t(kBytesPerWord); }
 

@@ -47,6 +47,7 @@ struct Made {
   uint32_t rank = 0;            // its place among the makers that ran at that time (once ranked)
   uint32_t ref = 0;             // its record in its processor's thread (until ranked)
   uint16_t idx = 0;             // the event's place among its maker's events (a root's: among the roots)
+  uint8_t thread = 0;           // the thread of the maker's processor (where its record is)
   bool root = false;            // made at the start
   bool ranked = false;
 };
@@ -67,9 +68,16 @@ struct Record {
   uint64_t time;
   uint32_t host, seq;
   Made self;
-  uint32_t rank;
-  bool ranked;
 };
+
+// A record being ranked, with where it is kept (its thread and index).
+struct Item {
+  uint64_t time;
+  Made self;
+  uint32_t host, seq, thread, index;
+};
+
+constexpr uint32_t kUnranked = ~uint32_t(0);
 
 // An operation waiting to run, or a message at (or on its way to) its receiver.
 struct Ev {
@@ -103,7 +111,7 @@ struct Worker {
   std::vector<std::vector<std::pair<uint32_t, Ev>>> out;  // (receiver, message) by the receiver's thread
   std::vector<ReadyOp> ready;
   std::vector<Record> records;            // of the window
-  std::vector<uint32_t> live, next_live;  // its processors with events left
+  std::vector<uint32_t> rank_of;          // their ranks, once ranked
   std::vector<uint32_t> made;             // its processors that made operations in the window
   uint64_t events = 0, messages = 0, visits = 0;
   uint64_t earliest = 0;  // the earliest event left among its processors
@@ -147,8 +155,6 @@ class WindowTiming {
           m.idx = uint16_t(k);
           add_op(w, x, w.ready[k], m);
         }
-        if (x.pending.empty()) continue;
-        w.live.push_back(h);
         for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
         w.earliest = std::min(w.earliest, next_[h]);
       }
@@ -163,7 +169,7 @@ class WindowTiming {
       if (at == kNever) break;
       if (++windows > (uint64_t(1) << 20)) return std::nullopt;
       const uint64_t end = at + window_ < at ? kNever : at + window_;
-      in_parallel([&](Worker& w, uint32_t, uint32_t) { run_window(w, end); });
+      in_parallel([&](Worker& w, uint32_t lo, uint32_t hi) { run_window(w, lo, hi, end); });
       for (const Worker& w : workers_)
         if (w.failed) return std::nullopt;
       if (!rank_makers(at, end)) return std::nullopt;
@@ -173,7 +179,7 @@ class WindowTiming {
         events += w.events;
         visits += w.visits;
       }
-      if (visits > 8 * events + (uint64_t(1) << 24)) return std::nullopt;  // windows too short: the engine is faster
+      if (visits > 8 * events + (uint64_t(1) << 24)) return std::nullopt;  // windows too many for their events: the engine is faster
     }
     return result();
   }
@@ -181,7 +187,7 @@ class WindowTiming {
  private:
   static int thread_count(int threads, uint32_t p) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));
+    return int(std::min<int64_t>({threads, std::max<int64_t>(1, p / 4096), 255}));  // (a maker's thread is 8 bits)
   }
 
   // The processors [lo, hi) of each thread.
@@ -256,20 +262,18 @@ class WindowTiming {
     return best;
   }
 
-  // Each of w's processors takes its events before `end`.
-  void run_window(Worker& w, uint64_t end) {
+  // Each of w's processors [lo, hi) takes its events before `end` (in processor order: their
+  // states are read as they lie in memory).
+  void run_window(Worker& w, uint32_t lo, uint32_t hi, uint64_t end) {
     w.records.clear();
-    w.next_live.clear();
     w.earliest = kNever;
-    for (uint32_t h : w.live) {
-      if (w.failed) return;
-      if (next_[h] >= end) {  // nothing in this window: not even a look at its events
-        w.next_live.push_back(h);
+    w.visits += hi - lo;
+    for (uint32_t h = lo; h < hi; ++h) {
+      if (next_[h] >= end) {  // nothing in this window (kNever: nothing left)
         w.earliest = std::min(w.earliest, next_[h]);
         continue;
       }
       Host& x = hosts_[h];
-      ++w.visits;
       while (!x.pending.empty()) {
         bool unknown = false;
         const size_t k = next_event(x, unknown);
@@ -283,15 +287,10 @@ class WindowTiming {
       }
       next_[h] = kNever;
       for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
-      if (!x.pending.empty()) {
-        w.next_live.push_back(h);
-        w.earliest = std::min(w.earliest, next_[h]);
-      } else {
-        finish_[h] = x.o;
-      }
+      w.earliest = std::min(w.earliest, next_[h]);
+      if (x.pending.empty()) finish_[h] = x.o;
       if (x.made_now) w.made.push_back(h);
     }
-    w.live.swap(w.next_live);
   }
 
   // The messages sent to w's processors in the window, to their receivers (only this thread reads
@@ -306,10 +305,6 @@ class WindowTiming {
     for (Worker& from : workers_) {
       for (auto& [to, m] : from.out[size_t(t)]) {
         Host& x = hosts_[to];
-        if (x.pending.empty()) {
-          w.live.push_back(to);
-          next_[to] = kNever;
-        }
         if (x.pending.size() >= kMaxPending) w.failed = true;
         settle(m.made);
         x.pending.push_back(m);
@@ -321,41 +316,37 @@ class WindowTiming {
   }
   void settle(Made& m) const {
     if (m.root || m.ranked) return;
-    m.rank = workers_[size_t(thread_of(m.host))].records[m.ref].rank;
+    m.rank = workers_[m.thread].rank_of[m.ref];
     m.ranked = true;
   }
 
-  // The window's makers, ranked among those that ran at one time (their times lie in [at, end)).
-  // False where a rank would need a maker that ran at its own time in this window.
+  // The window's makers, ranked among those that ran at one time (their times lie in [at, end)),
+  // into each thread's rank_of. False where a maker's own maker is never ranked (cannot be).
   bool rank_makers(uint64_t at, uint64_t end) {
-    order_.clear();
-    for (uint32_t t = 0; t < uint32_t(threads_); ++t)
-      for (uint32_t i = 0; i < uint32_t(workers_[t].records.size()); ++i) order_.emplace_back(t, i);
-    auto rec = [&](const std::pair<uint32_t, uint32_t>& r) -> Record& { return workers_[r.first].records[r.second]; };
-    if (order_.size() < 2) {
-      for (auto& r : order_) {
-        rec(r).rank = 0;
-        rec(r).ranked = true;
+    items_.clear();
+    for (uint32_t t = 0; t < uint32_t(threads_); ++t) {
+      Worker& w = workers_[t];
+      w.rank_of.assign(w.records.size(), kUnranked);
+      for (uint32_t i = 0; i < uint32_t(w.records.size()); ++i) {
+        const Record& r = w.records[i];
+        items_.push_back(Item{r.time, r.self, r.host, r.seq, t, i});
       }
-      return true;
     }
     // By time: counting by the offset into the window where it is short, else a sort.
     const uint64_t span = end - at;
-    if (span <= (uint64_t(1) << 20) && span <= 4 * order_.size()) {
+    if (span <= (uint64_t(1) << 20) && span <= 4 * items_.size()) {
       count_.assign(size_t(span) + 1, 0);
-      for (auto& r : order_) ++count_[size_t(rec(r).time - at) + 1];
+      for (const Item& r : items_) ++count_[size_t(r.time - at) + 1];
       for (size_t k = 1; k < count_.size(); ++k) count_[k] += count_[k - 1];
-      sorted_.resize(order_.size());
-      for (auto& r : order_) sorted_[count_[size_t(rec(r).time - at)]++] = r;
-      order_.swap(sorted_);
+      sorted_.resize(items_.size());
+      for (const Item& r : items_) sorted_[count_[size_t(r.time - at)]++] = r;
+      items_.swap(sorted_);
     } else {
-      std::stable_sort(order_.begin(), order_.end(), [&](auto& a, auto& b) { return rec(a).time < rec(b).time; });
+      std::stable_sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.time < b.time; });
     }
     // Two makers at one time: on one processor in the order it ran them, else by who made them
     // (roots first, by processor; then by when and in what order their own makers ran).
-    auto before = [&](const std::pair<uint32_t, uint32_t>& ra, const std::pair<uint32_t, uint32_t>& rb) {
-      const Record& a = rec(ra);
-      const Record& b = rec(rb);
+    auto before = [](const Item& a, const Item& b) {
       if (a.host == b.host) return a.seq < b.seq;
       const Made &x = a.self, &y = b.self;
       if (x.root || y.root) return x.root && y.root ? a.host < b.host : x.root;
@@ -365,30 +356,27 @@ class WindowTiming {
     // Within a time, the events made at that time come after those made before it (the engine
     // numbers them as it makes them), so a group is ranked in layers: first the makers made before
     // it, then those made by the layer before, and so on.
-    for (size_t lo = 0; lo < order_.size();) {
+    for (size_t lo = 0; lo < items_.size();) {
       size_t hi = lo + 1;
-      const uint64_t time = rec(order_[lo]).time;
-      while (hi < order_.size() && rec(order_[hi]).time == time) ++hi;
+      while (hi < items_.size() && items_[hi].time == items_[lo].time) ++hi;
       uint32_t next_rank = 0;
       for (size_t from = lo; from < hi;) {
         // The layer: those whose maker is ranked, moved to the front of what is left.
         size_t layer = from;
         for (size_t k = from; k < hi; ++k) {
-          Made& m = rec(order_[k]).self;
+          Made& m = items_[k].self;
           if (!m.root && !m.ranked) {
-            const Record& maker = workers_[size_t(thread_of(m.host))].records[m.ref];
-            if (!maker.ranked) continue;
-            m.rank = maker.rank;
+            const uint32_t rank = workers_[m.thread].rank_of[m.ref];
+            if (rank == kUnranked) continue;
+            m.rank = rank;
             m.ranked = true;
           }
-          std::swap(order_[layer++], order_[k]);
+          if (layer != k) std::swap(items_[layer], items_[k]);
+          ++layer;
         }
-        if (layer == from) return false;  // (a maker never ranked: cannot be, but not a hang)
-        if (layer - from > 1) std::sort(order_.begin() + std::ptrdiff_t(from), order_.begin() + std::ptrdiff_t(layer), before);
-        for (size_t k = from; k < layer; ++k) {
-          rec(order_[k]).rank = next_rank++;
-          rec(order_[k]).ranked = true;
-        }
+        if (layer == from) return false;
+        if (layer - from > 1) std::sort(items_.begin() + std::ptrdiff_t(from), items_.begin() + std::ptrdiff_t(layer), before);
+        for (size_t k = from; k < layer; ++k) workers_[items_[k].thread].rank_of[items_[k].index] = next_rank++;
         from = layer;
       }
       lo = hi;
@@ -463,14 +451,15 @@ class WindowTiming {
 
   // What h's event number `seq` (made as `self`), run at t, gives the events it makes (its
   // record, for ranking, is kept in w).
-  static Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self, uint16_t idx) {
+  Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self, uint16_t idx) const {
     Made m;
+    m.thread = uint8_t(&w - workers_.data());
     m.time = t;
     m.host = h;
     m.seq = seq;
     m.ref = uint32_t(w.records.size());
     m.idx = idx;
-    w.records.push_back(Record{t, h, seq, self, 0, false});
+    w.records.push_back(Record{t, h, seq, self});
     return m;
   }
 
@@ -499,24 +488,14 @@ class WindowTiming {
   // The times, once every processor has run all its rounds; nothing where one has not (a receive
   // or a message left unmatched: the event engine reports it) or a clock wrapped.
   std::optional<loggp::Result> result() {
-    loggp::Result res;
+    uint64_t events = 0, messages = 0;
     for (const Worker& w : workers_) {
-      res.events += w.events;
-      res.messages += w.messages;
+      events += w.events;
+      messages += w.messages;
     }
-    for (uint32_t h = 0; h < p_; ++h) {
-      const Host& x = hosts_[h];
-      if (x.outstanding != 0 || x.next_round <= R_ || !x.rq.empty() || !x.uq.empty() || finish_[h] >= loggp::kTimeLimit)
-        return std::nullopt;
-      if (finish_[h] > res.time) {
-        res.time = finish_[h];
-        res.last_host = h;
-      }
-    }
-    res.finish = std::move(finish_);
-    for (uint64_t n : noise_per_host_) res.noise += n;
-    res.noise_per_host = std::move(noise_per_host_);
-    return res;
+    for (const Host& x : hosts_)
+      if (x.outstanding != 0 || x.next_round <= R_ || !x.rq.empty() || !x.uq.empty()) return std::nullopt;
+    return loggp_rounds::finished(std::move(finish_), std::move(noise_per_host_), events, messages);
   }
 
   const RunConfig& c_;
@@ -533,7 +512,7 @@ class WindowTiming {
   std::vector<uint64_t> finish_;
   std::vector<uint64_t> noise_per_host_;
   std::vector<Worker> workers_;
-  std::vector<std::pair<uint32_t, uint32_t>> order_, sorted_;  // the window's makers (thread, record)
+  std::vector<Item> items_, sorted_;  // the window's makers
   std::vector<size_t> count_;
 };
 

@@ -18,10 +18,11 @@
 //     others are ranked among all those that ran at the same time anywhere, by the same rules one
 //     step back (two roots by processor), those made at that time after those made before it.
 //     Makers on two processors meet only in a later window (a message takes D), both ranked.
-// The processors of a window are split among the threads; the times do not depend on them.
-// Left to the event engine: a rendezvous (size > S ties the sender to the receiver's time), a
-// 0-byte message, D = 0, a receive or message left unmatched, and runs that would take more
-// windows than events.
+// The processors are split among the threads, each reading its own in order every window (a flat
+// array of their earliest events says which have one in it); the times do not depend on the
+// threads. Left to the event engine: a rendezvous (size > S ties the sender to the receiver's
+// time), a 0-byte message, D = 0, a receive or message left unmatched, and runs whose windows
+// would cost more than their events.
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -124,7 +125,7 @@ constexpr size_t kMaxPending = 256;  // beyond this a processor's scan for its n
 class WindowTiming {
  public:
   WindowTiming(const RunConfig& c, int threads)
-      : c_(c), P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)),
+      : P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)),
         threads_(thread_count(threads, p_)), hosts_(p_), next_(p_, kNever), finish_(p_, 0) {
     const loggp::Effects& fx = effects_.effects();
     noise_ = fx.noise;
@@ -498,7 +499,6 @@ class WindowTiming {
     return loggp_rounds::finished(std::move(finish_), std::move(noise_per_host_), events, messages);
   }
 
-  const RunConfig& c_;
   const loggp::Params& P_;
   const loggp_rounds::RunEffects effects_;
   const loggp::Noise* noise_ = nullptr;

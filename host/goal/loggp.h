@@ -98,6 +98,26 @@ struct Result {
   uint64_t noise = 0;
 };
 
+// The rules' costs, written once for the event engine, the lockstep batches (loggp_batch.h) and
+// the windows (loggp_windows.cpp): host h's o and O (a straggler's its factor longer), how long a
+// send or a handled message of s bytes holds its CPU and its NIC, and when a message sent at t
+// arrives. (s - 1 wraps for s = 0, as LogGOPSim's does.)
+class Rules {
+ public:
+  Rules(const Params& P, const Stragglers* slow) : P_(P), slow_(slow && slow->any() ? slow : nullptr) {}
+  uint64_t o(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
+  uint64_t O(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
+  uint64_t send_cpu(uint32_t h, uint64_t s) const { return o(h) + (s - 1) * O(h); }
+  uint64_t message_cpu(uint32_t h, uint64_t s) const { return o(h) + std::max((s - 1) * O(h), (s - 1) * P_.G); }
+  uint64_t nic(uint64_t s) const { return P_.g + (s - 1) * P_.G; }
+  uint64_t arrival(uint32_t from, uint64_t sent) const { return sent + o(from) + P_.L; }
+  const Stragglers* stragglers() const { return slow_; }
+
+ private:
+  const Params& P_;
+  const Stragglers* slow_;  // null when none straggles
+};
+
 namespace detail {
 
 // LogGOPSim sorts operations made ready together by type with std::sort: not stable beyond 16
@@ -110,7 +130,7 @@ template <class Source>
 class Engine {
  public:
   Engine(Source& src, const Params& P, const Effects& fx)
-      : src_(src), P_(P), noise_(fx.noise), slow_(fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr), rec_(fx.recorder),
+      : src_(src), P_(P), rules_(P, fx.stragglers), noise_(fx.noise), rec_(fx.recorder),
         p_(src.hosts()),
         ncpu_(size_t(src.cpus())), nnic_(size_t(src.nics())), nexto_(p_ * ncpu_, 0), nextgr_(p_ * nnic_, 0), nextgs_(p_ * nnic_, 0),
         rq_(p_), uq_(p_) {
@@ -160,9 +180,7 @@ class Engine {
   uint64_t& cpu_clock(const Event& e) { return nexto_[e.host * ncpu_ + e.cpu()]; }
 
   // Host h's o and O (a straggler's are its factor longer), and a calc of c ns there.
-  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
-  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
-  uint64_t calc_of(uint32_t h, uint64_t c) const { return slow_ ? slow_->scaled(h, c) : c; }
+  uint64_t calc_of(uint32_t h, uint64_t c) const { return rules_.stragglers() ? rules_.stragglers()->scaled(h, c) : c; }
   // The noise a CPU operation of h from t for len meets (noise.h), counted.
   uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
     if (!noise_) return 0;
@@ -200,16 +218,16 @@ class Engine {
     ++res_.events;
     ++res_.messages;
     mark_started(e.host, e.op);
-    const uint64_t o = o_of(e.host), d = detour(e.host, e.time, o);
-    o_clock = e.time + o + (e.size - 1) * O_of(e.host) + d;
-    gs = e.time + P_.g + (e.size - 1) * P_.G;
+    const uint64_t d = detour(e.host, e.time, rules_.o(e.host));
+    o_clock = e.time + rules_.send_cpu(e.host, e.size) + d;
+    gs = e.time + rules_.nic(e.size);
     Event m = e;
     m.set_type(kMsg);
     m.host = e.target;
     m.target = e.host;
-    m.time = e.time + o + P_.L;
+    m.time = rules_.arrival(e.host, e.time);
     m.set_ts(aqtime_++);
-    if (rec_) record_send(e, m, o, d);
+    if (rec_) record_send(e, m, d);
     aq_.push(m);
     if (e.size <= P_.S) mark_done(e.host, e.op);  // eager: done when handed to the NIC
   }
@@ -234,9 +252,9 @@ class Engine {
     uint64_t& gr = nextgr_[e.host * nnic_ + e.nic()];
     if (std::max(o_clock, gr) > e.time) return put_back(e, std::max(o_clock, gr));
     ++res_.events;
-    const uint64_t o = o_of(e.host), d = detour(e.host, e.time, o), busy = o + std::max((e.size - 1) * O_of(e.host), (e.size - 1) * P_.G);
+    const uint64_t d = detour(e.host, e.time, rules_.o(e.host)), busy = rules_.message_cpu(e.host, e.size);
     o_clock = e.time + busy + d;
-    gr = e.time + P_.g + (e.size - 1) * P_.G;
+    gr = e.time + rules_.nic(e.size);
     if (rec_ && rec_->watches(e.host)) {
       rec_->cpu(e.host, e.cpu(), "o recv", e.time, busy, d, e.target, e.size);
       rec_->nic(e.host, e.nic(), false, e.time, gr - e.time);
@@ -252,12 +270,12 @@ class Engine {
   }
 
   // A send as the recorder sees it: its CPU and NIC intervals, and its message.
-  void record_send(const Event& e, const Event& m, uint64_t o, uint64_t d) {
+  void record_send(const Event& e, const Event& m, uint64_t d) {
     if (rec_->watches(e.host)) {
-      rec_->cpu(e.host, e.cpu(), "o send", e.time, o + (e.size - 1) * O_of(e.host), d, e.target, e.size);
+      rec_->cpu(e.host, e.cpu(), "o send", e.time, rules_.send_cpu(e.host, e.size), d, e.target, e.size);
       rec_->nic(e.host, e.nic(), true, e.time, nextgs_[e.host * nnic_ + e.nic()] - e.time);
     }
-    if (rec_->watches(e.host) || rec_->watches(e.target)) rec_->sent(e.host, e.cpu(), e.target, m.ts(), e.time, e.time + o, m.time, e.size);
+    if (rec_->watches(e.host) || rec_->watches(e.target)) rec_->sent(e.host, e.cpu(), e.target, m.ts(), e.time, e.time + rules_.o(e.host), m.time, e.size);
   }
 
   // A rendezvous send completes when its receive matches it: its host's clocks (of the CPU and
@@ -349,8 +367,8 @@ class Engine {
 
   Source& src_;
   const Params& P_;
+  const Rules rules_;
   const Noise* noise_;
-  const Stragglers* slow_;  // null when none straggles
   Recorder* rec_;
   const uint32_t p_;
   const size_t ncpu_, nnic_;

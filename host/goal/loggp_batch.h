@@ -73,7 +73,7 @@ inline bool after_release(const Msg& m, uint64_t arrival, const Proc& pr) {
 class BatchTimer {
  public:
   BatchTimer(const loggp::Params& P, const loggp::Effects& fx)
-      : P_(P), noise_(fx.noise), slow_(fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr) {}
+      : rules_(P, fx.stragglers), noise_(fx.noise) {}
 
   uint64_t events = 0, messages = 0;             // of the last run
   uint64_t noise = 0;                            // the detours of the last run (loggp.h's Effects)
@@ -144,8 +144,7 @@ class BatchTimer {
       Op& op = ops[0];
       ++events;
       ++messages;
-      c.o = start + o_of(h_) + (op.size - 1) * O_of(h_) + detour(start, o_of(h_));
-      c.gs = start + P_.g + (op.size - 1) * P_.G;
+      send_at(start, c, op.size);
       if (msgs.empty()) op.start = start;
       else if (op.start != start) return false;
     }
@@ -154,8 +153,7 @@ class BatchTimer {
       const Msg& m = *msgs[0];
       const uint64_t t = std::max(arrival, std::max(c.o, c.gr));
       ++events;
-      c.o = t + o_of(h_) + detour(t, o_of(h_)) + std::max((m.size - 1) * O_of(h_), (m.size - 1) * P_.G);
-      c.gr = t + P_.g + (m.size - 1) * P_.G;
+      message_at(t, c, m.size);
       release_time = t;
       release_made = made_key(m.sent, false);
       release_host = m.from;
@@ -213,8 +211,7 @@ class BatchTimer {
     const uint64_t ready = std::max(c.o, c.gr);
     if (ready > e.time) return ready;
     ++events;
-    c.o = e.time + o_of(h_) + detour(e.time, o_of(h_)) + std::max((m.size - 1) * O_of(h_), (m.size - 1) * P_.G);
-    c.gr = e.time + P_.g + (m.size - 1) * P_.G;
+    message_at(e.time, c, m.size);
     if (take(rq_, [&](uint32_t i) { return ops[i].peer == m.from && ops[i].tag == round; })) released_ = --outstanding_ == 0;
     else uq_.push_back(e.idx);
     return 0;
@@ -225,8 +222,7 @@ class BatchTimer {
     if (ready > t) return ready;
     ++events;
     ++messages;
-    c.o = t + o_of(h_) + (op.size - 1) * O_of(h_) + detour(t, o_of(h_));
-    c.gs = t + P_.g + (op.size - 1) * P_.G;
+    send_at(t, c, op.size);
     return 0;
   }
   // A receive completes with an unexpected message already there, or is posted.
@@ -276,10 +272,17 @@ class BatchTimer {
     return true;
   }
 
-  // The engine's effects (loggp.h): a processor's o and O, a message's arrival, a detour.
-  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
-  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
-  uint64_t arrival_of(const Msg& m) const { return m.sent + o_of(m.from) + P_.L; }
+  // The engine's rules (loggp.h) on this processor's clocks: a send, or a message handled, at t;
+  // a message's arrival; a detour.
+  void send_at(uint64_t t, Clocks& c, uint64_t size) {
+    c.o = t + rules_.send_cpu(h_, size) + detour(t, rules_.o(h_));
+    c.gs = t + rules_.nic(size);
+  }
+  void message_at(uint64_t t, Clocks& c, uint64_t size) {
+    c.o = t + rules_.message_cpu(h_, size) + detour(t, rules_.o(h_));
+    c.gr = t + rules_.nic(size);
+  }
+  uint64_t arrival_of(const Msg& m) const { return rules_.arrival(m.from, m.sent); }
   uint64_t detour(uint64_t t, uint64_t len) {
     if (!noise_) return 0;
     const uint64_t d = noise_->detour(h_, t, len);
@@ -287,9 +290,8 @@ class BatchTimer {
     return d;
   }
 
-  const loggp::Params& P_;
+  const loggp::Rules rules_;
   const loggp::Noise* noise_;
-  const Stragglers* slow_;  // null when none straggles
   const Msg& msg(const Ev& e) const { return *(*msgs_)[e.idx]; }
   uint32_t h_ = 0;                                 // the processor
   uint64_t own_made2_ = 0;                         // when its batch's release was made (made_key)

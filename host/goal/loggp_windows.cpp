@@ -9,15 +9,9 @@
 // W + D (D = the least o + L) is the work of its own processor and of messages sent before W: each
 // processor can take its events of [W, W + D) alone, in the engine's order, while the messages they
 // send wait for the window's end. That order needs, for two events of one processor at one time,
-// which was made first (the engine numbers events as it makes them):
-//   - the roots (the first batch's operations, made at the start) come before any other event, in
-//     their order;
-//   - otherwise the one whose maker ran earlier, then, makers that ran at one time in the order
-//     they ran (then in the order they made their events). On one processor that is the order it
-//     took them. Across processors it is the rank: at the end of each window the events that made
-//     others are ranked among all those that ran at the same time anywhere, by the same rules one
-//     step back (two roots by processor), those made at that time after those made before it.
-//     Makers on two processors meet only in a later window (a message takes D), both ranked.
+// which was made first: an event carries who made it, and at each window's end the events that
+// made others are ranked among all that ran at the same time (loggp_makers.h). Makers on two
+// processors meet only in a later window (a message takes D), both ranked.
 // The processors are split among the threads, each reading its own in order every window (a flat
 // array of their earliest events says which have one in it); the times do not depend on the
 // threads. Left to the event engine: a rendezvous (size > S ties the sender to the receiver's
@@ -31,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "goal/loggp_makers.h"
 #include "goal/loggp_rounds.h"
 #include "goal/loggp_run.h"
 #include "ppsim/buffers.h"
@@ -40,45 +35,11 @@ namespace ppsim {
 namespace {
 
 using loggp::ReadyOp;
-
-// Who made an event: the event that made it (its maker), or the start.
-struct Made {
-  uint64_t time = 0;            // when the maker ran
-  uint32_t host = 0, seq = 0;   // where it ran, and its number among that processor's events
-  uint32_t rank = 0;            // its place among the makers that ran at that time (once ranked)
-  uint32_t ref = 0;             // its record in its processor's thread (until ranked)
-  uint16_t idx = 0;             // the event's place among its maker's events (a root's: among the roots)
-  uint8_t thread = 0;           // the thread of the maker's processor (where its record is)
-  bool root = false;            // made at the start
-  bool ranked = false;
-};
-
-// The engine's order of two events of one processor at one time: -1 (a first), 1, or 0 where it
-// is not known here.
-int creation_order(const Made& a, const Made& b) {
-  auto by = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
-  if (a.root || b.root) return a.root && b.root ? by(a.idx, b.idx) : (a.root ? -1 : 1);
-  if (a.time != b.time) return by(a.time, b.time);
-  if (a.host == b.host) return a.seq != b.seq ? by(a.seq, b.seq) : by(a.idx, b.idx);
-  if (!a.ranked || !b.ranked) return 0;
-  return a.rank != b.rank ? by(a.rank, b.rank) : by(a.idx, b.idx);
-}
-
-// An event that made others, for ranking: when and where it ran, and who made it.
-struct Record {
-  uint64_t time;
-  uint32_t host, seq;
-  Made self;
-};
-
-// A record being ranked, with where it is kept (its thread and index).
-struct Item {
-  uint64_t time;
-  Made self;
-  uint32_t host, seq, thread, index;
-};
-
-constexpr uint32_t kUnranked = ~uint32_t(0);
+using loggp_makers::creation_order;
+using loggp_makers::Made;
+using loggp_makers::MakerRanking;
+using loggp_makers::MakerRecords;
+using loggp_makers::Record;
 
 // An operation waiting to run, or a message at (or on its way to) its receiver.
 struct Ev {
@@ -111,8 +72,7 @@ struct Worker {
   loggp_rounds::RoundReader reader;
   std::vector<std::vector<std::pair<uint32_t, Ev>>> out;  // (receiver, message) by the receiver's thread
   std::vector<ReadyOp> ready;
-  std::vector<Record> records;            // of the window
-  std::vector<uint32_t> rank_of;          // their ranks, once ranked
+  MakerRecords makers;                    // of the window
   std::vector<uint32_t> made;             // its processors that made operations in the window
   uint64_t events = 0, messages = 0, visits = 0;
   uint64_t earliest = 0;  // the earliest event left among its processors
@@ -125,16 +85,13 @@ constexpr size_t kMaxPending = 256;  // beyond this a processor's scan for its n
 class WindowTiming {
  public:
   WindowTiming(const RunConfig& c, int threads)
-      : P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)),
-        threads_(thread_count(threads, p_)), hosts_(p_), next_(p_, kNever), finish_(p_, 0) {
-    const loggp::Effects& fx = effects_.effects();
-    noise_ = fx.noise;
-    slow_ = fx.stragglers && fx.stragglers->any() ? fx.stragglers : nullptr;
+      : P_(c.cost.loggp), effects_(c), rules_(P_, effects_.effects().stragglers), noise_(effects_.effects().noise),
+        p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)), hosts_(p_),
+        next_(p_, kNever), finish_(p_, 0) {
     if (noise_) noise_per_host_.assign(p_, 0);
-    uint64_t omin = P_.o;
-    if (slow_)
-      for (uint32_t h = 0; h < p_; ++h) omin = std::min(omin, o_of(h));
-    window_ = omin + P_.L;
+    window_ = rules_.arrival(0, 0);  // the least o + L
+    if (rules_.stragglers())
+      for (uint32_t h = 1; h < p_; ++h) window_ = std::min(window_, rules_.arrival(h, 0));
     workers_.reserve(size_t(threads_));
     for (int t = 0; t < threads_; ++t) workers_.emplace_back(c, threads_);
   }
@@ -266,7 +223,7 @@ class WindowTiming {
   // Each of w's processors [lo, hi) takes its events before `end` (in processor order: their
   // states are read as they lie in memory).
   void run_window(Worker& w, uint32_t lo, uint32_t hi, uint64_t end) {
-    w.records.clear();
+    w.makers.records.clear();
     w.earliest = kNever;
     w.visits += hi - lo;
     for (uint32_t h = lo; h < hi; ++h) {
@@ -317,72 +274,13 @@ class WindowTiming {
   }
   void settle(Made& m) const {
     if (m.root || m.ranked) return;
-    m.rank = workers_[m.thread].rank_of[m.ref];
+    m.rank = workers_[m.thread].makers.rank_of[m.ref];
     m.ranked = true;
   }
 
-  // The window's makers, ranked among those that ran at one time (their times lie in [at, end)),
-  // into each thread's rank_of. False where a maker's own maker is never ranked (cannot be).
+  // The window's makers, ranked (their times lie in [at, end)).
   bool rank_makers(uint64_t at, uint64_t end) {
-    items_.clear();
-    for (uint32_t t = 0; t < uint32_t(threads_); ++t) {
-      Worker& w = workers_[t];
-      w.rank_of.assign(w.records.size(), kUnranked);
-      for (uint32_t i = 0; i < uint32_t(w.records.size()); ++i) {
-        const Record& r = w.records[i];
-        items_.push_back(Item{r.time, r.self, r.host, r.seq, t, i});
-      }
-    }
-    // By time: counting by the offset into the window where it is short, else a sort.
-    const uint64_t span = end - at;
-    if (span <= (uint64_t(1) << 20) && span <= 4 * items_.size()) {
-      count_.assign(size_t(span) + 1, 0);
-      for (const Item& r : items_) ++count_[size_t(r.time - at) + 1];
-      for (size_t k = 1; k < count_.size(); ++k) count_[k] += count_[k - 1];
-      sorted_.resize(items_.size());
-      for (const Item& r : items_) sorted_[count_[size_t(r.time - at)]++] = r;
-      items_.swap(sorted_);
-    } else {
-      std::stable_sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.time < b.time; });
-    }
-    // Two makers at one time: on one processor in the order it ran them, else by who made them
-    // (roots first, by processor; then by when and in what order their own makers ran).
-    auto before = [](const Item& a, const Item& b) {
-      if (a.host == b.host) return a.seq < b.seq;
-      const Made &x = a.self, &y = b.self;
-      if (x.root || y.root) return x.root && y.root ? a.host < b.host : x.root;
-      if (x.time != y.time) return x.time < y.time;
-      return x.rank != y.rank ? x.rank < y.rank : x.idx < y.idx;
-    };
-    // Within a time, the events made at that time come after those made before it (the engine
-    // numbers them as it makes them), so a group is ranked in layers: first the makers made before
-    // it, then those made by the layer before, and so on.
-    for (size_t lo = 0; lo < items_.size();) {
-      size_t hi = lo + 1;
-      while (hi < items_.size() && items_[hi].time == items_[lo].time) ++hi;
-      uint32_t next_rank = 0;
-      for (size_t from = lo; from < hi;) {
-        // The layer: those whose maker is ranked, moved to the front of what is left.
-        size_t layer = from;
-        for (size_t k = from; k < hi; ++k) {
-          Made& m = items_[k].self;
-          if (!m.root && !m.ranked) {
-            const uint32_t rank = workers_[m.thread].rank_of[m.ref];
-            if (rank == kUnranked) continue;
-            m.rank = rank;
-            m.ranked = true;
-          }
-          if (layer != k) std::swap(items_[layer], items_[k]);
-          ++layer;
-        }
-        if (layer == from) return false;
-        if (layer - from > 1) std::sort(items_.begin() + std::ptrdiff_t(from), items_.begin() + std::ptrdiff_t(layer), before);
-        for (size_t k = from; k < layer; ++k) workers_[items_[k].thread].rank_of[items_[k].index] = next_rank++;
-        from = layer;
-      }
-      lo = hi;
-    }
-    return true;
+    return ranking_.rank(uint32_t(threads_), [&](uint32_t t) -> MakerRecords& { return workers_[t].makers; }, at, end);
   }
 
   // Event k of h at its time: it runs when its clocks allow, else waits for them.
@@ -397,11 +295,10 @@ class WindowTiming {
       }
       ++w.events;
       ++w.messages;
-      const uint64_t o = o_of(h), d = detour(h, t, o);
-      x.o = t + o + (e.size - 1) * O_of(h) + d;
-      x.gs = t + P_.g + (e.size - 1) * P_.G;
-      const Made by = made_by(w, h, t, x.seq++, e.made, 0);
-      const Ev m{t + o + P_.L, e.size, by, h, e.tag, loggp::kMsg};
+      x.o = t + rules_.send_cpu(h, e.size) + detour(h, t, rules_.o(h));
+      x.gs = t + rules_.nic(e.size);
+      const Made by = made_by(w, h, t, x.seq++, e.made);
+      const Ev m{rules_.arrival(h, t), e.size, by, h, e.tag, loggp::kMsg};
       w.out[size_t(thread_of(e.peer))].emplace_back(e.peer, m);
       remove(x, k);
       return;
@@ -413,9 +310,8 @@ class WindowTiming {
         return;
       }
       ++w.events;
-      const uint64_t o = o_of(h), d = detour(h, t, o);
-      x.o = t + o + std::max((e.size - 1) * O_of(h), (e.size - 1) * P_.G) + d;
-      x.gr = t + P_.g + (e.size - 1) * P_.G;
+      x.o = t + rules_.message_cpu(h, e.size) + detour(h, t, rules_.o(h));
+      x.gr = t + rules_.nic(e.size);
       const Ev done = e;
       const uint32_t seq = x.seq++;
       remove(x, k);
@@ -442,7 +338,7 @@ class WindowTiming {
     x.outstanding = nrecv;
     if (w.ready.empty()) return;
     x.made_now = true;
-    const Made by = made_by(w, h, t, seq, made, 0);
+    const Made by = made_by(w, h, t, seq, made);
     for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
       Made m = by;
       m.idx = uint16_t(k);
@@ -450,17 +346,16 @@ class WindowTiming {
     }
   }
 
-  // What h's event number `seq` (made as `self`), run at t, gives the events it makes (its
-  // record, for ranking, is kept in w).
-  Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self, uint16_t idx) const {
+  // What h's event number `seq` (made as `self`), run at t, gives the events it makes (the first;
+  // the others differ in idx). Its record, for ranking, is kept in w.
+  Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self) const {
     Made m;
     m.thread = uint8_t(&w - workers_.data());
     m.time = t;
     m.host = h;
     m.seq = seq;
-    m.ref = uint32_t(w.records.size());
-    m.idx = idx;
-    w.records.push_back(Record{t, h, seq, self});
+    m.ref = uint32_t(w.makers.records.size());
+    w.makers.records.push_back(Record{t, h, seq, self});
     return m;
   }
 
@@ -477,8 +372,6 @@ class WindowTiming {
     x.pending.pop_back();
   }
 
-  uint64_t o_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.o) : P_.o; }
-  uint64_t O_of(uint32_t h) const { return slow_ ? slow_->scaled(h, P_.O) : P_.O; }
   uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
     if (!noise_) return 0;
     const uint64_t d = noise_->detour(h, t, len);
@@ -501,8 +394,8 @@ class WindowTiming {
 
   const loggp::Params& P_;
   const loggp_rounds::RunEffects effects_;
-  const loggp::Noise* noise_ = nullptr;
-  const Stragglers* slow_ = nullptr;
+  const loggp::Rules rules_;
+  const loggp::Noise* noise_;
   const uint32_t p_;
   const int R_;
   const int threads_;
@@ -512,8 +405,7 @@ class WindowTiming {
   std::vector<uint64_t> finish_;
   std::vector<uint64_t> noise_per_host_;
   std::vector<Worker> workers_;
-  std::vector<Item> items_, sorted_;  // the window's makers
-  std::vector<size_t> count_;
+  MakerRanking ranking_;
 };
 
 }  // namespace

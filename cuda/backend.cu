@@ -33,15 +33,19 @@ namespace {
 constexpr int kGroup = 32;   // threads per simulated processor (one warp)
 constexpr int kBlock = 256;  // threads per CUDA block
 
+// Every kernel takes its body as a __grid_constant__ parameter: the bodies hold the run's context
+// (about 700 bytes) by value and call into it by reference, and a plain parameter whose address is
+// taken is first copied into each thread's local memory (the PTX of each_kernel<MatchBody> copied
+// 712 bytes per thread, 89 loads and stores, before its first instruction of work).
 template <class Body>
-__global__ void each_kernel(int64_t n, Body body) {
+__global__ void each_kernel(int64_t n, const __grid_constant__ Body body) {
   for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < n; x += int64_t(gridDim.x) * blockDim.x) body(x);
 }
 
 // One warp per processor; every lane of a warp has the same processor, so the bodies' lane
 // barriers are reached by all 32 lanes.
 template <class Body>
-__global__ void group_kernel(int64_t n, Body body) {
+__global__ void group_kernel(int64_t n, const __grid_constant__ Body body) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) body(i, lane, kGroup);
@@ -49,13 +53,13 @@ __global__ void group_kernel(int64_t n, Body body) {
 
 // One block per processor: for rounds of long messages.
 template <class Body>
-__global__ void block_kernel(int64_t n, Body body) {
+__global__ void block_kernel(int64_t n, const __grid_constant__ Body body) {
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) body(i, int(threadIdx.x), int(blockDim.x));
 }
 
 // One thread per processor (groups of one lane): for rounds of short messages.
 template <class Body>
-__global__ void single_lane_kernel(int64_t n, Body body) {
+__global__ void single_lane_kernel(int64_t n, const __grid_constant__ Body body) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
 }
 
@@ -75,17 +79,33 @@ struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
 using BlockExec = rounds::TeamExec<BlockTeam>;
 
 // The sizing pass's rounds are independent: a block sizes every gridDim-th round.
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
   __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
   BlockExec exec(BlockTeam{}, cells);
   for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
 }
 
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(rounds::StepPlan pl) {
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const __grid_constant__ rounds::StepPlan pl) {
   __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
   BlockExec exec(BlockTeam{}, cells);
   for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
 }
+
+// CUB copies the iterators it is given into every thread, and a scan or reduction over a body's
+// values (SlotCount, CostOf, RoundCount: the context by value) would copy that body into each
+// thread's local memory, as a plain kernel parameter would. So the body is first stored once in
+// device memory, by one thread of a kernel queued on the same stream (no host wait), and CUB's
+// transform iterator holds only its address.
+template <class Fn>
+__global__ void store_body(const __grid_constant__ Fn fn, Fn* at) {
+  *at = fn;
+}
+template <class Fn>
+struct StoredBody {
+  const Fn* fn;
+  PPSIM_HD auto operator()(int64_t i) const { return (*fn)(i); }
+};
+constexpr size_t kStoredBodyBytes = 4096;
 
 unsigned grid_for(int64_t items, int64_t per_block) {
   int64_t blocks = (items + per_block - 1) / per_block;
@@ -177,6 +197,7 @@ class DeviceExec {
 
   explicit DeviceExec(std::string device) : device_(std::move(device)) {
     PPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    body_.ensure(kStoredBodyBytes);
   }
   DeviceExec(const DeviceExec&) = delete;
   DeviceExec& operator=(const DeviceExec&) = delete;
@@ -224,22 +245,32 @@ class DeviceExec {
   }
 
   // Scans and reductions over values a body computes per index (fn(0), ..., fn(n - 1)): CUB reads
-  // them through a transform iterator, so no kernel writes them to memory first.
+  // them through a transform iterator, so no kernel writes them to memory first. The body itself is
+  // read where store() left it (StoredBody); the sizes of CUB's scratch do not depend on where.
   template <class Fn>
-  static auto generated(const Fn& fn) {
-    return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), fn);
+  static auto generated(const Fn* fn) {
+    return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), StoredBody<Fn>{fn});
+  }
+  template <class Fn>
+  const Fn* store(const Fn& fn) {
+    static_assert(sizeof(Fn) <= kStoredBodyBytes && alignof(Fn) <= 256, "a scanned body fits the stored body's space");
+    Fn* at = reinterpret_cast<Fn*>(body_.get());  // queued after every earlier use of the space
+    store_body<<<1, 1, 0, stream_>>>(fn, at);
+    PPSIM_CUDA_CHECK_LAUNCH("store_body");
+    return at;
   }
   template <class T, class Fn, class Op>
-  uint64_t reduce_scratch(int64_t n, const Fn& fn, const Op& op, T init) {
+  uint64_t reduce_scratch(int64_t n, const Fn&, const Op& op, T init) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, generated(fn), (T*)nullptr, std::max<int64_t>(1, n), op, init, stream_));
+    PPSIM_CUDA_CHECK(
+        cub::DeviceReduce::Reduce(nullptr, bytes, generated((const Fn*)nullptr), (T*)nullptr, std::max<int64_t>(1, n), op, init, stream_));
     return bytes + 1;
   }
   template <class T, class Fn, class Op>
-  uint64_t scan_scratch(int64_t n, const Fn& fn, const Op& op, T init) {
+  uint64_t scan_scratch(int64_t n, const Fn&, const Op& op, T init) {
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(
-        cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), (T*)nullptr, op, init, std::max<int64_t>(1, n), stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated((const Fn*)nullptr), (T*)nullptr, op, init,
+                                                    std::max<int64_t>(1, n), stream_));
     return bytes + 1;
   }
   // Small runs (few processors, short messages) take one launch for the sizing pass (a block a
@@ -257,17 +288,19 @@ class DeviceExec {
   void reserve_scratch(uint64_t bytes) { temp_.ensure(size_t(bytes)); }
   template <class T, class Fn, class Op>
   void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    const auto in = generated(store(fn));
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, generated(fn), out, n, op, init, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, out, n, op, init, stream_));
     temp_.ensure(bytes + 1);
-    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.get(), bytes, generated(fn), out, n, op, init, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.get(), bytes, in, out, n, op, init, stream_));
   }
   template <class T, class Fn, class Op>
   void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    const auto in = generated(store(fn));
     size_t bytes = 0;
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, generated(fn), out, op, init, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, bytes, in, out, op, init, n, stream_));
     temp_.ensure(bytes + 1);
-    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp_.get(), bytes, generated(fn), out, op, init, n, stream_));
+    PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp_.get(), bytes, in, out, op, init, n, stream_));
   }
   void zero(void* dst, size_t bytes) { PPSIM_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, stream_)); }
   void upload(void* dst, const void* src, size_t bytes) {
@@ -283,6 +316,7 @@ class DeviceExec {
   std::string device_;
   cudaStream_t stream_ = nullptr;
   DeviceArray<unsigned char> temp_;
+  DeviceArray<unsigned char> body_;  // the body of the scan or reduction under way (store)
 };
 
 }  // namespace

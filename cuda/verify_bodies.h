@@ -167,10 +167,10 @@ struct CheckBody {
     const uint64_t got = c.bufs[b][x];
     const rules::WordCheck v = rules::check_word(op, c.op, in, c.a, i, off, ref, got);
     if (!v.ok) atomic_add(&tally[kMismatches], 1ull);
-    if (!v.ok && damage) {  // missing: the word is still the one it started with (rules/reference.cpp alike)
-      const bool missing = got == operation_initial_word(op, c.op, in, c.a, b, i, off);
-      atomic_add(&damage[missing ? i : c.a.p + i], 1ull);
-      atomic_max(&damage[2 * c.a.p + i / kDamageBlock], 1ull);
+    if (!v.ok && damage) {
+      atomic_add(&damage[rules::word_missing(op, c.op, in, c.a, b, i, off, got) ? i : c.a.p + i], 1ull);
+      unsigned long long* flag = &damage[2 * c.a.p + i / kDamageBlock];
+      if (atomic_load(flag) == 0) atomic_max(flag, 1ull);  // read first: all 1,024 of a block's threads would queue on it
     }
     if (v.ulps > 0) atomic_max(&tally[kMaxUlps], v.ulps);
     if (peer >= 0 && got != c.bufs[b][peer * words + off]) atomic_add(&tally[kDisagreements], 1ull);

@@ -89,7 +89,7 @@ void verify_range(const RunConfig& c, const uint64_t* data, int64_t lo, int64_t 
       if (w.ok) continue;
       ++v.mismatches;
       if (v.first.size() < 10) v.first.push_back(Mismatch{b, i, off, w.want, got});
-      if (damage) ++(got == operation_initial_word(op, c.combine, c.input, c.params, b, i, off) ? d.missing : d.wrong);
+      if (damage) ++(rules::word_missing(op, c.combine, c.input, c.params, b, i, off, got) ? d.missing : d.wrong);
     }
     if (d.missing + d.wrong > 0) v.damage.push_back(d);
   }

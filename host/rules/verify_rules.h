@@ -223,6 +223,13 @@ PPSIM_HD inline WordCheck check_word(Operation op, OperatorKind k, const InputSp
   return v;
 }
 
+// A wrong word of a run with failures is missing when it is still the word it started with (its
+// data never arrived), else wrong: the damage report's two counts, on the host and the device.
+PPSIM_HD inline bool word_missing(Operation op, OperatorKind k, const InputSpec& in, const AlgoParams& a, int32_t b, int64_t i, int64_t off,
+                                  uint64_t got) {
+  return got == operation_initial_word(op, k, in, a, b, i, off);
+}
+
 // Where an operation says processors hold the same words: the processor whose checked buffer
 // processor i's must equal bit for bit (allreduce, allgather, kbroadcast: everyone's; broadcast and
 // multicast: the root's copies), or -1. Rounded operators may differ here while each is verified:

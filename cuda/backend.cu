@@ -24,7 +24,7 @@
 #include "cuda_check.h"
 #include "ppsim/cuda_backend.h"
 #include "block_exec.h"
-#include "rounds.h"
+#include "split_rounds.h"
 
 namespace ppsim {
 

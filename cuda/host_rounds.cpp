@@ -13,7 +13,7 @@
 
 #include "ppsim/cuda_backend.h"
 #include "block_exec.h"
-#include "rounds.h"
+#include "split_rounds.h"
 
 namespace ppsim {
 

@@ -188,6 +188,22 @@ TEST(NoiseDetour, FollowsTheRuleOnEveryWindow) {
         }
       }
   }
+  // Longer traces, where a lookup searches only its time's bucket (noise.h): about one entry a
+  // bucket (a random trace of about 2,000 detours), and clusters between long empty stretches.
+  NoiseTrace clusters;
+  clusters.start = {0, 5, 6, 7, 1000000, 1000001, 1000001, 3999999, 4000000};
+  clusters.length = {3, 2, 900000, 1, 7, 2000000, 1, 1, 3};
+  for (const NoiseTrace& trace : {loggp::random_noise(2000, 20000, 5), clusters}) {
+    const auto sh = std::make_shared<const NoiseTrace>(trace);
+    const loggp::Noise noise(NoiseSpec{sh, false, 9, NoisePhases::ppsim}, 3);
+    const uint64_t T = trace.period();
+    for (int k = 0; k < 1500; ++k) {
+      const uint32_t h = uint32_t(draw() % 3);
+      const uint64_t start = draw() % (3 * T), len = draw() % (k % 2 ? T / 2 : T / 1000 + 1);
+      ASSERT_EQ(noise.detour(h, start, len), detour_by_definition(trace, noise.phase(h), start, len))
+          << trace.source << " host " << h << " start " << start << " len " << len;
+    }
+  }
   // A hand-worked case: phase 0 (co-scheduled, the entry at 0 means nothing), an operation of 20
   // at 95 meets entry 1 (at 100, 50 long) whole: 50; at 120 it meets its last 30.
   NoiseTrace h;

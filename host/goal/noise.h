@@ -32,8 +32,15 @@ class Noise {
   uint64_t phase(uint32_t h) const;
 
  private:
+  // The index of the first entry starting after `at` (< the period), as std::upper_bound gives it.
+  size_t entry_after(uint64_t at) const;
+
   const NoiseTrace& t_;
   const NoiseSpec spec_;
+  // The lookups' index: after_[b] is the first entry starting after b << shift_, so an entry sought
+  // for a time in bucket b lies between after_[b] and after_[b + 1] (about one entry per bucket).
+  std::vector<uint32_t> after_;
+  int shift_ = 0;
   std::vector<uint64_t> phase_;  // loggopsim independent phases; else empty
   uint64_t common_ = 0;          // the co-scheduled phase
 };

@@ -332,6 +332,7 @@ TEST(NoiseCli, ReportsAndErrors) {
   EXPECT_EQ(aj["config"]["noise"]["source"], "periodic 1000 Hz x 25000 ns");
 
   const std::string bad = write_temp("cli_bad.trace", "0\t10\n5\n");
+  const std::string brief = write_temp("cli_brief.trace", "0\t1\n10\t1\n");  // a period of 10 ns, shorter than o
   struct Bad {
     std::string args, says;
   };
@@ -340,10 +341,14 @@ TEST(NoiseCli, ReportsAndErrors) {
                        Bad{run + "--noise periodic:1000", "is not periodic:HZ:NS"}, Bad{run + "--noise periodic:1000:2000000", "does not fit"},
                        Bad{run + "--noise-cosched", "need --noise-trace or --noise"}, Bad{run + "--noise random:0:5", "rate must be from 1e-6"},
                        Bad{run + "--noise-trace /tmp", "is a folder"},
+                       // (co-scheduled on 2 threads: the noisy timing beside the noiseless one, its error kept)
+                       Bad{run + "--noise-trace " + brief + " --threads 1", "not shorter than the noise trace's period"},
+                       Bad{run + "--noise-trace " + brief + " --noise-cosched --threads 2", "not shorter than the noise trace's period"},
                        Bad{run + "--noise periodic:1000:5 --noise-phases x", "is not ppsim or loggopsim"},
                        Bad{"run --topology full --p 8 --op allreduce --noise periodic:1000:5", "applies to --model loggp"},
                        Bad{"run --goal " + kGoalData + "hw_calc_cpu.goal --noise-trace " + bad, "line 2"}}) {
     EXPECT_TRUE(testing_support::refused(b.args, b.says));
   }
   std::filesystem::remove(bad);
+  std::filesystem::remove(brief);
 }

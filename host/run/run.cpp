@@ -48,35 +48,39 @@ struct LoggpTiming {
   void run(const RunConfig& c, int threads = 1) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      RunConfig quiet = c;
-      quiet.noise = nullptr;
-      if (c.noise && c.noise->cosched && threads >= 2) {
-        std::exception_ptr quiet_failed;
-        std::thread other([&] {
-          try {
-            noiseless = loggp_run(quiet, false, nullptr, threads / 2).time;
-          } catch (...) {
-            quiet_failed = std::current_exception();
-          }
-        });
-        try {
-          result = loggp_run(c, false, &lockstep, threads - threads / 2, &windows);
-        } catch (...) {
-          other.join();
-          throw;
-        }
-        other.join();
-        if (quiet_failed) std::rethrow_exception(quiet_failed);
-      } else {
-        result = loggp_run(c, false, &lockstep, threads, &windows);
-        if (c.noise) noiseless = loggp_run(quiet, false, nullptr, threads).time;
-      }
+      if (c.noise) run_with_noise(c, threads);
+      else result = loggp_run(c, false, &lockstep, threads, &windows);
     } catch (const loggp::StuckError& e) {
       error = std::string("LogGP timing: ") + e.what();
     } catch (const NoiseError& e) {
       noise_error = e.what();
     }
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void run_with_noise(const RunConfig& c, int threads) {
+    RunConfig quiet = c;
+    quiet.noise = nullptr;
+    if (!c.noise->cosched || threads < 2) {
+      result = loggp_run(c, false, &lockstep, threads, &windows);
+      noiseless = loggp_run(quiet, false, nullptr, threads).time;
+      return;
+    }
+    std::exception_ptr quiet_failed;
+    std::thread other([&] {
+      try {
+        noiseless = loggp_run(quiet, false, nullptr, threads / 2).time;
+      } catch (...) {
+        quiet_failed = std::current_exception();
+      }
+    });
+    try {
+      result = loggp_run(c, false, &lockstep, threads - threads / 2, &windows);
+    } catch (...) {
+      other.join();
+      throw;
+    }
+    other.join();
+    if (quiet_failed) std::rethrow_exception(quiet_failed);
   }
   void into(RunResult& r) {
     if (!noise_error.empty()) throw ConfigError(noise_error);

@@ -24,11 +24,13 @@
 //     or on one processor's events elsewhere, the run is left to the engine.
 // Memory is O(p) besides the messages of rounds to come; no queue of the whole machine's events.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -84,27 +86,46 @@ class ByRound {
   size_t largest_, fresh_ = 0, done_ = 0;
 };
 
-// What a thread needs to time batches: its own reader, timer and scratch, and the messages and
-// waiting processors it makes, by round (gathered from every thread when their round comes).
+// A message of a round as the timing keeps it. With two lanes (the run with its noise and without
+// it, timed in one pass) it carries its send's start in each; one lane keeps the timer's Msg itself.
+template <int Lanes>
+struct LaneMsg {
+  uint64_t size;
+  uint64_t sent[Lanes], sent_made[Lanes];
+  uint32_t from;
+  int32_t link;
+};
+template <int Lanes>
+using RoundMsg = std::conditional_t<Lanes == 1, Msg, LaneMsg<Lanes>>;
+
+// What a thread needs to time batches: its own reader, a timer per lane and scratch, and the
+// messages and waiting processors it makes, by round (gathered from every thread when their round
+// comes).
+template <int Lanes>
 struct Worker {
-  Worker(const RunConfig& c, const loggp::Effects& fx, int rounds, size_t guess)
-      : reader(c), timer(c.cost.loggp, fx), sent(rounds, guess), waiting(rounds, guess) {}
+  Worker(const RunConfig& c, const std::array<const loggp::Effects*, Lanes>& fx, int rounds, size_t guess)
+      : reader(c), sent(rounds, guess), waiting(rounds, guess) {
+    for (int l = 0; l < Lanes; ++l) timers.emplace_back(c.cost.loggp, *fx[size_t(l)]);
+  }
   loggp_rounds::RoundReader reader;
-  BatchTimer timer;
-  ByRound<Msg> sent;
+  std::vector<BatchTimer> timers;
+  ByRound<RoundMsg<Lanes>> sent;
   ByRound<uint32_t> waiting;
   std::vector<Op> ops;
   std::vector<const Msg*> msgs;
+  std::vector<Msg> lane_msgs;      // (two lanes) the round's messages as one lane sees them
+  std::vector<int32_t> inbox;      // (two lanes) the processor's messages of the round
+  std::vector<uint64_t> starts;    // (two lanes) the batch's sends' starts, lane by lane
   int nrecv = 0;
-  uint64_t events = 0, messages = 0;
+  uint64_t events[Lanes] = {}, messages[Lanes] = {};
   size_t taken = 0;  // messages of the round
   bool failed = false;
 };
 
 // Appends every worker's vector of round r to `all`, and gives theirs back (one worker's is taken
 // as it is: no copy).
-template <class T>
-void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*by_round, int r, HugeVector<T>& all) {
+template <class W, class T>
+void gather(std::vector<std::unique_ptr<W>>& workers, ByRound<T> W::*by_round, int r, HugeVector<T>& all) {
   all.clear();
   if (workers.size() == 1) {
     all.swap((*workers[0].*by_round)[r]);
@@ -122,41 +143,60 @@ void gather(std::vector<std::unique_ptr<Worker>>& workers, ByRound<T> Worker::*b
 }
 
 // The lockstep timing of one run: every processor between two of its batches, the messages of the
-// round being timed, and a worker per thread that times batches.
+// round being timed, and a worker per thread that times batches. Lane 0 is the run as configured;
+// a second lane is the same run without noise, timed in the same pass (the batches, their
+// operations and where their messages go are the lanes' own only in their times), so a noisy run
+// reads its rounds once for both timings.
+template <int Lanes>
 class LockstepTiming {
+  using W = Worker<Lanes>;
+  using M = RoundMsg<Lanes>;
+
  public:
   LockstepTiming(const RunConfig& c, int threads)
-      : P_(c.cost.loggp), effects_(c), p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)),
-        workers_(make_workers(c, effects_.effects(), R_, threads_, p_)), procs_(p_), finish_(p_, 0), inbox_(p_, -1) {
-    if (effects_.effects().noise) noise_.assign(p_, 0);
+      : P_(c.cost.loggp), effects_{make_effects(c)}, p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)),
+        threads_(thread_count(threads, p_)), procs_(p_), inbox_(p_, -1) {
+    std::array<const loggp::Effects*, Lanes> fx{};
+    for (int l = 0; l < Lanes; ++l) {
+      fx[size_t(l)] = &effects_[size_t(l)]->effects();
+      finish_[size_t(l)].assign(p_, 0);
+      if (fx[size_t(l)]->noise) noise_[size_t(l)].assign(p_, 0);
+    }
+    for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<W>(c, fx, R_, t == 0 ? size_t(p_) : 0));
   }
 
   // Every processor's first batch at its release, then round by round the batches that receive in
-  // it; nothing where a lockstep condition fails.
-  std::optional<loggp::Result> run() {
-    in_parallel(p_, [&](Worker& w, size_t h) { return release(w, uint32_t(h)); });
+  // it; nothing where a lockstep condition fails (in any lane). One result per lane.
+  std::optional<std::array<loggp::Result, Lanes>> run() {
+    in_parallel(p_, [&](W& w, size_t h) { return release(w, uint32_t(h)); });
     if (any_failed()) return std::nullopt;
     for (int r = 1; r <= R_; ++r)
       if (!time_round(r)) return std::nullopt;
-    return result();
+    std::array<loggp::Result, Lanes> out;
+    for (int l = 0; l < Lanes; ++l) {
+      std::optional<loggp::Result> res = result(l);
+      if (!res) return std::nullopt;
+      out[size_t(l)] = std::move(*res);
+    }
+    return out;
   }
 
  private:
+  static std::array<std::unique_ptr<const loggp_rounds::RunEffects>, Lanes> make_effects(const RunConfig& c) {
+    std::array<std::unique_ptr<const loggp_rounds::RunEffects>, Lanes> fx;
+    for (int l = 0; l < Lanes; ++l) fx[size_t(l)] = std::make_unique<const loggp_rounds::RunEffects>(c, l > 0);
+    return fx;
+  }
   static int thread_count(int threads, uint32_t p) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
-  }
-  static std::vector<std::unique_ptr<Worker>> make_workers(const RunConfig& c, const loggp::Effects& fx, int rounds, int threads, uint32_t p) {
-    std::vector<std::unique_ptr<Worker>> workers;
-    for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Worker>(c, fx, rounds, t == 0 ? size_t(p) : 0));
-    return workers;
   }
 
   // h's batch from round `first`, in the engine's order: each round's sends, then its receives, and
   // only the last round receives, so they are sorted by type already; the engine's std::sort keeps
   // them so up to 16 (insertion sort), beyond that it is called as the engine calls it (on the same
   // sequence of types: the same order). `next`: the round after it; false: not all eager.
-  bool read(Worker& w, uint32_t h, int first, int& next) {
+  bool read(W& w, uint32_t h, int first, int& next) {
     w.ops.clear();
     w.nrecv = 0;
     next = first;
@@ -174,66 +214,119 @@ class LockstepTiming {
     return true;
   }
 
-  // Times h's batch from its release alone: its messages go out, and it waits for the round it
-  // receives in (where it is read again).
-  bool release(Worker& w, uint32_t h) {
-    Proc& pr = procs_[h];
+  // A batch's last timing in lane l: its events, messages and detours counted, its finish kept
+  // where it is h's last batch.
+  void count(W& w, int l, uint32_t h) {
+    const BatchTimer& t = w.timers[size_t(l)];
+    w.events[l] += t.events;
+    w.messages[l] += t.messages;
+    if (!noise_[size_t(l)].empty()) noise_[size_t(l)][h] += t.noise;
+  }
+
+  // Times h's batch from its release alone, in each lane: its messages go out, and it waits for
+  // the round it receives in (where it is read again).
+  bool release(W& w, uint32_t h) {
     int next = 0;
-    Clocks clk = pr.at_release;
-    if (!read(w, h, pr.first, next) || !w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none_)) return false;
-    for (const Op& o : w.ops)
-      if (o.type == loggp::kSend) w.sent[int(o.tag)].push_back(Msg{o.size, o.start, made_key(pr.t_rel, pr.root), h, int32_t(o.peer)});
-    if (w.nrecv > 0) {
-      w.waiting[next - 1].push_back(h);
-    } else {  // nothing to wait for: its last batch
-      finish_[h] = clk.o;
-      w.events += w.timer.events;
-      w.messages += w.timer.messages;
-      if (!noise_.empty()) noise_[h] += w.timer.noise;
+    if (!read(w, h, procs_[h][0].first, next)) return false;
+    const uint32_t n = uint32_t(w.ops.size());
+    if constexpr (Lanes > 1) w.starts.clear();
+    for (int l = 0; l < Lanes; ++l) {
+      Proc& pr = procs_[h][size_t(l)];
+      Clocks clk = pr.at_release;
+      if (!w.timers[size_t(l)].run(clk, h, pr, w.ops.data(), n, none_)) return false;
+      if constexpr (Lanes > 1)
+        for (const Op& o : w.ops)
+          if (o.type == loggp::kSend) w.starts.push_back(o.start);
+      if (w.nrecv == 0) {  // nothing to wait for: its last batch
+        finish_[size_t(l)][h] = clk.o;
+        count(w, l, h);
+      }
     }
+    size_t k = 0;
+    for (const Op& o : w.ops) {
+      if (o.type != loggp::kSend) continue;
+      if constexpr (Lanes == 1) {
+        const Proc& pr = procs_[h][0];
+        w.sent[int(o.tag)].push_back(Msg{o.size, o.start, made_key(pr.t_rel, pr.root), h, int32_t(o.peer)});
+      } else {
+        M m{};
+        m.size = o.size;
+        m.from = h;
+        m.link = int32_t(o.peer);
+        const size_t sends = w.starts.size() / Lanes;
+        for (int l = 0; l < Lanes; ++l) {
+          const Proc& pr = procs_[h][size_t(l)];
+          m.sent[l] = w.starts[size_t(l) * sends + k];
+          m.sent_made[l] = made_key(pr.t_rel, pr.root);
+        }
+        w.sent[int(o.tag)].push_back(m);
+      }
+      ++k;
+    }
+    if (w.nrecv > 0) w.waiting[next - 1].push_back(h);
     return true;
   }
 
-  // Times h's batch with the messages of round r, then releases its next.
-  bool receive(Worker& w, uint32_t h, int r) {
-    Proc& pr = procs_[h];
+  // The messages of round r for h, as lane l sees them, into w.msgs (with one lane, the round's
+  // own, which receive() put there; with two, copies from the inbox it read into w.inbox).
+  void lane_messages(W& w, int l) {
+    if constexpr (Lanes > 1) {
+      w.msgs.clear();
+      w.lane_msgs.clear();
+      for (int32_t k : w.inbox) {
+        const M& m = round_msgs_[size_t(k)];
+        w.lane_msgs.push_back(Msg{m.size, m.sent[l], m.sent_made[l], m.from, m.link});
+      }
+      for (const Msg& m : w.lane_msgs) w.msgs.push_back(&m);
+    }
+  }
+
+  // Times h's batch with the messages of round r, in each lane, then releases its next.
+  bool receive(W& w, uint32_t h, int r) {
+    w.inbox.clear();
     w.msgs.clear();
-    for (int32_t k = inbox_[h]; k >= 0; k = round_msgs_[size_t(k)].link) w.msgs.push_back(&round_msgs_[size_t(k)]);
+    for (int32_t k = inbox_[h]; k >= 0; k = round_msgs_[size_t(k)].link) {
+      if constexpr (Lanes == 1) w.msgs.push_back(&round_msgs_[size_t(k)]);
+      else w.inbox.push_back(k);
+    }
     inbox_[h] = -1;
-    w.taken += w.msgs.size();
-    if (w.msgs.empty()) return false;  // a receive no message matches: the engine reports it
+    const size_t got = Lanes == 1 ? w.msgs.size() : w.inbox.size();
+    w.taken += got;
+    if (got == 0) return false;  // a receive no message matches: the engine reports it
     int next = 0;
-    Clocks clk = pr.at_release;
-    read(w, h, pr.first, next);
-    if (!w.timer.run(clk, h, pr, w.ops.data(), uint32_t(w.ops.size()), none_) ||
-        !w.timer.run(clk = pr.at_release, h, pr, w.ops.data(), uint32_t(w.ops.size()), w.msgs, uint32_t(r)))
-      return false;
-    w.events += w.timer.events;
-    w.messages += w.timer.messages;
-    if (!noise_.empty()) noise_[h] += w.timer.noise;
-    pr.at_release = clk;
-    pr.t_rel = w.timer.release_time;
-    pr.rel_made = w.timer.release_made;
-    pr.rel_made2 = w.timer.release_made2;
-    pr.rel_host = w.timer.release_host;
-    pr.first = r + 1;
-    pr.root = false;
+    read(w, h, procs_[h][0].first, next);
+    const uint32_t n = uint32_t(w.ops.size());
+    for (int l = 0; l < Lanes; ++l) {
+      Proc& pr = procs_[h][size_t(l)];
+      BatchTimer& timer = w.timers[size_t(l)];
+      lane_messages(w, l);
+      Clocks clk = pr.at_release;
+      if (!timer.run_received(clk, h, pr, w.ops.data(), n, w.msgs, uint32_t(r))) return false;
+      count(w, l, h);
+      pr.at_release = clk;
+      pr.t_rel = timer.release_time;
+      pr.rel_made = timer.release_made;
+      pr.rel_made2 = timer.release_made2;
+      pr.rel_host = timer.release_host;
+      pr.first = r + 1;
+      pr.root = false;
+    }
     return release(w, h);
   }
 
   // Round r: its messages to their receivers, then the batches that receive in it. False where a
   // check fails.
   bool time_round(int r) {
-    gather(workers_, &Worker::sent, r, round_msgs_);
-    gather(workers_, &Worker::waiting, r, waiting_);
+    gather(workers_, &W::sent, r, round_msgs_);
+    gather(workers_, &W::waiting, r, waiting_);
     if (round_msgs_.size() > size_t(INT32_MAX)) return false;  // (the links are 32 bits)
     for (size_t k = 0; k < round_msgs_.size(); ++k) {
-      Msg& m = round_msgs_[k];
+      M& m = round_msgs_[k];
       const uint32_t to = uint32_t(m.link);
       m.link = inbox_[to];
       inbox_[to] = int32_t(k);
     }
-    in_parallel(waiting_.size(), [&](Worker& w, size_t i) { return receive(w, waiting_[i], r); });
+    in_parallel(waiting_.size(), [&](W& w, size_t i) { return receive(w, waiting_[i], r); });
     if (any_failed()) return false;
     size_t taken = 0;
     for (auto& w : workers_) taken += std::exchange(w->taken, 0);
@@ -246,7 +339,7 @@ class LockstepTiming {
     // (an exception on a thread, say memory running out, is thrown again on the caller's)
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads_));
     auto part = [&](int t, int parts) {
-      Worker& w = *workers_[size_t(t)];
+      W& w = *workers_[size_t(t)];
       const size_t lo = n * size_t(t) / size_t(parts), hi = n * size_t(t + 1) / size_t(parts);
       try {
         for (size_t i = lo; i < hi && !w.failed; ++i) w.failed = !f(w, i);
@@ -268,33 +361,43 @@ class LockstepTiming {
     return false;
   }
 
-  // The times; nothing where a clock wrapped (the event engine reports it).
-  std::optional<loggp::Result> result() {
+  // Lane l's times; nothing where a clock wrapped (the event engine reports it).
+  std::optional<loggp::Result> result(int l) {
     uint64_t events = 0, messages = 0;
     for (auto& w : workers_) {
-      events += w->events;
-      messages += w->messages;
+      events += w->events[l];
+      messages += w->messages[l];
     }
-    return loggp_rounds::finished(std::move(finish_), std::move(noise_), events, messages);
+    return loggp_rounds::finished(std::move(finish_[size_t(l)]), std::move(noise_[size_t(l)]), events, messages);
   }
 
   const loggp::Params& P_;
-  const loggp_rounds::RunEffects effects_;
+  const std::array<std::unique_ptr<const loggp_rounds::RunEffects>, Lanes> effects_;
   const uint32_t p_;
   const int R_;
   const int threads_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  HugeVector<Proc> procs_;
-  std::vector<uint64_t> finish_;
-  std::vector<uint64_t> noise_;   // per processor, with noise
-  HugeVector<int32_t> inbox_;     // per receiver: its first message of the round (-1: none)
-  HugeVector<Msg> round_msgs_;    // the messages of the round being timed
-  HugeVector<uint32_t> waiting_;  // the processors whose batch receives in it
+  std::vector<std::unique_ptr<W>> workers_;
+  HugeVector<std::array<Proc, Lanes>> procs_;  // each processor's state in every lane, side by side
+  std::array<std::vector<uint64_t>, Lanes> finish_;
+  std::array<std::vector<uint64_t>, Lanes> noise_;  // per processor, in a lane with noise
+  HugeVector<int32_t> inbox_;                       // per receiver: its first message of the round (-1: none)
+  HugeVector<M> round_msgs_;                        // the messages of the round being timed
+  HugeVector<uint32_t> waiting_;                    // the processors whose batch receives in it
   const std::vector<const Msg*> none_;
 };
 
 }  // namespace
 
-std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) { return LockstepTiming(c, threads).run(); }
+std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
+  std::optional<std::array<loggp::Result, 1>> r = LockstepTiming<1>(c, threads).run();
+  if (!r) return std::nullopt;
+  return std::move((*r)[0]);
+}
+
+std::optional<std::pair<loggp::Result, loggp::Result>> loggp_lockstep_noisy_and_noiseless(const RunConfig& c, int threads) {
+  std::optional<std::array<loggp::Result, 2>> r = LockstepTiming<2>(c, threads).run();
+  if (!r) return std::nullopt;
+  return std::make_pair(std::move((*r)[0]), std::move((*r)[1]));
+}
 
 }  // namespace ppsim

@@ -39,12 +39,12 @@ class RoundReader {
   StepOps ops_;
 };
 
-// The effects on a run's clocks (loggp.h): its noise, with the phases of its processors drawn, and
-// its stragglers.
+// The effects on a run's clocks (loggp.h): its noise, with the phases of its processors drawn
+// (none with `quiet`: the same run without noise, for the slowdown), and its stragglers.
 class RunEffects {
  public:
-  explicit RunEffects(const RunConfig& c) {
-    if (c.noise) noise_.emplace(*c.noise, uint32_t(run_processors(c)));
+  explicit RunEffects(const RunConfig& c, bool quiet = false) {
+    if (c.noise && !quiet) noise_.emplace(*c.noise, uint32_t(run_processors(c)));
     fx_.noise = noise_ ? &*noise_ : nullptr;
     fx_.stragglers = &c.cost.stragglers;
   }

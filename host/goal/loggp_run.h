@@ -10,6 +10,7 @@
 #pragma once
 #include <optional>
 #include <ostream>
+#include <utility>
 
 #include "goal/loggp.h"
 #include "ppsim/config.h"
@@ -26,6 +27,10 @@ loggp::Result loggp_run(const RunConfig& c, bool events_only = false, bool* lock
 // Round by round only, on `threads` threads (0: one per core): nothing where the lockstep
 // conditions fail (loggp_lockstep.cpp). The times do not depend on the threads.
 std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads = 1);
+
+// A noisy run's two timings in one lockstep pass (the rounds read once for both): with c's noise
+// and without it, for the slowdown; nothing where the lockstep conditions fail in either.
+std::optional<std::pair<loggp::Result, loggp::Result>> loggp_lockstep_noisy_and_noiseless(const RunConfig& c, int threads = 1);
 
 // Window by window of o + L ns, every processor on its own, on `threads` threads (0: one per
 // core), where the lockstep conditions fail: nothing where its own fail (loggp_windows.cpp). The

@@ -183,8 +183,12 @@ uint64_t Noise::phase(uint32_t h) const {
 
 size_t Noise::entry_after(uint64_t at) const {
   const size_t b = size_t(at >> shift_);
-  const auto first = t_.start.begin();
-  return size_t(std::upper_bound(first + after_[b], first + after_[b + 1], at) - first);
+  const std::vector<uint64_t>& s = t_.start;
+  size_t i = after_[b];
+  const size_t end = after_[b + 1];
+  if (end - i > 8) return size_t(std::upper_bound(s.begin() + std::ptrdiff_t(i), s.begin() + std::ptrdiff_t(end), at) - s.begin());
+  while (i < end && s[i] <= at) ++i;  // (a bucket holds about one entry: a scan beats the search)
+  return i;
 }
 
 uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
@@ -194,7 +198,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   if (len >= s.back())
     throw NoiseError("an operation of " + std::to_string(len) + " ns is not shorter than the noise trace's period (" + std::to_string(s.back()) +
                      " ns): give a longer trace");
-  const uint64_t at = (start + phase(h)) % (s.back() - len);
+  const uint64_t at = (start + (spec_.cosched ? common_ : phase(h))) % (s.back() - len);
   uint64_t noise = 0;
   size_t pos = 0;
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)

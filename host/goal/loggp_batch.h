@@ -89,6 +89,17 @@ class BatchTimer {
     return run_begun(c, pr, ops, nops, msgs, round);
   }
 
+  // Only the starts of a batch's sends alone, from its release's clocks `c`, where the closed form
+  // holds (a send, a receive, or an exchange: the send starts as its clocks allow, and the timing
+  // alone cannot fail); false elsewhere (time it alone with run()).
+  static bool starts_alone(const Clocks& c, Op* ops, uint32_t nops) {
+    if (nops == 0 || nops > 2) return false;
+    const bool has_send = ops[0].type == loggp::kSend;
+    if (nops == 2 && !(has_send && ops[1].type == loggp::kRecv)) return false;
+    if (has_send) ops[0].start = std::max(c.o, c.gs);
+    return true;
+  }
+
   // The batch with its messages, from its release's clocks `c`, where the sends' starts alone are
   // not known yet: the closed form needs none (a message it takes arrives after the send started,
   // so the start is the one alone); elsewhere the batch is timed alone first, for them.

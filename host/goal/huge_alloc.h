@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace ppsim {
@@ -30,6 +31,17 @@ struct HugeAlloc {
     const size_t bytes = n * sizeof(T);
     if (bytes < kHuge) ::operator delete(ptr);
     else ::munmap(ptr, bytes);
+  }
+  // An element made without arguments is default-initialized, so resize() leaves plain data
+  // unwritten for the caller to fill (the lockstep timing gathers a round's messages into it on
+  // several threads); one made from arguments is made from them.
+  template <class U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
   }
   template <class U>
   bool operator==(const HugeAlloc<U>&) const {

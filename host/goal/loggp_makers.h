@@ -87,15 +87,6 @@ class MakerRanking {
     } else {
       std::stable_sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.time < b.time; });
     }
-    // Two makers at one time: on one processor in the order it ran them, else by who made them
-    // (roots first, by processor; then by when and in what order their own makers ran).
-    auto before = [](const Item& a, const Item& b) {
-      if (a.host == b.host) return a.seq < b.seq;
-      const Made &x = a.self, &y = b.self;
-      if (x.root || y.root) return x.root && y.root ? a.host < b.host : x.root;
-      if (x.time != y.time) return x.time < y.time;
-      return x.rank != y.rank ? x.rank < y.rank : x.idx < y.idx;
-    };
     // Within a time, the events made at that time come after those made before it (the engine
     // numbers them as it makes them), so a group is ranked in layers: first the makers made before
     // it, then those made by the layer before, and so on.
@@ -118,8 +109,13 @@ class MakerRanking {
           ++layer;
         }
         if (layer == from) return false;
-        if (layer - from > 1) std::sort(items_.begin() + std::ptrdiff_t(from), items_.begin() + std::ptrdiff_t(layer), before);
-        for (size_t k = from; k < layer; ++k) of(items_[k].thread).rank_of[items_[k].index] = next_rank++;
+        // The layer in that order, sorted by a key of two words that gives it (it was sorted with
+        // `before` itself on the whole items, twice as long; a third of the window timing): roots by
+        // processor and number, the others by when their maker ran, its rank and their place.
+        keys_.clear();
+        for (size_t k = from; k < layer; ++k) keys_.push_back(order_key(items_[k], uint32_t(k)));
+        if (keys_.size() > 1) std::sort(keys_.begin(), keys_.end());
+        for (const Key& q : keys_) of(items_[q.pos].thread).rank_of[items_[q.pos].index] = next_rank++;
         from = layer;
       }
       lo = hi;
@@ -128,6 +124,21 @@ class MakerRanking {
   }
 
  private:
+  // Two makers at one time: on one processor in the order it ran them, else by who made them
+  // (roots first, by processor; then by when and in what order their own makers ran). As one key:
+  // a root's (0, processor, number), another's (1 + its maker's time, rank, its place); the two
+  // agree on one processor, where the order it ran them is the order they were made.
+  struct Key {
+    uint64_t first, second;
+    uint32_t pos;
+    bool operator<(const Key& o) const { return first != o.first ? first < o.first : second < o.second; }
+  };
+  static Key order_key(const Item& r, uint32_t pos) {
+    if (r.self.root) return Key{0, uint64_t(r.host) << 32 | r.seq, pos};
+    return Key{1 + r.self.time, uint64_t(r.self.rank) << 16 | r.self.idx, pos};
+  }
+
+  std::vector<Key> keys_;
   std::vector<Item> items_, sorted_;
   std::vector<size_t> count_;
 };

@@ -55,10 +55,41 @@ struct Entry {
   uint32_t peer, tag;
 };
 
+// A processor's few pending events or queued receives: the first N where its state lies (a window
+// reads thousands of processors, each through a pointer to its own heap block before: a cache miss
+// apiece, and most of the timing's wall), any more on the heap. Elements stay in order.
+template <class T, uint32_t N>
+class InlineVec {
+ public:
+  uint32_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  T& operator[](uint32_t i) { return i < N ? in_[i] : out_[i - N]; }
+  const T& operator[](uint32_t i) const { return i < N ? in_[i] : out_[i - N]; }
+  T& back() { return (*this)[n_ - 1]; }
+  void push_back(const T& v) {
+    if (n_ < N) in_[n_] = v;
+    else out_.push_back(v);
+    ++n_;
+  }
+  void pop_back() {
+    if (--n_ >= N) out_.pop_back();
+  }
+  // Element i removed, the later ones moved up (a queue's order kept).
+  void erase(uint32_t i) {
+    for (uint32_t k = i; k + 1 < n_; ++k) (*this)[k] = (*this)[k + 1];
+    pop_back();
+  }
+
+ private:
+  T in_[N];
+  uint32_t n_ = 0;
+  std::vector<T> out_;
+};
+
 struct Host {
   uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
-  std::vector<Ev> pending;
-  std::vector<Entry> rq, uq;
+  InlineVec<Ev, 3> pending;        // (a batch's send and receive, and a message)
+  InlineVec<Entry, 2> rq, uq;
   int32_t next_round = 1;   // the first round not yet released
   int32_t outstanding = 0;  // receives of the released rounds not yet complete
   uint32_t seq = 0;         // events run so far
@@ -113,7 +144,7 @@ class WindowTiming {
           m.idx = uint16_t(k);
           add_op(w, x, w.ready[k], m);
         }
-        for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
+        for (uint32_t k = 0; k < x.pending.size(); ++k) next_[h] = std::min(next_[h], x.pending[k].time);
         w.earliest = std::min(w.earliest, next_[h]);
       }
     });
@@ -202,9 +233,9 @@ class WindowTiming {
   }
 
   // The next event of x: the earliest, ties by creation; npos where the order is not known here.
-  size_t next_event(const Host& x, bool& unknown) const {
-    size_t best = 0;
-    for (size_t k = 1; k < x.pending.size(); ++k) {
+  uint32_t next_event(const Host& x, bool& unknown) const {
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < x.pending.size(); ++k) {
       const Ev& a = x.pending[k];
       const Ev& b = x.pending[best];
       if (a.time > b.time) continue;
@@ -234,7 +265,7 @@ class WindowTiming {
       Host& x = hosts_[h];
       while (!x.pending.empty()) {
         bool unknown = false;
-        const size_t k = next_event(x, unknown);
+        const uint32_t k = next_event(x, unknown);
         if (x.pending[k].time >= end) break;
         if (unknown) {
           w.failed = true;
@@ -244,7 +275,7 @@ class WindowTiming {
         if (w.failed) return;
       }
       next_[h] = kNever;
-      for (const Ev& e : x.pending) next_[h] = std::min(next_[h], e.time);
+      for (uint32_t k = 0; k < x.pending.size(); ++k) next_[h] = std::min(next_[h], x.pending[k].time);
       w.earliest = std::min(w.earliest, next_[h]);
       if (x.pending.empty()) finish_[h] = x.o;
       if (x.made_now) w.made.push_back(h);
@@ -257,7 +288,8 @@ class WindowTiming {
   void deliver(Worker& w, int t) {
     for (uint32_t h : w.made) {
       hosts_[h].made_now = false;
-      for (Ev& e : hosts_[h].pending) settle(e.made);
+      Host& x = hosts_[h];
+      for (uint32_t k = 0; k < x.pending.size(); ++k) settle(x.pending[k].made);
     }
     w.made.clear();
     for (Worker& from : workers_) {
@@ -284,7 +316,7 @@ class WindowTiming {
   }
 
   // Event k of h at its time: it runs when its clocks allow, else waits for them.
-  void take(Worker& w, uint32_t h, Host& x, size_t k) {
+  void take(Worker& w, uint32_t h, Host& x, uint32_t k) {
     Ev& e = x.pending[k];
     const uint64_t t = e.time;
     if (e.type == loggp::kSend) {
@@ -359,15 +391,16 @@ class WindowTiming {
     return m;
   }
 
-  static bool take_entry(std::vector<Entry>& q, uint32_t peer, uint32_t tag) {
-    for (size_t i = 0; i < q.size(); ++i)
+  template <class Queue>
+  static bool take_entry(Queue& q, uint32_t peer, uint32_t tag) {
+    for (uint32_t i = 0; i < q.size(); ++i)
       if (q[i].peer == peer && q[i].tag == tag) {
-        q.erase(q.begin() + std::ptrdiff_t(i));
+        q.erase(i);
         return true;
       }
     return false;
   }
-  static void remove(Host& x, size_t k) {
+  static void remove(Host& x, uint32_t k) {
     x.pending[k] = x.pending.back();
     x.pending.pop_back();
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
 #include "ppsim/mapping.h"
+#include "ppsim/noise.h"
 #include "test_helpers.h"
 
 namespace ppsim::testing_support {
@@ -110,6 +112,19 @@ void for_each_loggp_case(F&& f) {
         f(c);
       }
     }
+}
+
+// ppsim's noise over trace t, its phases drawn from `seed` (all one phase with `cosched`).
+inline std::shared_ptr<const NoiseSpec> noise_spec(const NoiseTrace& t, bool cosched, uint64_t seed) {
+  return std::make_shared<const NoiseSpec>(NoiseSpec{std::make_shared<const NoiseTrace>(t), cosched, seed, NoisePhases::ppsim});
+}
+
+// Processors 5 and 700 straggle: their o, O and calcs take three times as long.
+inline void two_stragglers(RunConfig& c) {
+  c.cost.stragglers.factor = 3.0;
+  c.cost.stragglers.listed = 2;
+  c.cost.stragglers.list[0] = 5;
+  c.cost.stragglers.list[1] = 700;
 }
 
 // Two timings of one run agree on every processor, the events and the messages, and the detours.

@@ -199,9 +199,7 @@ TEST(LogGPLockstep, RunReportsTheTimingAndBothAgree) {
 
 namespace {
 
-std::shared_ptr<const NoiseSpec> noise_of(const NoiseTrace& t, bool cosched, uint64_t seed) {
-  return std::make_shared<const NoiseSpec>(NoiseSpec{std::make_shared<const NoiseTrace>(t), cosched, seed, NoisePhases::ppsim});
-}
+using ppsim::testing_support::noise_spec;
 
 // The noisy run and the same run without noise, timed in one lockstep pass: each lane's times equal
 // the event engine's with that lane's noise (none in the second), where the pass gives any. True
@@ -232,7 +230,7 @@ TEST(LogGPLockstep, NoisyAndNoiselessInOnePassEqualTheEventEngine) {
     for (const NoiseTrace* trace : {&dense, &sparse})
       for (bool co : {false, true}) {
         SCOPED_TRACE(co ? "co-scheduled" : "independent");
-        c.noise = noise_of(*trace, co, 9);
+        c.noise = noise_spec(*trace, co, 9);
         bool ok = false;
         try {
           ok = both_lanes_as_events(c);
@@ -258,21 +256,18 @@ TEST(LogGPLockstep, NoisyAndNoiselessInOnePassAtScale) {
   RunConfig c = make_config("allreduce_hypercube", TopologyKind::full, 16384, "", 1);
   c.cost.model = CostModel::loggp;
   for (uint64_t seed : {1u, 42u}) {
-    c.noise = noise_of(loggp::periodic_noise(1000, 25000), true, seed);
+    c.noise = noise_spec(loggp::periodic_noise(1000, 25000), true, seed);
     EXPECT_TRUE(both_lanes_as_events(c, 1));
     EXPECT_TRUE(both_lanes_as_events(c, 3));
   }
   // Independent phases: a partner a round ahead breaks the lockstep conditions (the windows then
   // time the noisy run, test_loggp_windows).
-  c.noise = noise_of(loggp::periodic_noise(1000, 25000), false, 1);
+  c.noise = noise_spec(loggp::periodic_noise(1000, 25000), false, 1);
   EXPECT_FALSE(loggp_lockstep_noisy_and_noiseless(c, 2).has_value());
   // Stragglers in both lanes, beside the noise in one.
   c = make_config("broadcast_binomial_low_first", TopologyKind::full, 1000, "", 4);
   c.cost.model = CostModel::loggp;
-  c.cost.stragglers.factor = 3.0;
-  c.cost.stragglers.listed = 2;
-  c.cost.stragglers.list[0] = 5;
-  c.cost.stragglers.list[1] = 700;
-  c.noise = noise_of(loggp::random_noise(20000, 3000, 3), true, 7);
+  testing_support::two_stragglers(c);
+  c.noise = noise_spec(loggp::random_noise(20000, 3000, 3), true, 7);
   EXPECT_TRUE(both_lanes_as_events(c, 2));
 }

@@ -29,9 +29,7 @@ bool same_as_events(const RunConfig& c, int threads = 1) {
   return true;
 }
 
-std::shared_ptr<const NoiseSpec> noise(const NoiseTrace& t, bool cosched, uint64_t seed) {
-  return std::make_shared<const NoiseSpec>(NoiseSpec{std::make_shared<const NoiseTrace>(t), cosched, seed, NoisePhases::ppsim});
-}
+using ppsim::testing_support::noise_spec;
 
 }  // namespace
 
@@ -59,7 +57,7 @@ TEST(LogGPWindows, EqualsTheEventEngineUnderNoise) {
       for (const NoiseTrace* trace : {&dense, &sparse})
         for (bool cosched : {false, true}) {
           SCOPED_TRACE(std::string(a.name) + " p=" + std::to_string(c.params.p) + (cosched ? " cosched" : " independent"));
-          c.noise = noise(*trace, cosched, 9);
+          c.noise = noise_spec(*trace, cosched, 9);
           try {
             const bool ok = same_as_events(c);
             ran += ok;
@@ -97,7 +95,7 @@ TEST(LogGPWindows, LargerMachinesAndThreads) {
       SCOPED_TRACE(std::string(k.algo) + " p=" + std::to_string(k.p) + " seed " + std::to_string(seed));
       RunConfig c = make_config(k.algo, k.kind, k.p, "", k.m);
       c.cost.model = CostModel::loggp;
-      c.noise = noise(loggp::periodic_noise(1000, 25000), false, seed);
+      c.noise = noise_spec(loggp::periodic_noise(1000, 25000), false, seed);
       EXPECT_TRUE(same_as_events(c, 1));
       EXPECT_TRUE(same_as_events(c, 3));
       bool lockstep = true, windows = false;
@@ -110,11 +108,8 @@ TEST(LogGPWindows, LargerMachinesAndThreads) {
   // Stragglers: o and O a factor longer on a few processors.
   RunConfig c = make_config("allreduce_hypercube", TopologyKind::full, 1024, "", 4);
   c.cost.model = CostModel::loggp;
-  c.cost.stragglers.factor = 3.0;
-  c.cost.stragglers.listed = 2;
-  c.cost.stragglers.list[0] = 5;
-  c.cost.stragglers.list[1] = 700;
-  c.noise = noise(loggp::random_noise(20000, 3000, 3), false, 7);
+  testing_support::two_stragglers(c);
+  c.noise = noise_spec(loggp::random_noise(20000, 3000, 3), false, 7);
   EXPECT_TRUE(same_as_events(c, 2));
 }
 
@@ -125,7 +120,7 @@ TEST(LogGPWindows, Declines) {
   RunConfig c = make_config("allreduce_hypercube", TopologyKind::full, 64, "", 1000);
   c.cost.model = CostModel::loggp;
   c.cost.loggp.S = 100;
-  c.noise = noise(loggp::periodic_noise(1000, 25000), false, 1);
+  c.noise = noise_spec(loggp::periodic_noise(1000, 25000), false, 1);
   EXPECT_FALSE(loggp_windows(c).has_value());
   bool lockstep = true, windows = true;
   const loggp::Result r = loggp_run(c, false, &lockstep, 1, &windows);

@@ -141,7 +141,7 @@ void gather(std::vector<std::unique_ptr<W>>& workers, ByRound<T> W::*by_round, i
     const HugeVector<T>& v = ((*workers[t]).*by_round)[r];
     std::copy(v.begin(), v.end(), all.begin() + std::ptrdiff_t(at[t]));
   };
-  if (at.back() < 16384) {  // (from 2^14 threads: test_loggp_lockstep runs them at 2^14)
+  if (at.back() < 16384) {  // (one thread copies a small round; test_loggp_lockstep's 2^14 runs use threads)
     for (size_t t = 0; t < workers.size(); ++t) copy(t);
   } else {
     std::vector<std::thread> pool;
@@ -154,9 +154,9 @@ void gather(std::vector<std::unique_ptr<W>>& workers, ByRound<T> W::*by_round, i
 
 // The lockstep timing of one run: every processor between two of its batches, the messages of the
 // round being timed, and a worker per thread that times batches. Lane 0 is the run as configured;
-// a second lane is the same run without noise, timed in the same pass (the batches, their
-// operations and where their messages go are the lanes' own only in their times), so a noisy run
-// reads its rounds once for both timings.
+// a second lane is the same run without noise, timed in the same pass (the lanes share the batches,
+// their operations and their messages' receivers; only the times differ), so a noisy run reads its
+// rounds once for both timings.
 template <int Lanes>
 class LockstepTiming {
   using W = Worker<Lanes>;

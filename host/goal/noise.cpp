@@ -164,6 +164,10 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   const double period = double(t_.period());
   if (spec.phases == NoisePhases::ppsim) {
     common_ = uint64_t(unit(mix(spec.seed)) * period);
+    if (!spec.cosched) {  // (drawn once: a lookup drew its processor's again, 2 % of a run)
+      phase_.resize(hosts);
+      for (uint32_t h = 0; h < hosts; ++h) phase_[h] = ppsim_phase(h);
+    }
     return;
   }
   std::mt19937 draw(static_cast<std::mt19937::result_type>(spec.seed));
@@ -175,10 +179,12 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   }
 }
 
+uint64_t Noise::ppsim_phase(uint32_t h) const { return uint64_t(unit(mix(spec_.seed ^ mix(uint64_t(h) + 1))) * double(t_.period())); }
+
 uint64_t Noise::phase(uint32_t h) const {
   if (spec_.cosched) return common_;
-  if (!phase_.empty()) return phase_[h];
-  return uint64_t(unit(mix(spec_.seed ^ mix(uint64_t(h) + 1))) * double(t_.period()));
+  if (h < phase_.size()) return phase_[h];
+  return ppsim_phase(h);
 }
 
 size_t Noise::entry_after(uint64_t at) const {
@@ -198,7 +204,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   if (len >= s.back())
     throw NoiseError("an operation of " + std::to_string(len) + " ns is not shorter than the noise trace's period (" + std::to_string(s.back()) +
                      " ns): give a longer trace");
-  const uint64_t at = (start + (spec_.cosched ? common_ : phase(h))) % (s.back() - len);
+  const uint64_t at = (start + (spec_.cosched ? common_ : h < phase_.size() ? phase_[h] : ppsim_phase(h))) % (s.back() - len);
   uint64_t noise = 0;
   size_t pos = 0;
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)

@@ -32,6 +32,8 @@ class Noise {
   uint64_t phase(uint32_t h) const;
 
  private:
+  // Processor h's phase under ppsim's phases (a function of the seed and h alone).
+  uint64_t ppsim_phase(uint32_t h) const;
   // The index of the first entry starting after `at` (< the period), as std::upper_bound gives it.
   size_t entry_after(uint64_t at) const;
 
@@ -41,7 +43,7 @@ class Noise {
   // for a time in bucket b lies between after_[b] and after_[b + 1] (about one entry per bucket).
   std::vector<uint32_t> after_;
   int shift_ = 0;
-  std::vector<uint64_t> phase_;  // loggopsim independent phases; else empty
+  std::vector<uint64_t> phase_;  // independent phases, drawn for the run's processors; else empty
   uint64_t common_ = 0;          // the co-scheduled phase
 };
 

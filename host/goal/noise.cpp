@@ -181,12 +181,6 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
 
 uint64_t Noise::ppsim_phase(uint32_t h) const { return uint64_t(unit(mix(spec_.seed ^ mix(uint64_t(h) + 1))) * double(t_.period())); }
 
-uint64_t Noise::phase(uint32_t h) const {
-  if (spec_.cosched) return common_;
-  if (h < phase_.size()) return phase_[h];
-  return ppsim_phase(h);
-}
-
 size_t Noise::entry_after(uint64_t at) const {
   const size_t b = size_t(at >> shift_);
   const std::vector<uint64_t>& s = t_.start;
@@ -204,7 +198,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   if (len >= s.back())
     throw NoiseError("an operation of " + std::to_string(len) + " ns is not shorter than the noise trace's period (" + std::to_string(s.back()) +
                      " ns): give a longer trace");
-  const uint64_t at = (start + (spec_.cosched ? common_ : h < phase_.size() ? phase_[h] : ppsim_phase(h))) % (s.back() - len);
+  const uint64_t at = (start + phase(h)) % (s.back() - len);
   uint64_t noise = 0;
   size_t pos = 0;
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)

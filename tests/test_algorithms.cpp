@@ -137,16 +137,16 @@ std::vector<Case> all_cases(bool lean = false) {
           roots.push_back(p - 1);
           if (p == 13) roots.push_back(6);
         }
-        const bool lean_here = lean && p0 == 1000 && !big_foreign;
-        const OperatorKind one = a.commutative_only() ? OperatorKind::sum : OperatorKind::interval;
+        // One operator and no random input: interval at a big foreign case, else `lean`'s.
+        const bool one_operator = big_foreign || (lean && p0 == 1000);
+        const OperatorKind only = big_foreign || !a.commutative_only() ? OperatorKind::interval : OperatorKind::sum;
         for (const auto& dims : shapes)
           for (OperatorKind op : ops) {
-            if (big_foreign && op != OperatorKind::interval) continue;
-            if (lean_here && op != one) continue;
+            if (one_operator && op != only) continue;
             for (int64_t root : roots) cases.push_back({a.name, kind, p, dims, op, root, false});
           }
         for (const auto& dims : shapes)
-          if (!big_foreign && !lean_here) cases.push_back({a.name, kind, p, dims, OperatorKind::max, roots.back(), true});
+          if (!one_operator) cases.push_back({a.name, kind, p, dims, OperatorKind::max, roots.back(), true});
       }
     }
   return cases;

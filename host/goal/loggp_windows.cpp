@@ -9,9 +9,10 @@
 // W + D (D = the least o + L) is the work of its own processor and of messages sent before W: each
 // processor can take its events of [W, W + D) alone, in the engine's order, while the messages they
 // send wait for the window's end. That order needs, for two events of one processor at one time,
-// which was made first: an event carries who made it, and at each window's end the events that
-// made others are ranked among all that ran at the same time (loggp_makers.h). Makers on two
-// processors meet only in a later window (a message takes D), both ranked.
+// which was made first: an event carries who made it, every event that made others is logged with
+// its own maker, and where two makers ran at one time on two processors their order is read back
+// through that log (loggp_makers.h). Makers on two processors meet only in a later window (a
+// message takes D), so what a window reads of the log was written before it.
 // The processors are split among the threads, each reading its own in order every window (a flat
 // array of their earliest events says which have one in it); the times do not depend on the
 // threads. Left to the event engine: a rendezvous (size > S ties the sender to the receiver's
@@ -37,9 +38,7 @@ namespace {
 using loggp::ReadyOp;
 using loggp_makers::creation_order;
 using loggp_makers::Made;
-using loggp_makers::MakerRanking;
-using loggp_makers::MakerRecords;
-using loggp_makers::Record;
+using loggp_makers::MakerLog;
 
 // An operation waiting to run, or a message at (or on its way to) its receiver.
 struct Ev {
@@ -93,18 +92,16 @@ struct Host {
   int32_t next_round = 1;   // the first round not yet released
   int32_t outstanding = 0;  // receives of the released rounds not yet complete
   uint32_t seq = 0;         // events run so far
-  bool made_now = false;    // it made operations in this window (their makers' ranks to settle)
 };
 
 // What a thread needs: its own reader and scratch, the messages it sent in the window (by the
-// thread whose processors receive them) and its counts.
+// thread whose processors receive them), the log of its processors' makers and its counts.
 struct Worker {
   explicit Worker(const RunConfig& c, int threads) : reader(c), out(size_t(threads)) {}
   loggp_rounds::RoundReader reader;
   std::vector<std::vector<std::pair<uint32_t, Ev>>> out;  // (receiver, message) by the receiver's thread
   std::vector<ReadyOp> ready;
-  MakerRecords makers;                    // of the window
-  std::vector<uint32_t> made;             // its processors that made operations in the window
+  MakerLog makers;
   uint64_t events = 0, messages = 0, visits = 0;
   uint64_t earliest = 0;  // the earliest event left among its processors
   bool failed = false;
@@ -161,7 +158,6 @@ class WindowTiming {
       in_parallel([&](Worker& w, uint32_t lo, uint32_t hi) { run_window(w, lo, hi, end); });
       for (const Worker& w : workers_)
         if (w.failed) return std::nullopt;
-      if (!rank_makers(at, end)) return std::nullopt;
       in_parallel([&](Worker& w, uint32_t, uint32_t) { deliver(w, int(&w - workers_.data())); });
       uint64_t events = 0, visits = 0;
       for (const Worker& w : workers_) {
@@ -176,7 +172,7 @@ class WindowTiming {
  private:
   static int thread_count(int threads, uint32_t p) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    return int(std::min<int64_t>({threads, std::max<int64_t>(1, p / 4096), 255}));  // (a maker's thread is 8 bits)
+    return int(std::min<int64_t>({threads, std::max<int64_t>(1, p / 4096), 256}));  // (a maker's thread is 8 bits)
   }
 
   // The processors [lo, hi) of each thread.
@@ -232,21 +228,14 @@ class WindowTiming {
     x.pending.push_back(Ev{t, r.size, m, r.peer, r.tag, r.type});
   }
 
-  // The next event of x: the earliest, ties by creation; npos where the order is not known here.
-  uint32_t next_event(const Host& x, bool& unknown) const {
+  // The next event of x: the earliest, ties by creation.
+  uint32_t next_event(const Host& x) const {
+    auto log_of = [this](uint8_t t) -> const MakerLog& { return workers_[t].makers; };
     uint32_t best = 0;
     for (uint32_t k = 1; k < x.pending.size(); ++k) {
       const Ev& a = x.pending[k];
       const Ev& b = x.pending[best];
-      if (a.time > b.time) continue;
-      if (a.time < b.time) {
-        best = k;
-        unknown = false;
-        continue;
-      }
-      const int order = creation_order(a.made, b.made);
-      if (order == 0) unknown = true;
-      if (order < 0) best = k;
+      if (a.time < b.time || (a.time == b.time && creation_order(a.made, b.made, log_of) < 0)) best = k;
     }
     return best;
   }
@@ -254,23 +243,18 @@ class WindowTiming {
   // Each of w's processors [lo, hi) takes its events before `end` (in processor order: their
   // states are read as they lie in memory).
   void run_window(Worker& w, uint32_t lo, uint32_t hi, uint64_t end) {
-    w.makers.records.clear();
     w.earliest = kNever;
     w.visits += hi - lo;
     for (uint32_t h = lo; h < hi; ++h) {
+      if (h + kAhead < hi) prefetch(hosts_[h + kAhead]);
       if (next_[h] >= end) {  // nothing in this window (kNever: nothing left)
         w.earliest = std::min(w.earliest, next_[h]);
         continue;
       }
       Host& x = hosts_[h];
       while (!x.pending.empty()) {
-        bool unknown = false;
-        const uint32_t k = next_event(x, unknown);
+        const uint32_t k = next_event(x);
         if (x.pending[k].time >= end) break;
-        if (unknown) {
-          w.failed = true;
-          return;
-        }
         take(w, h, x, k);
         if (w.failed) return;
       }
@@ -278,43 +262,33 @@ class WindowTiming {
       for (uint32_t k = 0; k < x.pending.size(); ++k) next_[h] = std::min(next_[h], x.pending[k].time);
       w.earliest = std::min(w.earliest, next_[h]);
       if (x.pending.empty()) finish_[h] = x.o;
-      if (x.made_now) w.made.push_back(h);
     }
   }
 
   // The messages sent to w's processors in the window, to their receivers (only this thread reads
-  // or clears the part of each thread's messages that is for its processors), and the ranks of
-  // the window's makers into the events they made.
+  // or clears the part of each thread's messages that is for its processors).
   void deliver(Worker& w, int t) {
-    for (uint32_t h : w.made) {
-      hosts_[h].made_now = false;
-      Host& x = hosts_[h];
-      for (uint32_t k = 0; k < x.pending.size(); ++k) settle(x.pending[k].made);
-    }
-    w.made.clear();
     for (Worker& from : workers_) {
-      for (auto& [to, m] : from.out[size_t(t)]) {
+      auto& msgs = from.out[size_t(t)];
+      for (size_t i = 0; i < msgs.size(); ++i) {
+        // (each receiver's state is a cache miss: fetched a few messages ahead)
+        if (i + kAhead < msgs.size()) prefetch(hosts_[msgs[i + kAhead].first]);
+        const auto& [to, m] = msgs[i];
         Host& x = hosts_[to];
         if (x.pending.size() >= kMaxPending) w.failed = true;
-        settle(m.made);
         x.pending.push_back(m);
         next_[to] = std::min(next_[to], m.time);
         w.earliest = std::min(w.earliest, m.time);
       }
-      from.out[size_t(t)].clear();
+      msgs.clear();
     }
   }
-  void settle(Made& m) const {
-    if (m.root || m.ranked) return;
-    m.rank = workers_[m.thread].makers.rank_of[m.ref];
-    m.ranked = true;
+  // A processor's pending events, asked for ahead of their use: the loops over processors and
+  // messages read each processor's state once, a cache miss that cost a fifth of the window timing.
+  static constexpr size_t kAhead = 8;
+  static void prefetch(const Host& x) {
+    for (size_t at = 0; at < sizeof x.pending; at += 64) __builtin_prefetch(reinterpret_cast<const char*>(&x.pending) + at, 1);
   }
-
-  // The window's makers, ranked (their times lie in [at, end)).
-  bool rank_makers(uint64_t at, uint64_t end) {
-    return ranking_.rank(uint32_t(threads_), [&](uint32_t t) -> MakerRecords& { return workers_[t].makers; }, at, end);
-  }
-
   // Event k of h at its time: it runs when its clocks allow, else waits for them.
   void take(Worker& w, uint32_t h, Host& x, uint32_t k) {
     Ev& e = x.pending[k];
@@ -369,7 +343,6 @@ class WindowTiming {
     x.next_round = read(w, h, x.next_round, nrecv);
     x.outstanding = nrecv;
     if (w.ready.empty()) return;
-    x.made_now = true;
     const Made by = made_by(w, h, t, seq, made);
     for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
       Made m = by;
@@ -379,15 +352,14 @@ class WindowTiming {
   }
 
   // What h's event number `seq` (made as `self`), run at t, gives the events it makes (the first;
-  // the others differ in idx). Its record, for ranking, is kept in w.
+  // the others differ in idx). `self` goes into w's log, for the order of makers at one time.
   Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self) const {
     Made m;
     m.thread = uint8_t(&w - workers_.data());
     m.time = t;
     m.host = h;
     m.seq = seq;
-    m.ref = uint32_t(w.makers.records.size());
-    w.makers.records.push_back(Record{t, h, seq, self});
+    if (!w.makers.push(self, m.ref)) w.failed = true;  // 2^32 makers on one thread
     return m;
   }
 
@@ -438,7 +410,6 @@ class WindowTiming {
   std::vector<uint64_t> finish_;
   std::vector<uint64_t> noise_per_host_;
   std::vector<Worker> workers_;
-  MakerRanking ranking_;
 };
 
 }  // namespace

@@ -12,7 +12,10 @@
 // one event in 7,000 compares two such), so the order is found only where two events ask for it.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <memory>
+#include <utility>
 
 namespace ppsim::loggp_makers {
 
@@ -28,28 +31,43 @@ struct Made {
 
 // Every maker's own Made, in the order one thread's processors ran them; entries keep their place
 // (blocks that never move), so other threads read earlier windows' entries while this one appends.
+// Block k holds 2^(10 + k) entries: a small run takes 24 KB, and 22 blocks hold 2^32 - 2^10.
 class MakerLog {
  public:
-  static constexpr uint32_t kBlockBits = 16;
-  static constexpr uint32_t kBlocks = uint32_t(1) << 16;  // 2^32 entries at most
-
-  MakerLog() : blocks_(new std::unique_ptr<Made[]>[kBlocks]) {}
   // Appends m; its index, or false when the log is full.
   bool push(const Made& m, uint32_t& index) {
-    const uint64_t i = size_;
-    const uint64_t b = i >> kBlockBits;
-    if (b >= kBlocks) return false;
-    if (!blocks_[b]) blocks_[b].reset(new Made[size_t(1) << kBlockBits]);
-    blocks_[b][i & ((uint64_t(1) << kBlockBits) - 1)] = m;
-    index = uint32_t(i);
-    ++size_;
+    if (size_ >= kMax) return false;
+    const auto [b, at] = place(uint32_t(size_));
+    if (!blocks_[b]) {
+      // (uninitialized: a large block's pages are taken as entries fill them, not all at once)
+      blocks_[b].reset(static_cast<Made*>(std::malloc(sizeof(Made) << (kFirstBits + b))));
+      if (!blocks_[b]) throw std::bad_alloc();
+    }
+    blocks_[b].get()[at] = m;
+    index = uint32_t(size_++);
     return true;
   }
-  const Made& operator[](uint32_t i) const { return blocks_[i >> kBlockBits][i & ((uint32_t(1) << kBlockBits) - 1)]; }
+  const Made& operator[](uint32_t i) const {
+    const auto [b, at] = place(i);
+    return blocks_[b].get()[at];
+  }
   uint64_t size() const { return size_; }
 
  private:
-  std::unique_ptr<std::unique_ptr<Made[]>[]> blocks_;
+  static constexpr uint32_t kFirstBits = 10;
+  static constexpr uint32_t kBlocks = 32 - kFirstBits;
+  static constexpr uint64_t kMax = (uint64_t(1) << 32) - (uint64_t(1) << kFirstBits);
+  // Entry i's block and place in it: i + 2^10 lies in [2^(10+b), 2^(11+b)).
+  static std::pair<uint32_t, uint64_t> place(uint32_t i) {
+    const uint64_t j = uint64_t(i) + (uint64_t(1) << kFirstBits);
+    const uint32_t top = 63 - uint32_t(__builtin_clzll(j));
+    return {top - kFirstBits, j - (uint64_t(1) << top)};
+  }
+
+  struct Free {
+    void operator()(Made* m) const { std::free(m); }
+  };
+  std::unique_ptr<Made, Free> blocks_[kBlocks];
   uint64_t size_ = 0;
 };
 

@@ -51,7 +51,6 @@ class MakerLog {
     const auto [b, at] = place(i);
     return blocks_[b].get()[at];
   }
-  uint64_t size() const { return size_; }
 
  private:
   static constexpr uint32_t kFirstBits = 10;

@@ -11,8 +11,8 @@
 #       benchmark (allreduce and broadcast, m = 1 and 256: p = 2^10..2^20 with the CPU backend on
 #       the same points (one thread, as in bench/RESULTS.md), then p = 2^21..2^24 on the GPU alone),
 #       then every row of issue 11's target table, printed at the end as a Markdown table beside
-#       its targets (also in OUTDIR/targets.md); each log goes to OUTDIR (default: $OUT, else
-#       build-gpu/logs).
+#       its targets (also in OUTDIR/targets.md), and the cost of --fail on the card (issue 26,
+#       fail_cuda.log); each log goes to OUTDIR (default: $OUT, else build-gpu/logs).
 #   anywhere with a build:     bash scripts/gpu_check.sh targets [OUTDIR] [BUILDDIR]
 #       the target table alone.
 set -uo pipefail
@@ -167,6 +167,9 @@ case "${1:-}" in
     step test_cuda "$dir/tests/test_cuda"
     targets "$out" "$dir"
     step test_algorithms_cuda "$dir/tests/test_algorithms" --gtest_brief=1 --gtest_filter='Cuda/*'
+    # Issue 26: a run with --fail against one without on the card (target <= 1.1x), the table in
+    # the log.
+    step fail_cuda bash bench/fail_bench.sh "$dir/ppsim" 20 21 1 cuda 3
     step sweep_cuda "$dir/ppsim" sweep --backend cuda --op allreduce --algo allreduce_hypercube --topology hypercube --p 2^10..2^20 --m 1,256 --jsonl "$out/sweep.jsonl"
     step bench_cuda "$dir/bench/ppsim_bench" --backend cuda --p-from 10 --p-to 20 --compare-cpu --markdown
     step bench_cuda_large "$dir/bench/ppsim_bench" --backend cuda --p-from 21 --p-to 24 --markdown

@@ -219,7 +219,7 @@ class RoundsRun {
   template <class T>
   using Array = typename Exec::template Array<T>;
 
-  // The step plan: context, clock, the run's status word and seed 000's G in the executor's memory.
+  // The step plan: context, clock, the run's status word and Lin–Yeh's G in the executor's memory.
   void plan() {
     pl_ = StepPlan{};
     pl_.ctx = make_ctx(c_);
@@ -400,7 +400,7 @@ class RoundsRun {
   Collectives* const comm_;  // the ranks of a split run, or null
   const int64_t p_;          // the processors held here
   const int nrounds_;
-  const PostalTable postal_;  // seed 000's G for the run: the postal algorithms' steps read it
+  const PostalTable postal_;  // Lin–Yeh's G for the run: the postal algorithms' steps read it
   StepPlan pl_{};
   std::vector<RoundTotals> totals_;
   Array<RunStatus> status_;

@@ -1,4 +1,4 @@
-// Chapter 4 of the textbook (seed 003): simulated time against each algorithm's closed form with
+// Chapter 4 of Grama et al.: simulated time against each algorithm's closed form with
 // t_h = 0 (eqs. 4-6 .. 4-14, the mesh shift bound), the congestion claims of §4.5-§4.6, Table 4-1
 // for the hypercube, and the lower bounds reported beside the simulated time.
 #include <gtest/gtest.h>
@@ -256,7 +256,7 @@ TEST(Chapter4, Exercise4_16_KToAllBroadcast) {
       }
 }
 
-// Multicast (seed 004): the members get the root's words, nobody else receives anything.
+// Multicast (the group-operations slides): the members get the root's words, nobody else receives anything.
 TEST(Chapter4, MulticastReachesExactlyTheGroup) {
   for (int64_t stride : {1, 2, 3, 5})
     for (int64_t size : {1, 2, 5, 8}) {

@@ -1,4 +1,4 @@
-// Simulated time against the closed forms of the textbook's Chapter 4 (seed 003), with t_h = 0:
+// Simulated time against the closed forms of Grama et al. Chapter 4, with t_h = 0:
 //   (4-1) broadcast / reduce        T = (t_s + t_w m) log p
 //   (4-2) ring all-to-all broadcast T = (t_s + t_w m)(p - 1)
 //   (4-3) mesh all-to-all broadcast T = 2 t_s (sqrt p - 1) + t_w m (p - 1)

@@ -1,4 +1,4 @@
-// The k-port postal model of seed 000: Theorem 1's bound, Algorithms A and B (step-optimal for
+// The k-port postal model of Lin–Yeh: Theorem 1's bound, Algorithms A and B (step-optimal for
 // every n, k, lambda, order-checked with `interval` and `affine`), the paper's worked examples, and
 // the broadcast on the tree T_0.
 #include <gtest/gtest.h>
@@ -170,7 +170,7 @@ TEST(PostalBound, NPastTheCapEnds) {
     }
 }
 
-// Seed 000 §3.2: n = 10, k = 2, lambda = 3, c(i) = i; C_j after every step, in the paper's notation.
+// Lin–Yeh §3.2: n = 10, k = 2, lambda = 3, c(i) = i; C_j after every step, in the paper's notation.
 // (The paper prints W(1,3) = {10}; by the definition it is {0}, which is what C_3 needs.)
 TEST(PostalAlgorithmA, PaperExampleN10K2Lambda3) {
   RunConfig c = postal("scan_postal_a", 10, 2, 3);
@@ -194,7 +194,7 @@ TEST(PostalAlgorithmA, PaperExampleN10K2Lambda3) {
   EXPECT_EQ(r.trace[1].messages[0].arrives, 3);
 }
 
-// Seed 000 §4: n = 80, p = 10, k = 2, lambda = 3; C_j and D_j after every step.
+// Lin–Yeh §4: n = 80, p = 10, k = 2, lambda = 3; C_j and D_j after every step.
 TEST(PostalAlgorithmB, PaperExampleN80P10) {
   RunConfig c = postal("scan_postal_b", 10, 2, 3, OperatorKind::interval, 80);
   c.trace = true;

@@ -1,4 +1,4 @@
-// The shared-memory machine (seed 004; docs/DESIGN.md §5): the slides' EREW broadcast, reduction and
+// The shared-memory machine (the group-operations slides; docs/DESIGN.md §5): the slides' EREW broadcast, reduction and
 // prefix in ceil(log2 N) steps, and every access rule's violation reported with step, cell and
 // processors.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Topologies: Table 2-1 of the textbook (seed 003, lines 1011-1045), exhaustive checks of the
+// Topologies: Grama et al. Table 2-1, exhaustive checks of the
 // metrics on small instances, and validity/minimality of every route.
 #include <gtest/gtest.h>
 

@@ -22,7 +22,7 @@ struct BarrierDissemination : AlgorithmDefaults {
   static constexpr uint32_t native = kAllTopologies;
   static constexpr uint32_t flags = 0;
 
-  // ceil(log_{k+1} p): seed 000's G with lambda = 1 is (k+1)^j.
+  // ceil(log_{k+1} p): Lin–Yeh's G with lambda = 1 is (k+1)^j.
   static int rounds(const AlgoParams& a) { return postal_min_steps(a.p, a.kports, 1); }
   static double formula(const AlgoParams& a, const CostParams& c) { return c.ts * rounds(a); }
 

@@ -1,4 +1,4 @@
-// Optimal broadcast in the k-port postal model: the spanning tree T_0 of seed 000 §3.1, on ranks
+// Optimal broadcast in the k-port postal model: the spanning tree T_0 of Lin–Yeh §3.1, on ranks
 // relative to the root. After step j - 1 ranks 0 .. G(j-1) - 1 hold the message; in step j each of
 // them, x, sends to x + G(j+lambda-2) + t G(j-1) (< p, 0 <= t < k), received in step j + lambda - 1.
 // min{ j | G(j) >= p } steps, the Theorem 1 bound.
@@ -10,8 +10,8 @@ namespace ppsim {
 
 struct BroadcastPostal : AlgorithmDefaults {
   static constexpr const char* name = "broadcast_postal";
-  static constexpr const char* description = "k-port postal broadcast on seed 000's tree T_0, min{j | G(j) >= p} steps";
-  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [seed 000, Theorem 1]";
+  static constexpr const char* description = "k-port postal broadcast on Lin–Yeh's tree T_0, min{j | G(j) >= p} steps";
+  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [Lin–Yeh Theorem 1]";
   static constexpr Operation op = Operation::broadcast;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;

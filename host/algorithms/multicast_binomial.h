@@ -1,4 +1,4 @@
-// Multicast (seed 004: a broadcast to part of the machine): the farthest-first binomial tree over
+// Multicast (the group-operations slides: a broadcast to part of the machine): the farthest-first binomial tree over
 // the members' ranks j (member j is processor root + j*stride mod p). Non-members take no part.
 // ceil(log2 size) steps. T = (t_s + t_w m) ceil(log2 size).
 #pragma once
@@ -8,7 +8,7 @@ namespace ppsim {
 
 struct MulticastBinomial : AlgorithmDefaults {
   static constexpr const char* name = "multicast_binomial";
-  static constexpr const char* description = "binomial tree over the group's members, farthest first (seed 004)";
+  static constexpr const char* description = "binomial tree over the group's members, farthest first (the group-operations slides)";
   static constexpr const char* formula_text = "(t_s + t_w m) ceil(log2 size)";
   static constexpr Operation op = Operation::multicast;
   static constexpr uint32_t topologies = kAllTopologies;

@@ -1,4 +1,4 @@
-// Hypercube prefix as the lecture slides (seed 004, Cube_Prefix_Sum) write it: t_i (partial sum of
+// Hypercube prefix as the group-operations slides (Cube_Prefix_Sum) write it: t_i (partial sum of
 // the subcube) and s_i (partial prefix) start at a_i; in step j P_i and P_k, k = i with bit j
 // flipped, swap t; P_i sets t_i := t_i ⊕ b_i and, when bit j of i is 1, s_i := s_i ⊕ b_i. The
 // received value goes on the right, as the slides write it for sums, so ⊕ must be commutative

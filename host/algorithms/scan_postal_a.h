@@ -1,4 +1,4 @@
-// Seed 000, Algorithm A: step-optimal prefix on n = p processors of a fully connected machine in
+// Lin–Yeh Algorithm A: step-optimal prefix on n = p processors of a fully connected machine in
 // the k-port postal model with latency lambda. With G from Theorem 1 and m = min{ j | G(j) >= p }:
 //   step j (1 <= j <= m - lambda + 1): PE i sends c(i) to U(i,j) = { i + G(j+lambda-2) + t G(j-1) < p,
 //                                      0 <= t < k };
@@ -14,8 +14,8 @@ namespace ppsim {
 
 struct ScanPostalA : AlgorithmDefaults {
   static constexpr const char* name = "scan_postal_a";
-  static constexpr const char* description = "k-port postal prefix on n = p processors, min{j | G(j) >= p} steps (seed 000, Alg. A)";
-  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [seed 000, Theorem 1]";
+  static constexpr const char* description = "k-port postal prefix on n = p processors, min{j | G(j) >= p} steps (Lin–Yeh Algorithm A)";
+  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [Lin–Yeh Theorem 1]";
   static constexpr Operation op = Operation::scan;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = kSwitchedNetworks;

@@ -1,4 +1,4 @@
-// Seed 000, Algorithm B: prefix of n elements on p < n processors in the k-port postal model.
+// Lin–Yeh Algorithm B: prefix of n elements on p < n processors in the k-port postal model.
 // Processors 0 .. n - p*floor(n/p) - 1 hold ceil(n/p) consecutive elements, the rest floor(n/p).
 // Before step 1 each PE folds its own elements into c and keeps its first element in d; then it
 // runs Algorithm A's schedule on c, folding every received partial into both c and d; after step
@@ -11,8 +11,8 @@ namespace ppsim {
 
 struct ScanPostalB : AlgorithmDefaults {
   static constexpr const char* name = "scan_postal_b";
-  static constexpr const char* description = "k-port postal prefix of n elements on p <= n processors (seed 000, Alg. B)";
-  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [seed 000, Theorem 1]";
+  static constexpr const char* description = "k-port postal prefix of n elements on p <= n processors (Lin–Yeh Algorithm B)";
+  static constexpr const char* formula_text = "min{ j | G(j) >= p } steps  [Lin–Yeh Theorem 1]";
   static constexpr Operation op = Operation::scan;
   static constexpr uint32_t topologies = kAllTopologies;
   static constexpr uint32_t native = 0;

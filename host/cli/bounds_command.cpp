@@ -1,4 +1,4 @@
-// `ppsim bounds`: Theorem 1 of seed 000, the G sequence and the fewest steps.
+// `ppsim bounds`: Lin–Yeh Theorem 1, the G sequence and the fewest steps.
 #include <iostream>
 #include <memory>
 
@@ -63,7 +63,7 @@ void add_bounds_options(Command& bounds, BoundsOptions& o) {
 
 Command bounds_command() {
   auto o = std::make_shared<BoundsOptions>();
-  Command bounds("bounds", "the k-port postal lower bound of seed 000 (Theorem 1)");
+  Command bounds("bounds", "the k-port postal lower bound (Lin–Yeh Theorem 1)");
   add_bounds_options(bounds, *o);
   bounds.run = [o](const Command&) { return print_bounds(*o); };
   return bounds;

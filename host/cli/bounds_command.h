@@ -1,4 +1,4 @@
-// `ppsim bounds`: Theorem 1 of seed 000 (the k-port postal lower bound), as options and a document.
+// `ppsim bounds`: Lin–Yeh Theorem 1 (the k-port postal lower bound), as options and a document.
 #pragma once
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// `ppsim run --machine pram-*`: the shared-memory machine of seed 004, reported as text and JSON.
+// `ppsim run --machine pram-*`: the shared-memory machine of the group-operations slides, reported as text and JSON.
 #include "pram_command.h"
 
 #include <iostream>

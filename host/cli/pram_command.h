@@ -1,4 +1,4 @@
-// `ppsim run --machine pram-*`: the shared-memory machine of seed 004.
+// `ppsim run --machine pram-*`: the shared-memory machine of the group-operations slides.
 #pragma once
 #include "options.h"
 #include "ppsim/pram.h"

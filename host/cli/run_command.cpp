@@ -20,7 +20,7 @@ namespace ppsim::cli {
 
 namespace {
 
-// --trace without --json on stdout: every buffer after every step in seed 000's notation,
+// --trace without --json on stdout: every buffer after every step in Lin–Yeh's notation,
 // C_j = <z(0), z(1), ...> (a processor with several words shows them in brackets).
 void print_trace_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
   const Operation op = c.algorithm->op;
@@ -65,7 +65,7 @@ void print_formula_and_bounds(std::ostream& out, const RunConfig& c) {
   if (bound >= 0 && c.algorithm->switch_agents())
     out << "\n  lower bound " << bound << " steps (switches that combine: up to one and back, lambda = " << c.params.lambda << ")";
   else if (bound >= 0)
-    out << "\n  lower bound " << bound << " steps (seed 000 Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
+    out << "\n  lower bound " << bound << " steps (Lin–Yeh Theorem 1, k = " << c.params.kports << ", lambda = " << c.params.lambda << ")";
 }
 
 // fsum, fsum32: the largest error beside the bound that `verified` checks, and whether processors

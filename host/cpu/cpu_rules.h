@@ -24,7 +24,7 @@ struct CpuRules {
   const rules::Machine machine;  // the topology messages travel on, and the mapping onto it
   const rules::PortRules ports;  // the port model and the buffers' shape
   const rules::Clock clock;      // rounds and steps
-  const PostalTable postal;      // seed 000's G for the run, read by the postal algorithms' steps
+  const PostalTable postal;      // Lin–Yeh's G for the run, read by the postal algorithms' steps
   const AlgoParams a;            // the run's parameters, with postal attached
   const int64_t p;  // processors executed: the topology's p, and switch agents after them
   const Operation op;

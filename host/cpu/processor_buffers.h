@@ -24,7 +24,7 @@ class ProcessorBuffers {
   uint64_t* slot(int32_t b, int64_t proc) { return base_[b] + (proc - lo_) * words(b); }
   const uint64_t* slot(int32_t b, int64_t proc) const { return base_[b] + (proc - lo_) * words(b); }
 
-  // Every processor's local work of `phase`, e.g. seed 000's Algorithm B folding its own elements
+  // Every processor's local work of `phase`, e.g. Lin–Yeh Algorithm B folding its own elements
   // before step 1 and expanding its prefixes after the last.
   void local_phase(const CpuRules& rules, const ChunkPlan& plan, LocalPhase phase);
 

@@ -1,4 +1,4 @@
-// EREW broadcast by doubling (seed 004, Procedure Broadcast): D starts in cell 0 and processor 0's
+// EREW broadcast by doubling (the group-operations slides, Procedure Broadcast): D starts in cell 0 and processor 0's
 // register; in step j (0-based) processors 2^j .. 2^(j+1) - 1 read cell i - 2^j and write cell i,
 // so the holders double every step. ceil(log2 N) steps; reads and writes hit distinct cells.
 #pragma once

@@ -1,4 +1,4 @@
-// EREW reduction (seed 004, Procedure Reduction): every cell starts with its processor's value; in
+// EREW reduction (the group-operations slides, Procedure Reduction): every cell starts with its processor's value; in
 // step j (0-based) processor i with i mod 2^(j+1) = 0 reads cell i + 2^j, folds it in on the right
 // and writes cell i. Processor 0 ends with a_0 ⊕ ... ⊕ a_(N-1). ceil(log2 N) steps.
 #pragma once

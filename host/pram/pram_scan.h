@@ -1,4 +1,4 @@
-// EREW prefix (seed 004, Procedure Prefix): every cell starts with its processor's value; in step j
+// EREW prefix (the group-operations slides, Procedure Prefix): every cell starts with its processor's value; in step j
 // (0-based) every processor i >= 2^j reads cell i - 2^j (the fold of the 2^j values before its
 // own range), folds it in on the left and writes cell i. ceil(log2 N) steps.
 #pragma once

@@ -1,5 +1,5 @@
 // The closed forms and lower bounds a run is compared with (docs/DESIGN.md §3): the algorithm's
-// formula, seed 000's step bound under the postal model, and the textbook's time bounds.
+// formula, Lin–Yeh's step bound under the postal model, and the textbook's time bounds.
 #include "ppsim/bounds.h"
 
 #include <algorithm>
@@ -42,7 +42,7 @@ double cheapest_tw(const RunConfig& c) {
 }
 
 // Steps in which knowledge can reach every processor when each step multiplies the processors
-// that know by at most k + 1: ceil(log_{k+1} p) (seed 000's Theorem 1 at lambda = 1).
+// that know by at most k + 1: ceil(log_{k+1} p) (Lin–Yeh Theorem 1 at lambda = 1).
 double knowledge_steps(double p, double k) {
   double steps = 0;
   for (double reached = 1; reached < p; reached *= k + 1) ++steps;

@@ -1,5 +1,5 @@
 // What a run's time and steps are compared with: the algorithm's closed form and the lower bounds
-// of the seeds (docs/DESIGN.md §3).
+// of the sources (docs/DESIGN.md §3).
 #pragma once
 #include <cstdint>
 
@@ -7,18 +7,18 @@
 
 namespace ppsim {
 
-// Closed-form time of the algorithm for this configuration, or NaN where the seeds give none
+// Closed-form time of the algorithm for this configuration, or NaN where the sources give none
 // (e.g. under the postal model).
 double formula_time(const RunConfig& c);
 
-// Theorem 1 of seed 000 for this run: min{ i | G(i) >= p } with k from the port model (k-port K,
+// Lin–Yeh Theorem 1 for this run: min{ i | G(i) >= p } with k from the port model (k-port K,
 // otherwise 1) and the run's lambda. A lower bound on the steps of every operation in which one
 // processor's data must reach all others or all data one processor (all but shift). -1: none.
 int64_t postal_lower_bound_steps(const RunConfig& c);
 
 // A lower bound on the time of any algorithm for the run's operation, under the linear model with
 // the run's ports (k: 1, K, or the degree under all-port): t_s ceil(log_{k+1} p) (knowledge must
-// reach every processor, seed 000 Theorem 1 at lambda = 1), plus (t_w W + gamma C) / k where W and C
+// reach every processor, Lin–Yeh Theorem 1 at lambda = 1), plus (t_w W + gamma C) / k where W and C
 // are the words the busiest processor must move and combine: m for broadcast and scan; m and
 // m(p - 1)/p for reduce; 2m(p - 1)/p and m(p - 1)/p for all-reduce (Chan et al. 2007); (p - 1) m for
 // all-gather, scatter and gather (textbook §4.2-§4.5); (p - 1) m and (p - 1) m for reduce-scatter;

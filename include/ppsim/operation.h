@@ -19,7 +19,7 @@ enum class Operation : int8_t {
   gather,
   alltoall,
   shift,
-  multicast,   // the root's m words to the members of a group (seed 004): root + j*stride, j < size
+  multicast,   // the root's m words to the members of a group (the group-operations slides): root + j*stride, j < size
   kbroadcast,  // k sources j*(p/k) broadcast their m words at once (textbook exercise 4.16)
   kscatter,    // k sources j*(p/k) scatter p blocks each at once (textbook exercise 4.20)
   barrier      // no processor leaves before every processor has entered; one knowledge token each (barrier_token.h)
@@ -60,8 +60,8 @@ PPSIM_HD inline int64_t kbroadcast_spacing(const AlgoParams& a) { return a.p / (
 // Buffer indices used by algorithms. Every operation has buffer 0; see operation_buffer_count().
 inline constexpr int32_t kData = 0;     // the operation's main buffer
 inline constexpr int32_t kResult = 1;   // reduce-scatter result, alltoall/shift receive buffer
-inline constexpr int32_t kPartial = 1;  // scan: the running partial a processor passes on (seed 000's c)
-inline constexpr int32_t kPrefix = 2;   // scan: the prefix up to this processor's first element (seed 000's d)
+inline constexpr int32_t kPartial = 1;  // scan: the running partial a processor passes on (Lin–Yeh's c)
+inline constexpr int32_t kPrefix = 2;   // scan: the prefix up to this processor's first element (Lin–Yeh's d)
 
 PPSIM_HD inline bool operation_rooted(Operation op) {
   return op == Operation::broadcast || op == Operation::reduce || op == Operation::scatter || op == Operation::gather ||
@@ -79,7 +79,7 @@ PPSIM_HD inline int operation_buffer_count(Operation op) {
   }
 }
 
-// Scan over n elements on p processors (seed 000 §4): with q = n / p, processors
+// Scan over n elements on p processors (Lin–Yeh §4): with q = n / p, processors
 // 0 .. n - p*floor(q) - 1 hold ceil(q) consecutive elements, the others floor(q).
 PPSIM_HD inline int64_t scan_elements(const AlgoParams& a) { return a.n > 0 ? a.n : a.p; }
 PPSIM_HD inline int64_t scan_count(const AlgoParams& a, int64_t proc) {

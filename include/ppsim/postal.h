@@ -1,4 +1,4 @@
-// The k-port postal model's lower bound (seed 000, Theorem 1). With latency lambda a message sent
+// The k-port postal model's lower bound (Lin–Yeh Theorem 1). With latency lambda a message sent
 // in step j is received in step j + lambda - 1; G(j) bounds how many processors can hold v(0)
 // after step j:
 //   G(j) = 1                           for 0 <= j < lambda

@@ -1,4 +1,4 @@
-// The shared-memory machine of seed 004 (docs/DESIGN.md §5): N processors, each with an m-word register,
+// The shared-memory machine of the group-operations slides (docs/DESIGN.md §5): N processors, each with an m-word register,
 // and a shared array A of N cells of m words. A step has a read phase (every processor reads at most
 // one cell, seeing the array as it was at the start of the step), a local update of its register,
 // and a write phase (every processor writes at most one cell with its register). The rules decide

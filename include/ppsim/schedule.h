@@ -126,7 +126,7 @@ struct AlgoParams {
   int32_t lambda = 1;        // postal latency
   int32_t kports = 1;        // ports per processor (k-port): postal algorithms send to up to k partners
   bool all_port = false;     // the run is under all-port: alltoall_linear posts up to kMaxOps sends a round
-  int64_t n = 0;             // scan: elements in all (0: one per processor); spread as seed 000 §4 says
+  int64_t n = 0;             // scan: elements in all (0: one per processor); spread as Lin–Yeh §4 says
   bool exclusive = false;    // scan: processor i gets v(0) ⊕ ... ⊕ v(i-1) (processor 0: the identity)
   int64_t shift = 1;         // circular shift distance q (0 < q < p)
   int64_t group_stride = 1;  // multicast: members root + j*stride (mod p), j < group_size
@@ -137,7 +137,7 @@ struct AlgoParams {
   int32_t channels = 1;      // NCCL's algorithms: the data is split over this many channels (rings, tree pairs)
   int64_t node_size = 1;     // accelerators per node of a two-level machine (cluster kinds; 1 elsewhere)
   int16_t inter = -1;        // allreduce_hierarchical: the all-reduce between nodes, an AlgorithmId (-1: allreduce_ring)
-  // Seed 000's G(0) .. G(postal_g_len - 1) for (kports, lambda), when the engine has tabulated it for
+  // Lin–Yeh's G(0) .. G(postal_g_len - 1) for (kports, lambda), when the engine has tabulated it for
   // the run (postal.h: PostalTable), and postal_steps = min{ j | G(j) >= p }. The postal algorithms
   // read G here instead of running the recurrence again for every processor and step. Host memory
   // on the CPU backend, device memory on the GPU; null when not tabulated.

@@ -176,7 +176,7 @@ def test_best_gives_the_cli_document():
 
 
 def test_bounds():
-    # Seed 000, Theorem 1: G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda); the fewest steps
+    # Lin–Yeh Theorem 1: G(j) = 1 for j < lambda, G(j) = G(j-1) + k G(j-lambda); the fewest steps
     # are min{ i | G(i) >= n }.
     n, k, lam = 1000, 2, 3
     doc = ppsim.bounds(n=n, k=k, lambda_=lam)

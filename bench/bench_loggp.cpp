@@ -1,4 +1,4 @@
-// Benchmark of the LogGP clocks of --model loggp (issue 15): per algorithm and p = 2^k, the wall
+// Benchmark of the LogGP clocks of --model loggp: per algorithm and p = 2^k, the wall
 // time of the lockstep timing (round by round, on 1 and on --threads threads) and of the event
 // engine, the events they time, nanoseconds per event, and whether all give the same times (they
 // must: the bench exits 1 if not). The data run is not part of it (`ppsim run --model loggp`

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The crossover map of issue 24: NCCL's algorithms on a 1024-accelerator cluster (128 nodes of 8).
+"""The AI-cluster crossover map: NCCL's algorithms on a 1024-accelerator cluster (128 nodes of 8).
 
 Runs `ppsim run --json` for every algorithm and size, every run verified against the sequential
 reference, and writes a Markdown table (bench/RESULTS.md takes it) and a gnuplot picture
@@ -24,7 +24,7 @@ import sys
 import time
 
 PPSIM = next((a for a in sys.argv[1:] if not a.startswith("--")), "build/ppsim")
-QUICK = "--quick" in sys.argv  # a 16 x 8 machine and small sizes: checks the script, not the issue's figures
+QUICK = "--quick" in sys.argv  # a 16 x 8 machine and small sizes: checks the script, not the figures in bench/RESULTS.md
 P, DIMS = (128, "16x8x8x2") if QUICK else (1024, "128x8x8x4")
 COSTS = ["--ts", "0", "--tw", "1.6e-4",
          "--tw-class", "nvlink=1.78e-5,pcie=1.25e-4"]  # the network's levels keep --tw

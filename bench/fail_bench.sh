@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of failures (issue 26): recursive-doubling all-reduce (allreduce_hypercube on the
+# The cost of failures (--fail): recursive-doubling all-reduce (allreduce_hypercube on the
 # hypercube) at p = 2^FROM .. 2^TO, without failures against four failure sets:
 #   late proc   processor 1 down from the last step (every check made, little dropped);
 #   proc        processor 1 down from step 1;

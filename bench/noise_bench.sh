@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OS noise at scale (issue 26): recursive-doubling all-reduce (allreduce_hypercube on the fully
+# OS noise at scale: recursive-doubling all-reduce (allreduce_hypercube on the fully
 # connected machine, LogGOPSim's default parameters) under a periodic detour, independent against
 # co-scheduled, p = 2^FROM .. 2^TO. For each p: the noiseless time, the noisy time and slowdown of
 # each, and the wall seconds of the noisy runs against the noiseless one (whole process; the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25's figures for a run split across MPI ranks (bench/RESULTS.md, "Past one machine"):
+# The figures for a run split across MPI ranks (bench/RESULTS.md, "Past one machine"):
 #   memory    allreduce p = 2^24, m = 1 and 16, on 1, 2 and 4 ranks: every rank's peak resident
 #             memory against 1/N of one process's peak + the words one step moves across ranks
 #             (sent and received) + 32 MiB;

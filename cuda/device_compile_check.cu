@@ -1,6 +1,6 @@
 // Compiles the per-processor step code of every registered algorithm, the topology routes and the
 // operators for the device, so that the code the CPU backend runs stays device-ready
-// (no STL containers, virtual calls or exceptions under PPSIM_HD). The CUDA backend (issue 3)
+// (no STL containers, virtual calls or exceptions under PPSIM_HD). The CUDA backend
 // launches these same functions from its round kernels.
 #include "algorithms/all.h"
 #include "pram/all.h"

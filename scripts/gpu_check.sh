@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks of issue 3, for a machine with a GPU that cannot build the project itself (no
+# The GPU checks of the CUDA backend, for a machine with a GPU that cannot build the project itself (no
 # GoogleTest, CLI11 or nlohmann-json there). Two halves:
 #
 #   here (the build machine):  bash scripts/gpu_check.sh pack
@@ -10,9 +10,9 @@
 #       runs test_cuda, the CUDA instantiation of the algorithm suite, a CUDA sweep and the
 #       benchmark (allreduce and broadcast, m = 1 and 256: p = 2^10..2^20 with the CPU backend on
 #       the same points (one thread, as in bench/RESULTS.md), then p = 2^21..2^24 on the GPU alone),
-#       then every row of issue 11's target table, printed at the end as a Markdown table beside
-#       its targets (also in OUTDIR/targets.md), and the cost of --fail on the card (issue 26,
-#       fail_cuda.log); each log goes to OUTDIR (default: $OUT, else build-gpu/logs).
+#       then every row of the device rounds' target table, printed at the end as a Markdown table beside
+#       its targets (also in OUTDIR/targets.md), and the cost of --fail on the card
+#       (fail_cuda.log); each log goes to OUTDIR (default: $OUT, else build-gpu/logs).
 #   anywhere with a build:     bash scripts/gpu_check.sh targets [OUTDIR] [BUILDDIR]
 #       the target table alone.
 set -uo pipefail
@@ -94,7 +94,7 @@ row() {
   echo "| $1 | $2 | ${3:-—} | $met |"
 }
 
-# Issue 11's targets on this machine's GPU (ppsim_bench and CLI wall, verification included).
+# The device rounds' H100 targets on this machine's GPU (ppsim_bench and CLI wall, verification included).
 targets() {
   local out=$1 bench="$2/bench/ppsim_bench" cli="$2/ppsim"
   local sweep_args=(sweep --op allreduce --algo all --topology hypercube --p 2^4..2^14 --m "1,64" --quiet)
@@ -112,7 +112,7 @@ targets() {
   gpu=$(GPU_CHECK_POINT_S=${GPU_CHECK_SWEEP_S:-300} wall "$out/t_sweep_cuda.log" "$cli" "${sweep_args[@]}" --backend cuda --csv "$out/t_sweep_cuda.csv")
   cpu=$(GPU_CHECK_POINT_S=${GPU_CHECK_SWEEP_S:-300} wall "$out/t_sweep_cpu.log" "$cli" "${sweep_args[@]}" --backend cpu --jobs 16 --csv "$out/t_sweep_cpu.csv")
   ratio=$(sweep_ratio "$gpu" "$cpu" "$out")
-  # Issue 15: the LogGP clocks of allreduce at p = 2^20 beside the data moved on the GPU, and on
+  # LogGP timing: the clocks of allreduce at p = 2^20 beside the data moved on the GPU, and on
   # the CPU backend (the clocks and the data sharing the cores).
   local lin lgp lratio clin clgp cratio
   lin=$(cli_wall "$out/t_allreduce_linear.json" "$cli" run --topology full --op allreduce --algo allreduce_hypercube --p 2^20 --backend cuda --json -)
@@ -122,7 +122,7 @@ targets() {
   clgp=$(cli_wall "$out/t_allreduce_loggp_cpu.json" "$cli" run --topology full --op allreduce --algo allreduce_hypercube --p 2^20 --backend cpu --model loggp --json -)
   cratio=$(awk -v a="$clgp" -v b="$clin" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "failed" }')
   {
-    echo "| point (H100 targets of issue 11) | target | measured | met? |"
+    echo "| point (H100 targets of the device rounds) | target | measured | met? |"
     echo "|---|---:|---:|---|"
     row "allreduce 2^20, m = 1 (ppsim_bench wall s)" "≤ 0.005" "$a20" le 0.005
     row "allreduce 2^26, m = 1 (ppsim_bench wall s)" "≤ 0.3" "$a26" le 0.3
@@ -130,8 +130,8 @@ targets() {
     row "ring all-gather p = 2^12 (CLI wall s, whole process)" "≤ 0.05" "$ring" le 0.05
     row "E-cube all-to-all p = 2^12 (CLI wall s, whole process)" "≤ 0.05" "$ecube" le 0.05
     row "sweep allreduce × hypercube 2^4..2^14 × m = 1, 64 (CPU 16 jobs s ÷ GPU s; $cpu s / $gpu s)" "≥ 20" "$ratio" ge 20
-    row "allreduce 2^20 --model loggp ÷ linear, cuda (CLI wall; $lgp s / $lin s; issue 15)" "≤ 2" "$lratio" le 2
-    row "allreduce 2^20 --model loggp ÷ linear, cpu (CLI wall; $clgp s / $clin s; issue 15)" "≤ 2" "$cratio" le 2
+    row "allreduce 2^20 --model loggp ÷ linear, cuda (CLI wall; $lgp s / $lin s)" "≤ 2" "$lratio" le 2
+    row "allreduce 2^20 --model loggp ÷ linear, cpu (CLI wall; $clgp s / $clin s)" "≤ 2" "$cratio" le 2
   } | tee "$out/targets.md"
 }
 
@@ -167,7 +167,7 @@ case "${1:-}" in
     step test_cuda "$dir/tests/test_cuda"
     targets "$out" "$dir"
     step test_algorithms_cuda "$dir/tests/test_algorithms" --gtest_brief=1 --gtest_filter='Cuda/*'
-    # Issue 26: a run with --fail against one without on the card (target <= 1.1x), the table in
+    # Failures: a run with --fail against one without on the card (target <= 1.1x), the table in
     # the log.
     step fail_cuda bash bench/fail_bench.sh "$dir/ppsim" 20 21 1 cuda 3
     step sweep_cuda "$dir/ppsim" sweep --backend cuda --op allreduce --algo allreduce_hypercube --topology hypercube --p 2^10..2^20 --m 1,256 --jsonl "$out/sweep.jsonl"

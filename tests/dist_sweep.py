@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`ppsim sweep` and `ppsim best` under mpirun (issue 25, items 3 and 4): the points spread over
+"""`ppsim sweep` and `ppsim best` under mpirun: the points spread over
 the ranks, and rank 0 writes what one process writes.
 
     dist_sweep.py PPSIM MPIRUN

@@ -1,4 +1,4 @@
-// The algorithms of AI training collectives (issue 24): Swing's all-reduce in its two variants, the
+// The algorithms of AI training collectives: Swing's all-reduce in its two variants, the
 // dimension-wise all-reduce of 2D-ring and Themis, and PAT's all-gather and reduce-scatter. Each
 // is held to its step count, to what its steps post (Swing's peers and distances, the words each
 // rank sends), to its closed form, and to the verified result of a run. Every expected figure is

@@ -336,7 +336,7 @@ TEST_F(BadInput, ParallelPointsFitTheirMemoryTogether) {
   expect_refused(ppsim(two, "", "PPSIM_MEMORY_BYTES=" + std::to_string(estimate / 2)), "no point fits");
 }
 
-// The AI-cluster options (issue 24): an unknown protocol, a protocol under LogGP, channels out of
+// The AI-cluster options: an unknown protocol, a protocol under LogGP, channels out of
 // range, and a node size that does not divide p each get one line and exit 2.
 TEST_F(BadInput, ClusterOptionsAreChecked) {
   expect_refused(ppsim("run --topology cluster --p 16 --op allreduce --algo allreduce_nccl_ring --protocol ll256"), "unknown protocol");

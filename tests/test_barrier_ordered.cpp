@@ -1,4 +1,4 @@
-// The barrier operation and the order-keeping reductions (issue 13):
+// The barrier operation and the order-keeping reductions:
 //   - knowledge tokens (ppsim/barrier_token.h): the merge is the union of two cyclic intervals,
 //     checked against bit sets for every pair of tokens of small p, and never more;
 //   - barrier_dissemination, k ports:  T = t_s ceil(log_{k+1} p), no words charged (Hensgen,
@@ -499,7 +499,7 @@ std::pair<int, std::string> ppsim_cli(const std::string& args) {
 }
 
 TEST(Cli, BarrierAndOrderedReduceRun) {
-  // The issue's example: refused (exit 2) while reduce_binomial was the only choice.
+  // The case that asked for reduce_ordered: refused (exit 2) while reduce_binomial was the only choice.
   auto [code, out] = ppsim_cli("run --topology full --p 13 --op reduce --combine affine --root 2");
   EXPECT_EQ(code, 0) << out;
   EXPECT_NE(out.find("reduce_ordered"), std::string::npos) << out;

@@ -222,7 +222,7 @@ void send_to_one_receive_from_another(const AlgoParams&, int64_t proc, int, Step
 }
 }  // namespace broken
 
-// Issue 11: the device runs a small run whole in one thread block (cuda/block_exec.h: one launch for
+// Since 68da574 (2026-11-23) the device runs a small run whole in one thread block (cuda/block_exec.h: one launch for
 // the sizing pass, one for every step, the team's own scans and reductions). The host executor runs
 // that very code as a team of threads meeting at the same barriers: identical to the CPU backend
 // for every algorithm (p + 1 = 2, 6, 14, 65 slots over 4 threads: chunks of every shape), and for
@@ -385,7 +385,7 @@ TEST(DeviceVerification, CountsWhatTheHostReferenceCounts) {
   EXPECT_GT(checked, 40);  // most corruptions hit checked words
 }
 
-// Failures on the device (issue 26): the messages dropped and rerouted, and the damage with its
+// Failures on the device: the messages dropped and rerouted, and the damage with its
 // first mismatches counted where the buffers are (keep_buffers = false), equal the CPU's; so does
 // the verdict from the buffers brought back. The damage spans several of the device's blocks of
 // 1,024 processors, with a block between them that has none.
@@ -452,7 +452,7 @@ TEST(DeviceVerification, BuffersStayBehindUnlessNeeded) {
   EXPECT_EQ(dev.time, cpu.time);
 }
 
-// Issue 6's GPU clause: a run reads back from the device a fixed number of times (after sizing, the
+// The device backend's promise (1568f8e, 2026-11-22): a run reads back from the device a fixed number of times (after sizing, the
 // broken-rule word, the rounds' figures, the verification count), however many steps it has; the
 // steps in between never wait for the host. Checked on the host executor, which counts the reads.
 TEST(CudaRoundsOnHost, StepsNeverWaitForTheHost) {
@@ -510,7 +510,7 @@ TEST(CudaRoundsOnHost, LanesAsThreadsMatchTheCpu) {
   expect_identical(run_cpu(big), run_device_rounds_on_host(big, nullptr, 8));  // a block per processor
 }
 
-// Issue 11: the memory a device run asks for before it allocates is what it then takes. The host
+// Since 4c1b96a (2026-11-23) the memory a device run asks for before it allocates is what it then takes. The host
 // executor counts its arrays: at the end of the run (everything alive: buffers, link counters,
 // stores, peaks, the verification's table and counter) they hold exactly what was live at the
 // check plus the figure checked; a budget one byte short of that is refused with the figure, and

@@ -1,5 +1,5 @@
 // Failures (--fail, --reroute; ppsim/failures.h, rules/failure_rules.h) in the step model: the
-// damage of the binomial broadcast, the damage of every single processor or link failure
+// damage of a binomial broadcast on 8 processors, the damage of every single processor or link failure
 // derived from the failure-free run's schedule (its trace) for broadcasts, the other routes of
 // every topology that has them, closed-form costs of dropped and rerouted messages, the device
 // rounds (on the host executor) equal to the CPU, and the command line.
@@ -62,7 +62,7 @@ std::vector<std::pair<int64_t, int64_t>> links_of(const Topology& t) {
 
 }  // namespace
 
-// The example: the binomial broadcast from 0 on 8 processors, farthest (highest dimension)
+// The worked example: the binomial broadcast from 0 on 8 processors, farthest (highest dimension)
 // first, sends 0->4; 0->2, 4->6; 0->1, 2->3, 4->5, 6->7. Processor 4 down from step 1 takes the
 // data from 4, 5, 6 and 7; processor 2 from 2 and 3. Every word of theirs is missing (still unset),
 // none is wrong, and the run goes to its last step.

@@ -1,4 +1,4 @@
-// Floating-point data (issue 13): --combine fsum (IEEE double in the word) and fsum32 (IEEE float in
+// Floating-point data: --combine fsum (IEEE double in the word) and fsum32 (IEEE float in
 // the word's low 32 bits). Reassociation changes bits, so a run is verified against the exact sum:
 // each folded word within (n - 1) u Σ|x| of it, copies bit for bit. The checks here compute their
 // own references, independently of ppsim's long accumulator (host/rules/exact_sum.h): random inputs in

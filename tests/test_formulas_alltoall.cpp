@@ -1,4 +1,4 @@
-// The all-gather and all-to-all algorithms MPI libraries run (issue 13), held to their closed forms
+// The all-gather and all-to-all algorithms MPI libraries run, held to their closed forms
 // on a fully connected machine (every message its own link, t_h = 0), for p that are and are not
 // powers of two, several m, t_s, t_w and gamma (they copy and never combine: gamma adds nothing),
 // on the CPU backend and on the device rounds run on the host, with verified results and identical

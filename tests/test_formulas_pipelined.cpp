@@ -1,4 +1,4 @@
-// Simulated time against the closed forms of the pipelined and k-nomial trees (issue 13), on a fully
+// Simulated time against the closed forms of the pipelined and k-nomial trees, on a fully
 // connected machine (one link per pair: no congestion) with t_h = 0, α = t_s, β = t_w, n = m words,
 // S segments (r = m mod S segments of ceil(m/S) words first, the others floor(m/S)):
 //   broadcast_chain               (p - 2 + S)(α + β n/S)

@@ -1,5 +1,5 @@
-// Simulated time against the closed forms of the reduction-family algorithms MPI and NCCL run
-// (issue 13), with a compute term gamma per combined word, on a fully connected network (one hop,
+// Simulated time against the closed forms of the reduction-family algorithms MPI and NCCL run,
+// with a compute term gamma per combined word, on a fully connected network (one hop,
 // no congestion, t_h = 0). alpha = t_s, beta = t_w, n = the whole vector in words (m for
 // all-reduce, reduce and broadcast; p m for reduce-scatter), p' = 2^floor(lg p), r = p - p',
 // d = lg p'. Thakur, Rabenseifner and Gropp (2005) give, at p = 2^d,

@@ -1,4 +1,4 @@
-// Open MPI checks ppsim's tuning files (issue 25, items 5 and 6). The harness tests/mpi/coll_fingerprint.c
+// Open MPI checks ppsim's tuning files. The harness tests/mpi/coll_fingerprint.c
 // runs MPI collectives under mpirun and prints, per call, the messages and bytes every rank sent to every
 // other rank, as Open MPI's pml_monitoring component counts them. Here they are compared with the same
 // counts taken from the schedule of the ppsim algorithm (one send of len words = one message of 8 len

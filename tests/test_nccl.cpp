@@ -1,4 +1,4 @@
-// NCCL's algorithms (issue 24): the rings over channels and the double binary tree between nodes
+// NCCL's algorithms: the rings over channels and the double binary tree between nodes
 // with chains inside them. Closed forms from their schedules, the ring orders NCCL builds on a
 // two-level machine, and runs with data on the CPU backend and the device rounds on the host,
 // for several channels and loops (the registry suite runs them with one of each).

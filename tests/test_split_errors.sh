@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25, item 4: under mpirun, bad input and a failure on one rank give one line on stderr
+# Under mpirun, bad input and a failure on one rank give one line on stderr
 # (from rank 0 alone) and a non-zero exit on every rank, within a time limit (nothing hangs); a
 # good run prints its report once. Usage: test_split_errors.sh PPSIM MPIRUN
 set -u

@@ -1,4 +1,4 @@
-// Issue 25's identity: a run split across N MPI ranks gives the same report and the same final
+// The identity of a split run: a run split across N MPI ranks gives the same report and the same final
 // buffers as one process (docs/DESIGN.md §8, "Past one process"). Started by CTest under
 // `mpirun -np N` (N = 2, 3, 4): for every configuration rank 0 first runs it in one process, then
 // every rank runs it split, and rank 0 compares the two JSON reports (the wall times aside; the

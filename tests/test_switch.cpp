@@ -1,4 +1,4 @@
-// In-network reduction (issue 24, docs/DESIGN.md §3e): switch agents on the two-level clusters, and
+// In-network reduction (docs/DESIGN.md §3e): switch agents on the two-level clusters, and
 // NVLS, NVLS-tree, CollNet and NVLS all-gather run with data. The routes between accelerators and
 // switches, the closed forms where the schedule has one (one node), the one send and one receive
 // of every accelerator, the SHARP trees' step counts, the rank-order fold of a non-commutative

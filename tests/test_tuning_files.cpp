@@ -368,7 +368,7 @@ TEST(TuningFiles, HeatMapIsDrawn) {
 
 }  // namespace
 
-// Open MPI's Rabenseifner (issue 25): its own variant, message for message. Every processor's sends
+// Open MPI's Rabenseifner: its own variant, message for message. Every processor's sends
 // from the ops: with m >= p' = 2^floor(lg p), processor 0 sends ceil(m/2) words to 1 when p is no
 // power of two (the swapped upper half); then, as virtual rank 0, the words outside its window in
 // each halving step (its window W_k = floor(m/2^k) after k steps), its windows W_d .. W_1 in the
@@ -415,7 +415,7 @@ TEST(OmpiVariants, RabenseifnerAsOpenMpiRunsIt) {
   }
 }
 
-// Open MPI's ring (issue 25): the ring itself when m >= p, recursive doubling (allreduce_hypercube,
+// Open MPI's ring: the ring itself when m >= p, recursive doubling (allreduce_hypercube,
 // message for message) when m < p; both closed forms hold.
 TEST(OmpiVariants, RingFallsBackToRecursiveDoubling) {
   for (int64_t p : {2, 3, 5, 8, 12}) {
@@ -472,7 +472,7 @@ ppsim::RunResult expect_ceil_blocks_broadcast(const ppsim::RunConfig& c, int sca
   return r;
 }
 
-// Open MPI's Van de Geijn broadcast (issue 25): blocks of ceil(m/p) words, the tail short. In the
+// Open MPI's Van de Geijn broadcast: blocks of ceil(m/p) words, the tail short. In the
 // ring all-gather every rank receives every block but its own, m - min(c, max(0, m - q c)) words
 // for rank q relative to the root, c = ceil(m/p); when m < p, the linear broadcast: p - 1 steps,
 // every rank but the root receives the m words; the closed form equals the simulated time, and
@@ -503,7 +503,7 @@ TEST(OmpiVariants, VanDeGeijnCutsCeilBlocks) {
   }
 }
 
-// Open MPI's scatter + recursive-doubling broadcast (coll_tuned 8) at any p (issue 25): the scatter is
+// Open MPI's scatter + recursive-doubling broadcast (coll_tuned 8) at any p: the scatter is
 // unit 9's; in the all-gather every rank receives every block but its own, m - min(c, max(0, m - q c))
 // words for rank q relative to the root (the exchanges and, where p is no power of two, the halving
 // steps together), c = ceil(m/p); the steps are 2 ceil(lg p) plus, for each level k whose last pair of
@@ -549,7 +549,7 @@ TEST(OmpiVariants, ScatterAllgatherBroadcastAtAnyP) {
   }
 }
 
-// Open MPI's nonoverlapping all-reduce (coll_tuned 2, issue 25): a reduce to 0, then a bcast from 0,
+// Open MPI's nonoverlapping all-reduce (coll_tuned 2): a reduce to 0, then a bcast from 0,
 // each the one Open MPI 4.1's fixed decision picks by p and m. The steps are the two parts' (the
 // binary-tree reduce takes broadcast_bintree_ompi's steps at one segment, the binomial reduce_binomial's;
 // the bcast its unit's); in the reduce every rank but 0 sends its m words once, to its parent, and in
@@ -633,7 +633,7 @@ Traffic traffic(const ppsim::RunConfig& c) {
 
 }  // namespace
 
-// Open MPI's Rabenseifner reduce (issue 25): with m >= p' = 2^floor(lg p), processor 0 (virtual rank
+// Open MPI's Rabenseifner reduce: with m >= p' = 2^floor(lg p), processor 0 (virtual rank
 // 0, which keeps the lower floor(w/2) of its window w in each halving step) sends the upper ceil(m/2)
 // words to 1 when p is no power of two, then gives away m - floor(m/p') words while halving and
 // receives the windows floor(m/2^k) it keeps (after both halves from 1 when p is no power of two);
@@ -688,7 +688,7 @@ TEST(OmpiVariants, RabenseifnerReduceAsOpenMpiRunsIt) {
   }
 }
 
-// Open MPI's binary tree broadcast (issue 25): every rank v > 0 (relative to the root) receives each
+// Open MPI's binary tree broadcast: every rank v > 0 (relative to the root) receives each
 // of the S segments from the parent that ompi_coll_base_topo_build_tree(2, ...) gives it, written here
 // as Open MPI writes it (the level from the running sum of 2^level, the parent by subtracting
 // 2^(level-1) while above the levels before); the steps and time are broadcast_bintree_pipelined's
@@ -746,7 +746,7 @@ TEST(OmpiVariants, BinaryTreeBroadcastNumbersTheTreeAsOpenMpi) {
   }
 }
 
-// Open MPI's ring reduce-scatter (issue 25): processor x sends its p - 1 partials, m words each, to
+// Open MPI's ring reduce-scatter: processor x sends its p - 1 partials, m words each, to
 // x + 1 only; (t_s + (t_w + gamma) m)(p - 1), the time of ppsim's ring, which sends to x - 1.
 TEST(OmpiVariants, RingReduceScatterSendsToTheRight) {
   for (int64_t p : {2, 3, 5, 8}) {
@@ -774,7 +774,7 @@ TEST(OmpiVariants, RingReduceScatterSendsToTheRight) {
   }
 }
 
-// Open MPI's recursive halving (2) and butterfly (4) reduce-scatters (issue 25), every processor's
+// Open MPI's recursive halving (2) and butterfly (4) reduce-scatters, every processor's
 // words from the ops against a count made from the algorithms' description: with P = 2^floor(lg p)
 // and r = p - P, an even x < 2r sends its p m words and nothing else; a virtual rank that ends with
 // virtual block f sends, for n = P/2 .. 1, the aligned n virtual blocks holding f ^ n (virtual block

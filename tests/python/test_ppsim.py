@@ -267,7 +267,7 @@ def test_noise_and_stragglers(tmp_path):
 
 
 def test_failures():
-    # The binomial broadcast: processor 4 down from step 1 leaves 4, 5, 6 and 7 without the data.
+    # The binomial broadcast of test_failures.cpp: processor 4 down from step 1 leaves 4, 5, 6 and 7 without the data.
     doc = ppsim.run(topology="hypercube", p=8, op="broadcast", algo="broadcast_binomial", m=2, fail="proc:4@1")
     failures = doc["failures"]
     assert not doc["verified"] and failures["completed"] is False

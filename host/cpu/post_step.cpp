@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "algorithms/all.h"
+#include "algorithms/dispatch.h"
 #include "cpu/schedule_errors.h"
 
 namespace ppsim::cpu {

@@ -1,7 +1,7 @@
 // The processors' buffers on the CPU backend: their initial words and the algorithm's local work.
 #include "cpu/processor_buffers.h"
 
-#include "algorithms/all.h"
+#include "algorithms/dispatch.h"
 
 namespace ppsim::cpu {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/all.h"
+#include "algorithms/dispatch.h"
 #include "goal/loggp.h"
 #include "ppsim/buffers.h"
 #include "ppsim/config.h"

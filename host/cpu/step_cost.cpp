@@ -3,6 +3,17 @@
 
 namespace ppsim::cpu {
 
+namespace {
+// A run split across ranks: the loads of the links other ranks own come from their owners.
+// Not flattened: one inlined walk over every topology's routes is enough for this unit.
+void routed_cost_split(const CpuRules& rules, const LinkLoads& loads, Chunk& ch, uint32_t stamp) {
+  for (const StoredSend& x : ch.sends)
+    if (x.combined >= 0)  // (a send to another rank's processor is costed there)
+      add_message_cost(ch, rules::route_cost_with(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len),
+                                                  x.hops, x.combined, x.route, [&](int64_t id) { return loads.load(id, stamp); }));
+}
+}  // namespace
+
 // Flattened, as match_chunk: route_cost's walk over the links is inlined into the loop over the
 // sends rather than called once per message.
 [[gnu::flatten]] void routed_cost_chunk(const CpuRules& rules, const LinkLoads& loads, Chunk& ch, int64_t t) {
@@ -13,10 +24,7 @@ namespace ppsim::cpu {
                                              x.combined, x.route, loads.counts.data(), stamp));
     return;
   }
-  for (const StoredSend& x : ch.sends)
-    if (x.combined >= 0)  // (a send to another rank's processor is costed there)
-      add_message_cost(ch, rules::route_cost_with(rules.machine, rules.c.cost, x.from, x.to, rules::charged_words(rules.tokens, x.len),
-                                                  x.hops, x.combined, x.route, [&](int64_t id) { return loads.load(id, stamp); }));
+  routed_cost_split(rules, loads, ch, stamp);
 }
 
 StepStats step_totals(const StepStore& s, int64_t t) {

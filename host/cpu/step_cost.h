@@ -63,8 +63,10 @@ class MessageCounter {
   }
   // A message to another rank's processor (a run split across ranks), counted by its sender's
   // rank: its figures and its load on its route's links; its receiver's rank costs it once the
-  // sender's rank has sent it the parts of its cost (dist_step.cpp).
-  void count_crossing(Chunk& ch, StoredSend& x) const {
+  // sender's rank has sent it the parts of its cost (dist_step.cpp). Out of the match pass's loop,
+  // as is the split run's link count: each inlined copy of a route walk is every topology's route
+  // compiled once more (match_step.cpp), for messages only split runs have.
+  [[gnu::noinline]] void count_crossing(Chunk& ch, StoredSend& x) const {
     count_figures(ch, x);
     if (!direct_) count_links(ch, x);
   }
@@ -81,11 +83,14 @@ class MessageCounter {
   }
   void count_links(Chunk& ch, const StoredSend& x) const {
     if (all_) rules::for_each_message_link(rules_.machine, x.from, x.to, x.route, [&](int64_t id) { rules::count_link(&loads_[size_t(id)], stamp_); });
-    else
-      rules::for_each_message_link(rules_.machine, x.from, x.to, x.route, [&](int64_t id) {
-        if (id >= own_lo_ && id < own_hi_) rules::count_link(&loads_[size_t(id - own_lo_)], stamp_);
-        else ch.foreign_links.push_back(id);  // its owner's rank sums it (dist_step.cpp)
-      });
+    else count_links_split(ch, x);
+  }
+  // A split run's count: the links this rank owns, and the others' ids for their owners.
+  [[gnu::noinline]] void count_links_split(Chunk& ch, const StoredSend& x) const {
+    rules::for_each_message_link(rules_.machine, x.from, x.to, x.route, [&](int64_t id) {
+      if (id >= own_lo_ && id < own_hi_) rules::count_link(&loads_[size_t(id - own_lo_)], stamp_);
+      else ch.foreign_links.push_back(id);  // its owner's rank sums it (dist_step.cpp)
+    });
   }
 
   static int64_t link_space_of(const CpuRules& rules) { return direct_links(rules.topo()) ? 0 : link_space(rules.topo()); }

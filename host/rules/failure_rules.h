@@ -29,7 +29,7 @@ inline constexpr int8_t kLost = -1;
 #if defined(__CUDA_ARCH__)
 #define PPSIM_FAILURE_PATH __noinline__
 #else
-#define PPSIM_FAILURE_PATH inline
+#define PPSIM_FAILURE_PATH __attribute__((noinline)) inline
 #endif
 
 // Calls visit(link id) for every directed link of other route `route` (>= 1) from node s to node d.

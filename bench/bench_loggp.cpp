@@ -16,7 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "goal/loggp_run.h"
+#include "loggp/loggp_run.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
 

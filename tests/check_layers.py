@@ -3,7 +3,7 @@
 layer or of layers below it. Prints every include that runs back up, and exits 1 if there is one.
 
 The layers, lowest first; a file belongs to the first layer whose folder holds it. The backends
-(cpu/, cuda/, goal/) share a layer and must not include one another.
+(cpu/, cuda/, loggp/) share a layer and must not include one another.
 """
 import os
 import re
@@ -14,10 +14,11 @@ LAYERS = [
     ("machine model", ["host/machine/"]),
     ("algorithms", ["host/algorithms/", "host/pram/"]),
     ("step rules", ["host/rules/"]),
-    ("backends", ["host/cpu/", "cuda/", "host/goal/"]),
-    ("msccl programs", ["host/msccl/"]),
+    ("backends", ["host/cpu/", "cuda/", "host/loggp/"]),
+    ("schedule languages", ["host/goal/", "host/msccl/"]),
     ("distributed", ["host/dist/"]),
     ("run", ["host/run/"]),
+    ("presentation", ["host/report/"]),
     ("command line", ["host/cli/"]),
     ("programs", ["python/", "bench/", "fuzz/", "tests/"]),
 ]

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
 #include "ppsim/mapping.h"

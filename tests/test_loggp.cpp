@@ -17,7 +17,8 @@
 #include <utility>
 
 #include "goal/goal.h"
-#include "goal/loggp_run.h"
+#include "goal/goal_writer.h"
+#include "loggp/loggp_run.h"
 #include "loggp_configs.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"

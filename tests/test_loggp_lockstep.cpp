@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "goal/loggp_run.h"
-#include "goal/noise.h"
+#include "loggp/loggp_run.h"
+#include "loggp/noise.h"
 #include "loggp_configs.h"
 #include "ppsim/run.h"
 

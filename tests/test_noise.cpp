@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "goal/goal.h"
-#include "goal/loggp_run.h"
-#include "goal/noise.h"
+#include "loggp/loggp_run.h"
+#include "loggp/noise.h"
 #include "loggp_configs.h"
 #include "ppsim/run.h"
 #include "cli_shell.h"

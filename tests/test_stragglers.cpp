@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "goal/loggp_run.h"
+#include "loggp/loggp_run.h"
 #include "loggp_configs.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/run.h"

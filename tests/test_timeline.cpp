@@ -1,4 +1,4 @@
-// Timelines (--timeline, run/timeline.h): the Chrome trace-event format's rules (strict JSON, the
+// Timelines (--timeline, report/timeline.h): the Chrome trace-event format's rules (strict JSON, the
 // fields each event needs, slices well nested on each track, flows and async slices paired), and
 // what the slices must say: a processor's last CPU slice ends at its LogGP finishing time, the
 // step model's slices end at the run's time, every message between kept processors is an arrow.
@@ -18,7 +18,7 @@
 
 #include "goal/goal.h"
 #include "ppsim/run.h"
-#include "run/timeline.h"
+#include "report/timeline.h"
 #include "cli_shell.h"
 #include "test_helpers.h"
 

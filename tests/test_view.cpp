@@ -1,4 +1,4 @@
-// `ppsim view` (run/replay.h, cli/view_command.cpp): the page's data against the run it replays.
+// `ppsim view` (report/replay.h, cli/view_command.cpp): the page's data against the run it replays.
 // In detail, every step's messages are the run's (as many as its report counts), each follows its
 // route link by link from its sender's node to its receiver's, the busiest link of a step carries
 // the report's max_link_load, and the buffers after the last step are the run's final buffers. In
@@ -21,7 +21,7 @@
 #include "ppsim/run.h"
 #include "machine/topologies/routing.h"
 #include "rules/run_rules.h"
-#include "run/replay.h"
+#include "report/replay.h"
 #include "test_helpers.h"
 
 using namespace ppsim;

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "goal/noise.h"
+#include "loggp/noise.h"
 #include "machine/topologies/routing.h"
 #include "options.h"
 #include "rules/run_rules.h"

@@ -10,7 +10,8 @@
 
 #include "commands.h"
 #include "goal/goal.h"
-#include "goal/loggp_run.h"
+#include "goal/goal_writer.h"
+#include "loggp/loggp_run.h"
 #include "output_file.h"
 #include "timeline_output.h"
 #include "ppsim/report.h"

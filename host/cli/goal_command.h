@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "goal/goal.h"
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 
 #include "options.h"
-#include "run/timeline.h"
+#include "report/timeline.h"
 
 namespace ppsim::cli {
 

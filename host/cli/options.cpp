@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
 #include "ppsim/protocol.h"

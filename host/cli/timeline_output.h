@@ -1,7 +1,7 @@
 // --timeline, --timeline-processors and --plot of `run`: checked before the run, written after it.
 #pragma once
 #include "options.h"
-#include "run/timeline.h"
+#include "report/timeline.h"
 
 namespace ppsim::cli {
 

@@ -11,7 +11,7 @@
 #include "output_file.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "run/replay.h"
+#include "report/replay.h"
 
 namespace ppsim::cli {
 

@@ -1,5 +1,5 @@
 // `ppsim view`: one run written as a self-contained HTML page that replays it step by step on its
-// topology (the data: run/replay.h; the page: view_page.html, built into the program).
+// topology (the data: report/replay.h; the page: view_page.html, built into the program).
 #pragma once
 #include <string>
 

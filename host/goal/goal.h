@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 
 namespace ppsim::goal {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "goal/loggp_run.h"
+#include "loggp/loggp_run.h"
 #include "ppsim/bounds.h"
 
 namespace ppsim {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 #include "ppsim/engine.h"
 #include "machine/topologies/routing.h"
 

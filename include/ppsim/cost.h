@@ -19,7 +19,7 @@ namespace ppsim {
 
 enum class Routing : int8_t { cut_through, store_and_forward };
 
-// linear: the step model above; loggp: LogGP/LogGOPS per-processor clocks (host/goal/loggp.h), as
+// linear: the step model above; loggp: LogGP/LogGOPS per-processor clocks (host/loggp/loggp.h), as
 // LogGOPSim computes them, from the algorithm's rounds (a round's operations wait for the receives
 // of the processor's earlier rounds).
 enum class CostModel : int8_t { linear, loggp };

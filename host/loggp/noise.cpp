@@ -1,5 +1,5 @@
 // OS noise in the LogGP model: traces read or generated, phases, detours (noise.h).
-#include "goal/noise.h"
+#include "loggp/noise.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,5 +1,5 @@
 // Timelines of runs and GOAL schedules (timeline.h).
-#include "run/timeline.h"
+#include "report/timeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "goal/loggp_rounds.h"
-#include "goal/loggp_run.h"
+#include "loggp/loggp_rounds.h"
+#include "loggp/loggp_run.h"
 #include "rules/run_rules.h"
 
 namespace ppsim {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 
 namespace ppsim::lockstep {
 

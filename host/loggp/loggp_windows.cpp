@@ -27,9 +27,9 @@
 #include <thread>
 #include <vector>
 
-#include "goal/loggp_makers.h"
-#include "goal/loggp_rounds.h"
-#include "goal/loggp_run.h"
+#include "loggp/loggp_makers.h"
+#include "loggp/loggp_rounds.h"
+#include "loggp/loggp_run.h"
 #include "ppsim/buffers.h"
 
 namespace ppsim {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "algorithms/dispatch.h"
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 #include "ppsim/buffers.h"
 #include "ppsim/config.h"
 #include "ppsim/postal.h"

@@ -1,12 +1,12 @@
 // The data of `ppsim view`'s page (replay.h).
-#include "run/replay.h"
+#include "report/replay.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 
-#include "goal/loggp_rounds.h"
+#include "loggp/loggp_rounds.h"
 #include "ppsim/bounds.h"
 #include "ppsim/report.h"
 #include "rules/failure_rules.h"

@@ -1,6 +1,6 @@
-// LogGP timing of a registered algorithm (--model loggp), and its export as a GOAL schedule
-// (`ppsim goal`). Both read the algorithm's rounds the same way, so the time of an algorithm equals
-// the time of its exported file (docs/DESIGN.md §3b):
+// LogGP timing of a registered algorithm (--model loggp). It reads the algorithm's rounds as its
+// export as a GOAL schedule does (`ppsim goal`, goal/goal_writer.h), so the time of an algorithm
+// equals the time of its exported file (docs/DESIGN.md §3b):
 //   - processor i's operations of round r are its sends, then its receives, of that round, in the
 //     algorithm's order; a message of w words is 8w bytes and carries the tag r;
 //   - they wait for the receives of i's latest earlier round that has receives (and so, through
@@ -9,10 +9,9 @@
 // receives are outstanding (O(p) memory besides the event queue).
 #pragma once
 #include <optional>
-#include <ostream>
 #include <utility>
 
-#include "goal/loggp.h"
+#include "loggp/loggp.h"
 #include "ppsim/config.h"
 
 namespace ppsim {
@@ -39,8 +38,5 @@ std::optional<loggp::Result> loggp_windows(const RunConfig& c, int threads = 1);
 
 // The event engine's times of c's algorithm, told to `recorder` as they are made (--timeline).
 loggp::Result loggp_run_recorded(const RunConfig& c, loggp::Recorder& recorder);
-
-// Writes c's algorithm as GOAL text (goal/goal.h); a comment line names the run.
-void write_goal(const RunConfig& c, std::ostream& out);
 
 }  // namespace ppsim

@@ -34,10 +34,10 @@
 #include <utility>
 #include <vector>
 
-#include "goal/huge_alloc.h"
-#include "goal/loggp_batch.h"
-#include "goal/loggp_rounds.h"
-#include "goal/loggp_run.h"
+#include "loggp/huge_alloc.h"
+#include "loggp/loggp_batch.h"
+#include "loggp/loggp_rounds.h"
+#include "loggp/loggp_run.h"
 #include "ppsim/buffers.h"
 
 namespace ppsim {

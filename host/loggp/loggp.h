@@ -37,8 +37,8 @@
 #include <utility>
 #include <vector>
 
-#include "goal/loggp_events.h"
-#include "goal/noise.h"
+#include "loggp/loggp_events.h"
+#include "loggp/noise.h"
 #include "ppsim/cost.h"
 #include "ppsim/stragglers.h"
 

@@ -40,7 +40,7 @@ RunConfig cfg(const char* algo, TopologyKind kind, int64_t p, int64_t m, const s
 
 }  // namespace
 
-TEST(Chapter4, Eq4_6_ScatterAndGather) {
+TEST(TextbookClaims, Eq4_6_ScatterAndGather) {
   for (int64_t p : {2, 8, 64})
     for (int64_t m : {1, 5})
       for (Costs k : kCosts) {
@@ -61,7 +61,7 @@ TEST(Chapter4, Eq4_6_ScatterAndGather) {
       }
 }
 
-TEST(Chapter4, Eq4_7_4_9_4_10_AllToAllPersonalized) {
+TEST(TextbookClaims, Eq4_7_4_9_4_10_AllToAllPersonalized) {
   for (int64_t p : {2, 4, 8, 32})
     for (int64_t m : {1, 3})
       for (Costs k : kCosts) {
@@ -73,7 +73,7 @@ TEST(Chapter4, Eq4_7_4_9_4_10_AllToAllPersonalized) {
 }
 
 // Alg. 4-10 with E-cube routing: no link of the hypercube carries two messages in any step.
-TEST(Chapter4, XorExchangeIsCongestionFreeWithEcube) {
+TEST(TextbookClaims, XorExchangeIsCongestionFreeWithEcube) {
   for (int64_t p : {4, 16, 128}) {
     RunResult r = run_cpu(cfg("alltoall_xor_ecube", TopologyKind::hypercube, p, 2));
     ASSERT_TRUE(r.verified);
@@ -83,7 +83,7 @@ TEST(Chapter4, XorExchangeIsCongestionFreeWithEcube) {
 
 // Exercise 4.22: with E-cube routing every circular q-shift is congestion-free on a hypercube, and
 // its longest path has log p - gamma(q) links (exercise 4.23).
-TEST(Chapter4, Eq4_12_EcubeShiftIsCongestionFree) {
+TEST(TextbookClaims, Eq4_12_EcubeShiftIsCongestionFree) {
   for (int64_t p : {8, 64})
     for (int64_t q = 1; q < p; ++q) {
       RunConfig c = cfg("shift_ecube", TopologyKind::hypercube, p, 4);
@@ -101,7 +101,7 @@ TEST(Chapter4, Eq4_12_EcubeShiftIsCongestionFree) {
     }
 }
 
-TEST(Chapter4, RingAndMeshShift) {
+TEST(TextbookClaims, RingAndMeshShift) {
   for (int64_t p : {5, 8, 13})
     for (int64_t q = 0; q < 2 * p; ++q) {
       RunConfig c = cfg("shift_ring", TopologyKind::ring, p, 2);
@@ -123,7 +123,7 @@ TEST(Chapter4, RingAndMeshShift) {
     }
 }
 
-TEST(Chapter4, ReduceScatterAndAllreduceForms) {
+TEST(TextbookClaims, ReduceScatterAndAllreduceForms) {
   for (int64_t p : {2, 8, 32})
     for (Costs k : kCosts) {
       const int64_t m = 2 * p;  // splittable into p parts
@@ -148,7 +148,7 @@ TEST(Chapter4, ReduceScatterAndAllreduceForms) {
 // Table 4-1 (hypercube): for each operation the best registered algorithm takes the row's time.
 // The splitting rows use the exact form 2 (t_s log p + t_w m (p-1)/p) that the table rounds to
 // 2 (t_s log p + t_w m).
-TEST(Chapter4, Table4_1Hypercube) {
+TEST(TextbookClaims, Table4_1Hypercube) {
   const int64_t p = 64;
   const double lg = 6;
   for (int64_t m : {64, 640, 6400})
@@ -173,7 +173,7 @@ TEST(Chapter4, Table4_1Hypercube) {
 
 // bounds.h: t_s ceil(log_{k+1} p) for the steps knowledge needs, plus t_w over the ports for the words
 // the busiest processor must move (and gamma for what it must combine).
-TEST(Chapter4, LowerBoundsAreReported) {
+TEST(TextbookClaims, LowerBoundsAreReported) {
   const double lg16 = 4;  // ceil(log2 16): single-port, t_s = 1
   RunConfig ag = cfg("allgather_ring", TopologyKind::ring, 16, 3);
   ag.cost.tw = 2;
@@ -194,7 +194,7 @@ TEST(Chapter4, LowerBoundsAreReported) {
   EXPECT_TRUE(std::isnan(lower_bound_time(cfg("shift_ring", TopologyKind::ring, 16, 3))));
 }
 
-TEST(Chapter4, ExclusiveScan) {
+TEST(TextbookClaims, ExclusiveScan) {
   for (const char* algo : {"scan_ring", "scan_hypercube"})
     for (OperatorKind op : {OperatorKind::interval, OperatorKind::affine, OperatorKind::sum}) {
       RunConfig c = make_config(algo, TopologyKind::hypercube, 16, "", 2, op);
@@ -214,7 +214,7 @@ TEST(Chapter4, ExclusiveScan) {
 // §4.6.2, eq. 4-11: the q-shift of a ring placed on a hypercube by the Gray code takes
 // 2 popcount(q) - [q odd] <= 2 log p - 1 steps of one link each, never sharing a link; shifting
 // backwards when cheaper needs at most log p (the textbook's 6-shift on 8 nodes: a backward 2-shift).
-TEST(Chapter4, Eq4_11_GrayCodeShiftOnAHypercube) {
+TEST(TextbookClaims, Eq4_11_GrayCodeShiftOnAHypercube) {
   for (int64_t p : {8, 64}) {
     const int64_t lg = int64_t(std::log2(double(p)));
     for (int64_t q = 1; q < p; ++q)
@@ -245,7 +245,7 @@ TEST(Chapter4, Eq4_11_GrayCodeShiftOnAHypercube) {
 }
 
 // Exercise 4.16: k-to-all broadcast on a hypercube in t_s log p + t_w m (k log(p/k) + k - 1).
-TEST(Chapter4, Exercise4_16_KToAllBroadcast) {
+TEST(TextbookClaims, Exercise4_16_KToAllBroadcast) {
   for (int64_t p : {8, 64, 256})
     for (int64_t k = 1; k <= p; k *= 2)
       for (Costs c : kCosts) {
@@ -257,7 +257,7 @@ TEST(Chapter4, Exercise4_16_KToAllBroadcast) {
 }
 
 // Multicast (the group-operations slides): the members get the root's words, nobody else receives anything.
-TEST(Chapter4, MulticastReachesExactlyTheGroup) {
+TEST(TextbookClaims, MulticastReachesExactlyTheGroup) {
   for (int64_t stride : {1, 2, 3, 5})
     for (int64_t size : {1, 2, 5, 8}) {
       RunConfig c = make_config("multicast_binomial", TopologyKind::full, 40, "", 2, OperatorKind::interval, 7);
@@ -276,7 +276,7 @@ TEST(Chapter4, MulticastReachesExactlyTheGroup) {
 
 // A member's rank comes from a modular inverse, not a search: it agrees with the definition
 // (member j is root + j*stride mod p) for every processor, including strides sharing factors with p.
-TEST(Chapter4, MulticastRankInvertsTheMembership) {
+TEST(TextbookClaims, MulticastRankInvertsTheMembership) {
   for (int64_t p : {1, 2, 12, 40, 97})
     for (int64_t stride : {1, 2, 3, 5, 12, 41, 96})
       for (int64_t root : {int64_t{0}, p / 2, p - 1}) {
@@ -303,7 +303,7 @@ TEST(Chapter4, MulticastRankInvertsTheMembership) {
 }
 
 // Exercise 4.20: k-to-all personalized on a hypercube in t_s (log(p/k) + k - 1) + t_w m (p - 1).
-TEST(Chapter4, Exercise4_20_KToAllPersonalized) {
+TEST(TextbookClaims, Exercise4_20_KToAllPersonalized) {
   for (int64_t p : {8, 32, 128})
     for (int64_t k = 1; k <= p; k *= 2)
       for (Costs c : kCosts) {
@@ -316,7 +316,7 @@ TEST(Chapter4, Exercise4_20_KToAllPersonalized) {
 
 // §4.7.2: under the all-port model the hypercube broadcast, scatter and gather have their t_w term
 // divided by log p; under single-port they are refused at their first step.
-TEST(Chapter4, AllPortHypercubeOperations) {
+TEST(TextbookClaims, AllPortHypercubeOperations) {
   for (int64_t p : {8, 64, 256})
     for (Costs k : kCosts) {
       const int64_t d = int64_t(std::log2(double(p))), m = 3 * d;
@@ -337,7 +337,7 @@ TEST(Chapter4, AllPortHypercubeOperations) {
 }
 
 // Eq. 4-8: all-to-all personalized on a sqrt p x sqrt p mesh in (2 t_s + t_w m p)(sqrt p - 1).
-TEST(Chapter4, Eq4_8_MeshAllToAll) {
+TEST(TextbookClaims, Eq4_8_MeshAllToAll) {
   for (int64_t side : {2, 4, 8})
     for (int64_t m : {1, 3})
       for (Costs k : kCosts) {

@@ -64,7 +64,7 @@ bool well_formed_xml(const std::string& text) {
   return open.empty();
 }
 
-class Tools : public ::testing::Test {
+class SweepBestDraw : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
@@ -84,7 +84,7 @@ class Tools : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
+TEST_F(SweepBestDraw, SweepWritesCsvAndJsonLinesPointByPoint) {
   fs::path csv = dir_ / "s.csv", jsonl = dir_ / "s.jsonl";
   ASSERT_EQ(ppsim("sweep --op allgather --topology ring,hypercube --p 2^3..2^6,13 --algo allgather_ring,allgather_hypercube --m 1,4 "
                   "--ts 100 --quiet --csv '" +
@@ -121,7 +121,7 @@ TEST_F(Tools, SweepWritesCsvAndJsonLinesPointByPoint) {
   EXPECT_EQ(refused_rows, refused);
 }
 
-TEST_F(Tools, Chapter5MetricsComeWithTcAndProblem) {
+TEST_F(SweepBestDraw, Chapter5MetricsComeWithTcAndProblem) {
   std::string out;
   ASSERT_EQ(
       ppsim(
@@ -142,7 +142,7 @@ TEST_F(Tools, Chapter5MetricsComeWithTcAndProblem) {
 // A sweep writes its files whole or not at all: stopped by SIGTERM in the middle, it leaves the
 // files it was to replace as they were and no temporary file; on stdout, killed outright, every
 // row it printed is whole.
-TEST_F(Tools, AStoppedSweepLeavesItsFilesAsTheyWere) {
+TEST_F(SweepBestDraw, AStoppedSweepLeavesItsFilesAsTheyWere) {
   fs::path csv = dir_ / "k.csv", jsonl = dir_ / "k.jsonl";
   const std::string before = "an earlier sweep's rows\n";
   for (const auto& f : {csv, jsonl}) std::ofstream(f) << before;
@@ -163,7 +163,7 @@ TEST_F(Tools, AStoppedSweepLeavesItsFilesAsTheyWere) {
   for (const auto& line : objs) EXPECT_TRUE(json::accept(line)) << line;
 }
 
-TEST_F(Tools, PlotsAreWholeFiles) {
+TEST_F(SweepBestDraw, PlotsAreWholeFiles) {
   if (!have("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
   fs::path svg = dir_ / "plot.svg", png = dir_ / "plot.png";
   ASSERT_EQ(ppsim("sweep --op broadcast --topology ring --p 2^2..2^8 --algo broadcast_binomial,broadcast_binomial_low_first --quiet "
@@ -180,7 +180,7 @@ TEST_F(Tools, PlotsAreWholeFiles) {
             0);
 }
 
-TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
+TEST_F(SweepBestDraw, DrawingsAreAcceptedByGraphviz) {
   if (!have("dot")) GTEST_SKIP() << "Graphviz is not installed (scripts/setup.sh installs graphviz)";
   const char* runs[] = {"--topology ring --p 8 --op broadcast --kind messages", "--topology hypercube --p 8 --op allgather",
                         "--topology full --p 6 --op allreduce --lambda 3 --kind spacetime",
@@ -210,7 +210,7 @@ TEST_F(Tools, DrawingsAreAcceptedByGraphviz) {
 // sum_i (t_s + t_w m 4^i) = 3 t_s + 21 t_w m on the ring (congestion 2^i in step i), the ring
 // algorithm 7 (t_s + t_w m): the ring wins from m > 400/14, i.e. m = 29. The closed form of the
 // hypercube algorithm (no congestion) never loses -- which is the exercise's point.
-TEST_F(Tools, BestAnswersExercise4_3) {
+TEST_F(SweepBestDraw, BestAnswersExercise4_3) {
   std::string out;
   ASSERT_EQ(
       ppsim("best --op allgather --topology ring --p 8 --m 1..64:1 --ts 100 --tw 1 --algo allgather_ring,allgather_hypercube --json", &out),
@@ -232,7 +232,7 @@ TEST_F(Tools, BestAnswersExercise4_3) {
 // Exercise 4.6 (t_s = 100, t_w = 1, ring of 16): (i) all-gather then sum and (iii) combining all-gather
 // take (t_s + t_w m)(p - 1) = 15 (t_s + t_w m); (ii) reduce + broadcast 2 log p (t_s + t_w m) = 8 (...):
 // (ii) wins for small and large m alike, by simulation and by formula.
-TEST_F(Tools, BestAnswersExercise4_6) {
+TEST_F(SweepBestDraw, BestAnswersExercise4_6) {
   std::string out;
   ASSERT_EQ(ppsim("best --op allreduce --topology ring --p 16 --m 1,4096 --ts 100 --tw 1 "
                   "--algo allreduce_ring_allgather,allreduce_reduce_broadcast,allreduce_ring_combining --json",

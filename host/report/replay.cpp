@@ -9,6 +9,7 @@
 #include "loggp/loggp_rounds.h"
 #include "ppsim/bounds.h"
 #include "ppsim/report.h"
+#include "report/arriving_ops.h"
 #include "rules/failure_rules.h"
 #include "rules/processor_check.h"
 #include "rules/run_rules.h"
@@ -126,19 +127,17 @@ void route_links(const rules::Machine& machine, const RunConfig& c, int64_t from
   rules::for_each_message_link(machine, from, to, route, visit);
 }
 
-void add_detail(json& doc, const RunConfig& c, const RunResult& r) {
-  const Topology& t = physical_topology(c);
-  const rules::Machine machine = run_machine(c);
-  const int64_t nodes = topology_nodes(t), p = c.topology.p;
+// The machine as the page draws it: its layout, the logical processor at each node (-1: a switch,
+// or no processor), and every undirected link when there are at most kAllLinksDrawn of them (else
+// only those the messages cross, numbered in `pairs` as the steps meet them).
+json detail_machine(const Topology& t, const rules::Machine& machine, int64_t p, LinkPairs& pairs) {
+  const int64_t nodes = topology_nodes(t);
   json m = layout_json(t, nodes);
-  json label = json::array();  // the logical processor at each node (-1: a switch, or no processor)
   std::vector<int64_t> at(size_t(nodes), -1);
   for (int64_t i = 0; i < p; ++i) at[size_t(machine.node(i))] = i;
-  for (int64_t v = 0; v < nodes; ++v) label.push_back(at[size_t(v)]);
-  m["label"] = std::move(label);
-  LinkPairs pairs(t);
-  const int64_t space = topology_link_ids(t);
+  m["label"] = at;
   bool all_links = false;
+  const int64_t space = topology_link_ids(t);
   if (space <= 4 * kAllLinksDrawn) {
     for (int64_t id = 0; id < space; ++id) {
       int64_t a, b;
@@ -146,9 +145,16 @@ void add_detail(json& doc, const RunConfig& c, const RunResult& r) {
     }
     all_links = pairs.count() <= kAllLinksDrawn;
   }
+  m["all_links"] = all_links;
+  return m;
+}
+
+// Every step's messages (sender, receiver, words, arrival, the nodes of its route) and the load of
+// each undirected link the step uses (the busier direction's messages).
+json detail_steps(const RunConfig& c, const RunResult& r, const rules::Machine& machine, LinkPairs& pairs) {
+  const Topology& t = physical_topology(c);
   json steps = json::array();
-  std::unordered_map<int64_t, int64_t> load;  // undirected pair -> the busier direction's messages
-  std::unordered_map<int64_t, int64_t> directed;
+  std::unordered_map<int64_t, int64_t> load, directed;
   for (size_t s = 1; s < r.trace.size(); ++s) {
     const TraceStep& ts = r.trace[s];
     json msgs = json::array();
@@ -175,20 +181,12 @@ void add_detail(json& doc, const RunConfig& c, const RunResult& r) {
     }
     steps.push_back({{"step", ts.step}, {"messages", std::move(msgs)}, {"loads", std::move(loads)}});
   }
-  m["links"] = pairs.ends();
-  m["all_links"] = all_links;
-  doc["machine"] = std::move(m);
-  if (c.mapped) {
-    json logical = layout_json(c.topology, p);
-    LinkPairs lp(c.topology);
-    for (int64_t id = 0; id < topology_link_ids(c.topology) && lp.count() <= kAllLinksDrawn; ++id) {
-      int64_t a, b;
-      if (topology_link_endpoints(c.topology, id, a, b) && a < p && b < p) lp.of_id(id);
-    }
-    logical["links"] = lp.ends();
-    doc["logical"] = std::move(logical);
-  }
-  doc["detail"] = std::move(steps);
+  return steps;
+}
+
+// Every processor's buffers (the first kReplayWordsShown words of each) after every step.
+json buffers_after_steps(const RunConfig& c, const RunResult& r) {
+  const int64_t p = c.topology.p;
   json after = json::array();
   for (const TraceStep& ts : r.trace) {
     json bufs = json::array();
@@ -201,8 +199,31 @@ void add_detail(json& doc, const RunConfig& c, const RunResult& r) {
     }
     after.push_back(std::move(bufs));
   }
+  return after;
+}
+
+void add_detail(json& doc, const RunConfig& c, const RunResult& r) {
+  const Topology& t = physical_topology(c);
+  const rules::Machine machine = run_machine(c);
+  const int64_t p = c.topology.p;
+  LinkPairs pairs(t);
+  json m = detail_machine(t, machine, p, pairs);
+  json steps = detail_steps(c, r, machine, pairs);
+  m["links"] = pairs.ends();
+  doc["machine"] = std::move(m);
+  if (c.mapped) {
+    json logical = layout_json(c.topology, p);
+    LinkPairs lp(c.topology);
+    for (int64_t id = 0; id < topology_link_ids(c.topology) && lp.count() <= kAllLinksDrawn; ++id) {
+      int64_t a, b;
+      if (topology_link_endpoints(c.topology, id, a, b) && a < p && b < p) lp.of_id(id);
+    }
+    logical["links"] = lp.ends();
+    doc["logical"] = std::move(logical);
+  }
+  doc["detail"] = std::move(steps);
   json buffers = buffer_names(c);
-  buffers["after"] = std::move(after);
+  buffers["after"] = buffers_after_steps(c, r);
   doc["buffers"] = std::move(buffers);
   std::vector<int64_t> all(static_cast<size_t>(p));
   for (int64_t i = 0; i < p; ++i) all[size_t(i)] = i;
@@ -230,38 +251,32 @@ std::string base64(const std::vector<uint16_t>& cells) {
   return out;
 }
 
-void add_aggregate(json& doc, const RunConfig& c, const RunResult& r) {
-  if (r.link_hops > kReplayMaxHops)
-    throw ConfigError("ppsim view walks every message's route again for its heat map: this run has " + std::to_string(r.link_hops) +
-                      " message-hops, more than " + std::to_string(kReplayMaxHops) + "; view a smaller run");
-  const Topology& t = physical_topology(c);
-  const rules::Machine machine = run_machine(c);
-  const rules::Clock clock = run_clock(c);
-  const int64_t nodes = topology_nodes(t), steps = r.steps, procs = run_processors(c);
-  // The layout's bounding box, and a grid of cells about square over it.
-  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
-  for (int64_t v = 0; v < nodes; ++v) {
-    const LayoutPoint at = topology_layout(t, v);
-    x0 = std::min(x0, at.x), x1 = std::max(x1, at.x), y0 = std::min(y0, at.y), y1 = std::max(y1, at.y);
+// The heat map's grid: cells about square over the layout's bounding box (with a margin, so that
+// nodes on its edge fall inside), and the cells each directed link covers, found once per link.
+class HeatGrid {
+ public:
+  explicit HeatGrid(const Topology& t) : t_(t) {
+    for (int64_t v = 0; v < topology_nodes(t); ++v) {
+      const LayoutPoint at = topology_layout(t, v);
+      x0 = std::min(x0, at.x), x1 = std::max(x1, at.x), y0 = std::min(y0, at.y), y1 = std::max(y1, at.y);
+    }
+    const double margin = 0.04 * std::max({x1 - x0, y1 - y0, 1.0});
+    x0 -= margin, x1 += margin, y0 -= margin, y1 += margin;
+    w_ = x1 - x0, h_ = y1 - y0;
+    gx = std::clamp<int64_t>(std::llround(std::sqrt(double(kReplayCells) * w_ / h_)), 1, 1024);
+    gy = std::clamp<int64_t>(kReplayCells / gx, 1, 1024);
   }
-  // (a margin around the layout, so that nodes on its edge fall inside the grid)
-  const double margin = 0.04 * std::max({x1 - x0, y1 - y0, 1.0});
-  x0 -= margin, x1 += margin, y0 -= margin, y1 += margin;
-  const double w = x1 - x0, h = y1 - y0;
-  const int64_t gx = std::clamp<int64_t>(std::llround(std::sqrt(double(kReplayCells) * w / h)), 1, 1024);
-  const int64_t gy = std::clamp<int64_t>(kReplayCells / gx, 1, 1024);
-  // Each directed link's cells, found once: the middle of its segment where it is short beside the
-  // picture (a mesh's links draw the mesh), its midpoint alone where it is long (a hypercube's high
+  // A directed link's cells: the middle of its segment where it is short beside the picture (a
+  // mesh's links draw the mesh), its midpoint alone where it is long (a hypercube's high
   // dimensions, a torus's wraparound), so that long links do not cover the picture.
-  std::unordered_map<int64_t, std::vector<int32_t>> cells_of_link;
-  auto link_cells = [&](int64_t id) -> const std::vector<int32_t>& {
-    auto it = cells_of_link.find(id);
-    if (it != cells_of_link.end()) return it->second;
+  const std::vector<int32_t>& link_cells(int64_t id) {
+    auto it = cells_of_link_.find(id);
+    if (it != cells_of_link_.end()) return it->second;
     int64_t a = 0, b = 0;
-    topology_link_endpoints(t, id, a, b);
-    const LayoutPoint pa = topology_layout(t, a), pb = topology_layout(t, b);
-    const double ax = (pa.x - x0) / w * double(gx), ay = (y1 - pa.y) / h * double(gy), bx = (pb.x - x0) / w * double(gx),
-                 by = (y1 - pb.y) / h * double(gy);
+    topology_link_endpoints(t_, id, a, b);
+    const LayoutPoint pa = topology_layout(t_, a), pb = topology_layout(t_, b);
+    const double ax = (pa.x - x0) / w_ * double(gx), ay = (y1 - pa.y) / h_ * double(gy), bx = (pb.x - x0) / w_ * double(gx),
+                 by = (y1 - pb.y) / h_ * double(gy);
     const double length = std::hypot(bx - ax, by - ay);
     std::vector<int32_t> cells;
     const bool whole = length <= double(std::max(gx, gy)) / 4;
@@ -272,39 +287,47 @@ void add_aggregate(json& doc, const RunConfig& c, const RunResult& r) {
       const int32_t cell = int32_t(cy * gx + cx);
       if (cells.empty() || cells.back() != cell) cells.push_back(cell);
     }
-    return cells_of_link[id] = std::move(cells);
-  };
-  const int64_t frames = std::min(std::max<int64_t>(steps, 1), kReplayFrames);
+    return cells_of_link_[id] = std::move(cells);
+  }
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;  // the bounding box
+  int64_t gx = 1, gy = 1;                                     // cells across and down
+
+ private:
+  const Topology& t_;
+  double w_ = 1, h_ = 1;
+  std::unordered_map<int64_t, std::vector<int32_t>> cells_of_link_;
+};
+
+// The heat map's frames: the steps in at most kReplayFrames groups, each frame the busiest load of
+// each cell over its steps, with its messages and busiest link; `drawn` gets the messages walked in
+// each step. Every message of the run is walked again, with what the failures leave of it.
+json aggregate_frames(const RunConfig& c, int64_t steps, HeatGrid& grid, std::vector<int64_t>& drawn) {
+  const rules::Machine machine = run_machine(c);
+  const rules::Clock clock = run_clock(c);
+  const int64_t procs = run_processors(c), frames = std::min(std::max<int64_t>(steps, 1), kReplayFrames);
   json frame_docs = json::array();
-  std::vector<int64_t> drawn(size_t(steps) + 1, 0);  // messages walked per step
   loggp_rounds::RoundReader reader(c);
+  ArrivingOps arriving(machine);
   std::unordered_map<int64_t, int64_t> load;
-  StepOps left;
-  int8_t route[kMaxOps];
   int round = 1;
   for (int64_t f = 0; f < frames; ++f) {
     const int64_t first = f * steps / frames + 1, last = (f + 1) * steps / frames;
-    std::vector<uint16_t> cells(size_t(gx * gy), 0);
+    std::vector<uint16_t> cells(size_t(grid.gx * grid.gy), 0);
     int64_t busiest = 0, messages = 0;
     for (; round <= clock.rounds && clock.step_of_round(round) <= last; ++round) {
       const int64_t sent = clock.step_of_round(round), arrives = clock.arrives(sent);
       if (sent > steps) break;
       load.clear();
       for (int64_t i = 0; i < procs; ++i) {
-        const StepOps* ops = &reader.read(i, round);
-        if (c.failures.any()) {
-          left = *ops;
-          rules::drop_lost(machine, left, i, sent, arrives, route);
-          ops = &left;
-        }
-        for (int k = 0; k < ops->nsend; ++k) {
+        const StepOps& ops = arriving.of(reader.read(i, round), i, sent, arrives);
+        for (int k = 0; k < ops.nsend; ++k) {
           ++drawn[size_t(sent)];
-          rules::for_each_message_link(machine, i, ops->send[k].to, c.failures.any() ? route[k] : 0, [&](int64_t id) { ++load[id]; });
+          rules::for_each_message_link(machine, i, ops.send[k].to, arriving.route(k), [&](int64_t id) { ++load[id]; });
         }
       }
       messages += drawn[size_t(sent)];
       for (const auto& [id, n] : load) {
-        for (int32_t k : link_cells(id)) {
+        for (int32_t k : grid.link_cells(id)) {
           uint16_t& cell = cells[size_t(k)];
           cell = uint16_t(std::max<int64_t>(cell, std::min<int64_t>(n, 65535)));
         }
@@ -313,15 +336,30 @@ void add_aggregate(json& doc, const RunConfig& c, const RunResult& r) {
     }
     frame_docs.push_back({{"first", first}, {"last", last}, {"messages", messages}, {"max_link_load", busiest}, {"cells", base64(cells)}});
   }
+  return frame_docs;
+}
+
+// kReplaySample processors spread evenly from 0 to p - 1.
+std::vector<int64_t> sample_processors(int64_t p) {
+  std::vector<int64_t> s;
+  const int64_t n = std::min(p, kReplaySample);
+  for (int64_t k = 0; k < n; ++k) s.push_back(n == 1 ? 0 : int64_t(std::llround(double(k) * double(p - 1) / double(n - 1))));
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+void add_aggregate(json& doc, const RunConfig& c, const RunResult& r) {
+  if (r.link_hops > kReplayMaxHops)
+    throw ConfigError("ppsim view walks every message's route again for its heat map: this run has " + std::to_string(r.link_hops) +
+                      " message-hops, more than " + std::to_string(kReplayMaxHops) + "; view a smaller run");
+  const Topology& t = physical_topology(c);
+  const rules::Machine machine = run_machine(c);
+  HeatGrid grid(t);
+  std::vector<int64_t> drawn(size_t(r.steps) + 1, 0);  // messages walked per step
+  json frames = aggregate_frames(c, r.steps, grid, drawn);
   json drawn_json = json::array();
-  for (int64_t s = 1; s <= steps; ++s) drawn_json.push_back(drawn[size_t(s)]);
-  const std::vector<int64_t> sample = [&] {
-    std::vector<int64_t> s;
-    const int64_t p = c.topology.p, n = std::min(p, kReplaySample);
-    for (int64_t k = 0; k < n; ++k) s.push_back(n == 1 ? 0 : int64_t(std::llround(double(k) * double(p - 1) / double(n - 1))));
-    s.erase(std::unique(s.begin(), s.end()), s.end());
-    return s;
-  }();
+  for (int64_t s = 1; s <= r.steps; ++s) drawn_json.push_back(drawn[size_t(s)]);
+  const std::vector<int64_t> sample = sample_processors(c.topology.p);
   json sample_json = json::array();
   for (int64_t i : sample) {
     const LayoutPoint at = topology_layout(t, machine.node(i));
@@ -330,10 +368,10 @@ void add_aggregate(json& doc, const RunConfig& c, const RunResult& r) {
     sample_json.push_back(std::move(one));
   }
   doc["aggregate"] = {{"shape", topology_shape(t)},
-                      {"bbox", {x0, y0, x1, y1}},
-                      {"gx", gx},
-                      {"gy", gy},
-                      {"frames", std::move(frame_docs)},
+                      {"bbox", {grid.x0, grid.y0, grid.x1, grid.y1}},
+                      {"gx", grid.gx},
+                      {"gy", grid.gy},
+                      {"frames", std::move(frames)},
                       {"messages_walked", std::move(drawn_json)},
                       {"sample", std::move(sample_json)}};
   doc["buffers"] = buffer_names(c);

@@ -10,6 +10,7 @@
 
 #include "loggp/loggp_rounds.h"
 #include "loggp/loggp_run.h"
+#include "report/arriving_ops.h"
 #include "rules/run_rules.h"
 
 namespace ppsim {
@@ -115,20 +116,8 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
   for (int k = 0; k < kMaxOps; ++k) t.tracks.push_back("send " + std::to_string(k));
   for (int k = 0; k < kMaxOps; ++k) t.tracks.push_back("recv " + std::to_string(k));
   loggp_rounds::RoundReader reader(c);
-  // What the failures (--fail) leave of a processor's ops: the messages they lose are not drawn.
   const rules::Machine machine = run_machine(c);
-  StepOps left;
-  int8_t route[kMaxOps];
-  auto surviving = [&](const StepOps& ops, int64_t i, int64_t sent, int64_t arrives) -> const StepOps& {
-    if (!machine.failures) return ops;
-    left = ops;
-    rules::drop_lost(machine, left, i, sent, arrives, route);
-    int kept = 0;
-    for (int n = 0; n < left.nrecv; ++n)
-      if (!rules::receive_lost(machine, left.recv[n].from, i, sent, arrives)) left.recv[kept++] = left.recv[n];
-    left.nrecv = kept;
-    return left;
-  };
+  ArrivingOps arriving(machine);  // what the failures (--fail) leave: the messages they lose are not drawn
   // A message between two kept processors: its round, ends and occurrence (the n-th from a to b).
   std::map<std::tuple<int, int64_t, int64_t, int>, TimelineMessage> open;
   uint64_t next_id = 1;
@@ -137,7 +126,7 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
     if (sent > r.steps || arrives > r.steps) break;
     std::map<int64_t, int> seen;
     for (int64_t i : t.kept) {  // the sends first: a receive finds its send's arrow
-      const StepOps& ops = surviving(reader.read(i, round), i, sent, arrives);
+      const StepOps& ops = arriving.of(reader.read(i, round), i, sent, arrives);
       seen.clear();
       for (int k = 0; k < ops.nsend; ++k) {
         const Send& x = ops.send[k];
@@ -157,7 +146,7 @@ Timeline step_timeline(const RunConfig& c, const RunResult& r, int64_t limit) {
       }
     }
     for (int64_t i : t.kept) {
-      const StepOps& ops = surviving(reader.read(i, round), i, sent, arrives);
+      const StepOps& ops = arriving.of(reader.read(i, round), i, sent, arrives);
       seen.clear();
       for (int k = 0; k < ops.nrecv; ++k) {
         const Recv& x = ops.recv[k];

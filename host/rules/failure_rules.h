@@ -183,6 +183,20 @@ PPSIM_HD bool receive_lost(const Machine& m, int64_t from, int64_t i, int64_t se
   return m.failures && message_route(m, from, i, sent, arrives) == kLost;
 }
 
+// Processor i's ops of the step sent in `sent` as the failures leave them to be drawn: its lost sends
+// removed (drop_lost: route[n] the route of the n-th send left) and the receives that wait for a lost
+// message removed too. The presentations of a run (its replay and timelines) show these; the
+// engines keep such receives posted, to tell them from schedule errors (receive_lost).
+template <class Machine>
+Losses keep_arriving(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
+  const Losses l = drop_lost(m, ops, i, sent, arrives, route);
+  int kept = 0;
+  for (int n = 0; n < ops.nrecv; ++n)
+    if (!receive_lost(m, ops.recv[n].from, i, sent, arrives)) ops.recv[kept++] = ops.recv[n];
+  ops.nrecv = kept;
+  return l;
+}
+
 // Whether processor i is down at the end of a run of `last_step` steps: it then skips the
 // algorithm's local work after the last step.
 PPSIM_HD inline bool down_at_end(const Failures* f, int64_t i, int64_t last_step) { return f && f->proc_down(i, last_step); }

@@ -2,7 +2,8 @@
 // inputs to the CLI and the Python module): every one ends with its exit code and exactly one
 // line on stderr, and leaves the output path as the rules of README "Output files" say — a
 // regular file keeps its bytes, a link stays a link to a file with the new content, a device
-// stays a device. Nothing here touches a path outside its own temporary folder but /dev/full.
+// stays a device. Nothing here touches a path outside its own temporary folder but /dev/full (and
+// /dev/zero, which is only opened).
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -402,5 +403,38 @@ TEST_F(BadInput, HierarchicalInterIsChecked) {
     const Outcome o = ppsim(std::string(command) + " --inter nope");
     expect_refused(o, command);
     EXPECT_NE(o.err.find("--inter 'nope' is unknown"), std::string::npos) << command << ": " << o.err;
+  }
+}
+
+// Every file a run reads goes through one reader that opens only a regular file, and reads a file
+// read whole only up to 1 GiB: /dev/zero given to --msccl or --noise-trace used to be read until
+// memory ran out, a FIFO nobody writes to would block, and a folder was "not well-formed XML".
+TEST_F(BadInput, AFileARunReadsIsARegularFileOfBoundedSize) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  ASSERT_TRUE(fs::create_directory(dir_ / "folder"));
+  {  // a sparse file just past the limit: no disk space taken
+    std::ofstream big(dir_ / "big");
+  }
+  fs::resize_file(dir_ / "big", (uint64_t(1) << 30) + 1);
+  const std::string noise = "run --topology full --p 64 --op allreduce --model loggp --json out.json --noise-trace ";
+  const std::vector<std::string> readers = {"run --json out.json --msccl ", noise, "run --json out.json --goal "};
+  struct Input {
+    const char* path;
+    const char* says;
+  };
+  for (const std::string& reader : readers)
+    for (const Input& in : {Input{"/dev/zero", "is not a regular file"}, Input{"fifo", "is not a regular file"},
+                            Input{"folder", "is a directory"}, Input{"missing", "cannot be read: No such file"}}) {
+      const Outcome o = ppsim(reader + in.path);
+      expect_refused(o, reader + in.path);
+      EXPECT_NE(o.err.find(in.says), std::string::npos) << reader << in.path << ": " << o.err;
+      EXPECT_LT(o.peak_kib, 200 * 1024) << reader << in.path;
+      EXPECT_EQ(strays({"fifo", "folder", "big"}), std::vector<std::string>{}) << reader << in.path;
+    }
+  for (const std::string& reader : {readers[0], readers[1]}) {  // (a GOAL file is mapped, not read whole: no limit)
+    const Outcome o = ppsim(reader + "big");
+    expect_refused(o, reader + "big");
+    EXPECT_NE(o.err.find("is larger than 1 GiB"), std::string::npos) << o.err;
+    EXPECT_LT(o.peak_kib, 200 * 1024) << reader;
   }
 }

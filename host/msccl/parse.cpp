@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "goal/input_file.h"
 #include "msccl/check.h"
 #include "msccl/program.h"
 
@@ -169,12 +168,13 @@ Program parse(const std::string& text, const std::string& name) {
 }
 
 Program read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path + ":1: cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ParseError(path + ":1: cannot be read");
-  return parse(text.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ParseError(e.what());
+  }
+  return parse(text, path);
 }
 
 }  // namespace ppsim::msccl

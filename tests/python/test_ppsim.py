@@ -345,3 +345,11 @@ def test_goal_export_and_import(tmp_path):
         ppsim.run(goal=str(path))
     with pytest.raises(ppsim.ConfigError):
         ppsim.goal(topology="full", p=8, op="broadcast", backend="cpu")
+
+
+def test_an_input_file_must_be_a_regular_file(tmp_path):
+    # /dev/zero never ends: the readers refuse it (and a folder) before reading, as the CLI does.
+    loggp = dict(topology="full", p=64, op="allreduce", model="loggp")
+    for options in (dict(loggp, noise_trace="/dev/zero"), dict(goal="/dev/zero"), dict(loggp, noise_trace=str(tmp_path))):
+        with pytest.raises(ppsim.ConfigError, match="not a regular file|is a directory"):
+            ppsim.run(**options)

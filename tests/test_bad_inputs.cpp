@@ -438,3 +438,33 @@ TEST_F(BadInput, AFileARunReadsIsARegularFileOfBoundedSize) {
     EXPECT_LT(o.peak_kib, 200 * 1024) << reader;
   }
 }
+
+// run --msccl meets the size rule of every run before it allocates: --m 2^40 ended with
+// "std::bad_alloc", a file of 2^32 input chunks too, and --m 2^30 grew past 6 GB before failing.
+TEST_F(BadInput, AnMscclRunTooLargeIsRefusedBeforeItAllocates) {
+  const std::string ring = std::string(PPSIM_TEST_DATA) + "/msccl/allreduce_ring_2ch.xml";
+  std::string xml = slurp(ring);
+  for (size_t at = xml.find("i_chunks=\""); at != std::string::npos; at = xml.find("i_chunks=\"", at + 1)) {
+    const size_t value = at + 10, end = xml.find('"', value);
+    xml.replace(value, end - value, "4294967296");
+  }
+  std::ofstream(dir_ / "huge.xml") << xml;
+  const std::string limit = "PPSIM_MEMORY_BYTES=" + std::to_string(uint64_t(1) << 30);
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {Case{"--msccl '" + ring + "' --m 2^40", "too large to simulate (4 GPUs"},
+                        Case{"--msccl '" + ring + "' --m 2^30", "this run needs about"}, Case{"--msccl huge.xml", "this run needs about"},
+                        Case{"--msccl '" + ring + "' --m 2^30 --model loggp", "this run needs about"}}) {
+    const Outcome o = ppsim("run " + c.args + " --json out.json", "", limit);
+    expect_refused(o, c.args);
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << ": " << o.err;
+    EXPECT_EQ(o.err.find("bad_alloc"), std::string::npos) << o.err;
+    EXPECT_LT(o.peak_kib, 200 * 1024) << c.args;
+    EXPECT_EQ(strays({"huge.xml"}), std::vector<std::string>{}) << c.args;
+  }
+  // The plain run of the same size is refused by the same rule, in the same words.
+  const Outcome plain = ppsim("run --topology cluster --dims 1x4 --op allreduce --m 2^40");
+  expect_refused(plain, "a plain run of the same size");
+  EXPECT_NE(plain.err.find("too large to simulate (4 processors"), std::string::npos) << plain.err;
+}

@@ -468,3 +468,28 @@ TEST_F(BadInput, AnMscclRunTooLargeIsRefusedBeforeItAllocates) {
   expect_refused(plain, "a plain run of the same size");
   EXPECT_NE(plain.err.find("too large to simulate (4 processors"), std::string::npos) << plain.err;
 }
+
+// Detours that add up past 2^64 wrapped: six of 2^64/6 ns (each below the trace's 2^62) summed to
+// 0, and the run exited 0 with the time of its noiseless operations. Every sum of detours is held
+// at 2^62 and refused as a clock that wrapped, by every timing (lockstep, windows, events); and
+// under --goal a wrapped clock exits 2, as it does for an algorithm, not 1 as a stuck schedule.
+TEST_F(BadInput, DetoursThatAddUpPast2To64AreRefused) {
+  auto trace = [&](const char* name, const char* length) {
+    std::ofstream f(dir_ / name);
+    for (int i = 0; i < 64; ++i) f << i * 100 << "\t" << length << "\n";
+  };
+  trace("sixth.trace", "3074457345618259456");  // 2^64 / 6
+  trace("large.trace", "4000000000000000000");
+  std::ofstream(dir_ / "two.goal") << "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 1\n}\nrank 1 {\nl1: recv 8b from 0 tag 1\n}\n";
+  for (const char* t : {"sixth.trace", "large.trace"})
+    for (const char* args :
+         {"--topology full --p 2 --op broadcast --model loggp --o 500", "--topology full --p 2 --op broadcast --model loggp --o 500 --threads 1",
+          "--topology full --p 64 --op allreduce --model loggp --threads 2", "--topology full --p 64 --op allreduce --model loggp --noise-cosched",
+          "--goal two.goal --o 500"}) {
+      const std::string command = std::string("run ") + args + " --json out.json --noise-trace " + t;
+      const Outcome o = ppsim(command);
+      expect_refused(o, command);
+      EXPECT_NE(o.err.find("a clock wrapped past 2^64"), std::string::npos) << command << ": " << o.err;
+      EXPECT_EQ(strays({"sixth.trace", "large.trace", "two.goal"}), std::vector<std::string>{}) << command;
+    }
+}

@@ -139,6 +139,8 @@ int run_msccl_file(const RunOptions& o, const Command& run) {
     if (!r.loggp.unfinished.empty()) throw ScheduleError(o.msccl + ": under LogGP: " + r.loggp.unfinished);
   } catch (const ConfigError& e) {
     throw UsageError(e.what());
+  } catch (const loggp::TimeOverflowError& e) {
+    throw UsageError(o.msccl + ": " + e.what());
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(o.msccl + ": " + e.what());
   }

@@ -206,7 +206,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)
     pos = entry_after(at) - 1;
     const uint64_t end_of = s[pos] + d[pos];
-    if (end_of > at) noise += end_of - at;
+    if (end_of > at) noise = end_of - at;
   }
   uint64_t end = at + len;
   if (pos == last) {
@@ -215,7 +215,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   }
   while (end > s[pos + 1]) {
     ++pos;
-    noise += d[pos];
+    noise = add_capped(noise, d[pos]);
     if (pos == last) {
       end -= s.back();
       pos = 0;

@@ -353,3 +353,11 @@ def test_an_input_file_must_be_a_regular_file(tmp_path):
     for options in (dict(loggp, noise_trace="/dev/zero"), dict(goal="/dev/zero"), dict(loggp, noise_trace=str(tmp_path))):
         with pytest.raises(ppsim.ConfigError, match="not a regular file|is a directory"):
             ppsim.run(**options)
+
+
+def test_detours_that_add_up_past_2_to_64_raise(tmp_path):
+    # Six detours of 2^64/6 ns overlap each operation: their sum wrapped to 0 and the run passed.
+    trace = tmp_path / "sixth.trace"
+    trace.write_text("".join("%d\t3074457345618259456\n" % (i * 100) for i in range(64)))
+    with pytest.raises(ppsim.ConfigError, match="wrapped past 2"):
+        ppsim.run(topology="full", p=2, op="broadcast", model="loggp", o=500, noise_trace=str(trace))

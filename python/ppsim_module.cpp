@@ -12,6 +12,7 @@
 #include "best.h"
 #include "bounds_command.h"
 #include "goal_command.h"
+#include "msccl_command.h"
 #include "options.h"
 #include "output_file.h"
 #include "ppsim/algorithm.h"
@@ -84,6 +85,14 @@ py::object run(const std::vector<std::string>& args) {
     }
     if (t.timeline) write_timeline(o, *t.timeline);
     doc = std::move(t.json);
+  } else if (!o.msccl.empty()) {  // as `ppsim run --msccl FILE`
+    MscclReport r;
+    {
+      py::gil_scoped_release unlocked;
+      r = run_msccl(o, run);
+    }
+    if (!r.cannot_finish.empty()) throw ScheduleError(r.cannot_finish);
+    doc = std::move(r.json);  // (a wrong result is the document's "verified": false, as for an algorithm)
   } else if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
     const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), run);
     PramResult r;

@@ -113,6 +113,8 @@ const std::vector<Writer> kWriters = {
     {"draw --out", "draw --topology ring --p 4 --op broadcast --format dot --out FILE", "digraph"},
     {"goal --out", "goal --topology ring --p 4 --op broadcast --out FILE", "//"},
     {"view --html", "view --topology ring --p 4 --op broadcast --html FILE", "<!DOCTYPE html>"},
+    {"run --timeline", "run --topology full --p 8 --model loggp --timeline FILE", "{"},
+    {"run --goal --timeline", std::string("run --goal '") + PPSIM_TEST_DATA + "/goal/allreduce_ring-p8-d4096.goal' --timeline FILE", "{"},
 };
 
 std::string with_file(std::string args, const std::string& file) { return args.replace(args.find("FILE"), 4, "'" + file + "'"); }
@@ -492,4 +494,17 @@ TEST_F(BadInput, DetoursThatAddUpPast2To64AreRefused) {
       EXPECT_NE(o.err.find("a clock wrapped past 2^64"), std::string::npos) << command << ": " << o.err;
       EXPECT_EQ(strays({"sixth.trace", "large.trace", "two.goal"}), std::vector<std::string>{}) << command;
     }
+}
+
+// A failed write names the option it was for: --timeline's said "--json: failed writing".
+TEST_F(BadInput, AFailedWriteNamesItsOption) {
+  for (const Writer& w : kWriters) {
+    const std::string name = w.name, option = name.substr(name.rfind(' ') + 1);
+    const Outcome o = ppsim(with_file(w.args, "/dev/full"));
+    expect_refused(o, w.name);
+    EXPECT_EQ(o.err.rfind("ppsim: error: " + option + ": failed writing /dev/full", 0), 0u) << w.name << ": " << o.err;
+    const Outcome out = ppsim(with_file(w.args, "-"), "/dev/full");
+    expect_refused(out, w.name);
+    EXPECT_EQ(out.err.rfind("ppsim: error: " + option + ": failed writing standard output", 0), 0u) << w.name << ": " << out.err;
+  }
 }

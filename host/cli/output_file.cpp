@@ -256,7 +256,9 @@ void write_rendered(const std::string& path, const std::string& option, const st
   out.commit();
 }
 
-void write_json(const std::string& path, const nlohmann::json& doc) { write_output(path, "--json", doc.dump(1) + "\n"); }
+void write_json(const std::string& path, const nlohmann::json& doc, const std::string& option) {
+  write_output(path, option, doc.dump(1) + "\n");
+}
 
 void require_writable(const std::string& path, const std::string& option) { OutputFile check(path, option); }
 

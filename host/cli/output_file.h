@@ -64,8 +64,9 @@ void write_rendered(const std::string& path, const std::string& option, const st
                     const std::function<std::string(const std::string& picture)>& input,
                     const std::function<std::string(const std::string& input_file, const std::string& picture)>& command,
                     const std::string& failure);
-// A JSON document, indented by one space, and a newline (--json).
-void write_json(const std::string& path, const nlohmann::json& doc);
+// A JSON document, indented by one space, and a newline, for `option` (--json, --timeline: the
+// option a failure names).
+void write_json(const std::string& path, const nlohmann::json& doc, const std::string& option = "--json");
 // Checks, before any work, that `path` can be written (as the constructor above).
 void require_writable(const std::string& path, const std::string& option);
 // Standard output, after everything was printed: a write that failed there (a full disk, a

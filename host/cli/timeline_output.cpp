@@ -21,7 +21,7 @@ void write_timeline(const RunOptions& o, const Timeline& t) {
   if (!o.plot.empty() && t.slices.size() > kMaxPlotSlices)
     throw ConfigError("--plot: the timeline holds " + std::to_string(t.slices.size()) + " slices, more than a chart can show (" +
                       std::to_string(kMaxPlotSlices) + "): keep fewer processors (--timeline-processors) or use --timeline");
-  if (!o.timeline.empty()) write_json(o.timeline, timeline_json(t));
+  if (!o.timeline.empty()) write_json(o.timeline, timeline_json(t), "--timeline");
   if (!o.plot.empty()) plot_timeline(t, o.plot);
 }
 

@@ -508,3 +508,34 @@ TEST_F(BadInput, AFailedWriteNamesItsOption) {
     EXPECT_EQ(out.err.rfind("ppsim: error: " + option + ": failed writing standard output", 0), 0u) << w.name << ": " << out.err;
   }
 }
+
+// The numbers inside --fail, --stragglers and --noise are read as every option's (README "Numbers"):
+// --fail proc:04@1 and --stragglers 03 ran, where proc:2^2@1 and --stragglers 2^2 were refused.
+TEST_F(BadInput, NumbersInsideFailuresStragglersAndNoiseReadAsEveryOption) {
+  const std::string run = "run --topology hypercube --p 8 --op broadcast --json out.json ";
+  for (const char* bad : {"--fail proc:04@1", "--fail proc:4@01", "--fail link:0-01@1", "--stragglers 03", "--stragglers 1,03",
+                          "--stragglers 01.5%"}) {
+    const Outcome o = ppsim(run + bad);
+    expect_refused(o, bad);
+    EXPECT_NE(o.err.find("leading zeros"), std::string::npos) << bad << ": " << o.err;
+    EXPECT_EQ(strays({}), std::vector<std::string>{}) << bad;
+  }
+  const Outcome noise = ppsim("run --topology full --p 8 --model loggp --noise periodic:01000:5");
+  expect_refused(noise, "--noise periodic:01000:5");
+  EXPECT_NE(noise.err.find("leading zeros"), std::string::npos) << noise.err;
+  for (const char* bad : {"--fail proc:0x4@1", "--stragglers 1e1", "--fail proc:4@", "--fail proc:-1@1"}) expect_refused(ppsim(run + bad), bad);
+  // A power reads as everywhere else, and names the same processor as its decimal.
+  const Outcome power = ppsim("run --topology hypercube --p 8 --op broadcast --fail proc:2^2@1 --stragglers 2^1 --json -");
+  ASSERT_EQ(power.code, 0) << power.err;
+  const json doc = json::parse(power.out);
+  EXPECT_EQ(doc["failures"]["injected"][0]["processor"], 4) << doc["failures"].dump();
+  EXPECT_EQ(doc["config"]["stragglers"]["processors"][0], 2) << doc["config"].dump();
+}
+
+// A number in an error is written compactly: --straggler-factor 1e308 printed 309 digits.
+TEST_F(BadInput, NumbersInErrorsAreCompact) {
+  const Outcome o = ppsim("run --topology ring --p 8 --stragglers 1 --straggler-factor 1e308");
+  expect_refused(o, "--straggler-factor 1e308");
+  EXPECT_NE(o.err.find("(got 1e+308)"), std::string::npos) << o.err;
+  EXPECT_LT(o.err.size(), 100u) << o.err;
+}

@@ -539,3 +539,17 @@ TEST_F(BadInput, NumbersInErrorsAreCompact) {
   EXPECT_NE(o.err.find("(got 1e+308)"), std::string::npos) << o.err;
   EXPECT_LT(o.err.size(), 100u) << o.err;
 }
+
+// An MSCCL file of two root elements ran its first program: XML allows one root.
+TEST_F(BadInput, AnMscclFileWithTwoRootsIsRefused) {
+  const std::string ring = slurp(std::string(PPSIM_TEST_DATA) + "/msccl/allreduce_ring_2ch.xml");
+  std::ofstream(dir_ / "two.xml") << ring << ring;
+  std::ofstream(dir_ / "other.xml") << ring << "<algo2/>\n";
+  for (const char* file : {"two.xml", "other.xml"}) {
+    const Outcome o = ppsim(std::string("run --json out.json --msccl ") + file);
+    expect_refused(o, file);
+    EXPECT_NE(o.err.find(std::string(file) + ":"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("a second root element"), std::string::npos) << o.err;
+    EXPECT_EQ(strays({"two.xml", "other.xml"}), std::vector<std::string>{}) << file;
+  }
+}

@@ -162,6 +162,11 @@ Program parse(const std::string& text, const std::string& name) {
   pugi::xml_node algo = doc.document_element();
   if (!algo || std::string(algo.name()) != "algo")
     throw ParseError(name + ":" + std::to_string(algo ? r.line(algo) : 1) + ": the document is not an <algo> element");
+  // pugixml reads a second root element without complaint; XML allows one, and a file of two
+  // programs would run the first alone.
+  for (pugi::xml_node n = algo.next_sibling(); n; n = n.next_sibling())
+    if (n.type() == pugi::node_element)
+      r.fail(n, "not well-formed XML: a second root element <" + std::string(n.name()) + "> (an MSCCL file holds one <algo>)");
   Program p = read_algo(r, algo);
   check_program(p);
   return p;

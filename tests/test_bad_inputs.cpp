@@ -553,3 +553,29 @@ TEST_F(BadInput, AnMscclFileWithTwoRootsIsRefused) {
     EXPECT_EQ(strays({"two.xml", "other.xml"}), std::vector<std::string>{}) << file;
   }
 }
+
+// Two outputs of one command to the same file: --timeline X --json X kept only the JSON. Refused
+// whether they name it by the same path, another path, a link or a hard link; a file that was
+// there keeps its bytes. A device may be shared.
+TEST_F(BadInput, TwoOutputsToOneFileAreRefused) {
+  std::ofstream(dir_ / "old") << "old bytes\n";
+  fs::create_symlink("old", dir_ / "link");
+  fs::create_hard_link(dir_ / "old", dir_ / "hard");
+  const std::string run = "run --topology full --p 8 --model loggp ";
+  const std::vector<std::string> cases = {
+      run + "--timeline new --json new", run + "--timeline new --json ./new", run + "--timeline old --json link",
+      run + "--json hard --timeline old", run + "--json old --plot old", "view --topology ring --p 4 --op broadcast --html old --json ./old",
+      "sweep --topology ring --p 4 --op allgather --csv new --jsonl ./new",
+      "run --goal '" + std::string(PPSIM_TEST_DATA) + "/goal/allreduce_ring-p8-d4096.goal' --timeline link --json old"};
+  for (const std::string& args : cases) {
+    const Outcome o = ppsim(args);
+    expect_refused(o, args);
+    EXPECT_NE(o.err.find("are the same file"), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(slurp(dir_ / "old"), "old bytes\n") << args;
+    EXPECT_EQ(strays({"old", "link", "hard"}), std::vector<std::string>{}) << args;
+  }
+  const Outcome out = ppsim(run + "--timeline - --json -");
+  expect_refused(out, "both to standard output");
+  EXPECT_NE(out.err.find("both want stdout"), std::string::npos) << out.err;
+  EXPECT_EQ(ppsim(run + "--timeline /dev/null --json /dev/null").code, 0);
+}

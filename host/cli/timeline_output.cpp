@@ -9,7 +9,7 @@ namespace ppsim::cli {
 void check_timeline_options(const RunOptions& o) {
   if (o.timeline_processors > kMaxTimelineProcessors)
     throw UsageError("--timeline-processors must be from 1 to " + std::to_string(kMaxTimelineProcessors));
-  if (!o.timeline.empty() && o.timeline == o.json && o.json == "-") throw UsageError("--timeline - and --json - both want stdout: give one");
+  require_distinct_outputs({{"--json", o.json}, {"--timeline", o.timeline}, {"--plot", o.plot}});
   if (!o.timeline.empty()) require_writable(o.timeline, "--timeline");
   if (!o.plot.empty()) {
     check_plot_file(o.plot);

@@ -73,6 +73,7 @@ py::object run(const std::vector<std::string>& args) {
   const Command run = parse_command("run", args, [&](Command& c) {
     add_run_options(c, o);
     add_timeline_options(c, o);
+    add_time_limit_option(c, o);
   });
   nlohmann::json doc;
   if (!o.goal.empty()) {  // as `ppsim run --goal FILE`
@@ -105,6 +106,7 @@ py::object run(const std::vector<std::string>& args) {
     Backend backend = Backend::automatic;
     RunConfig c = build_config(o, backend);
     check_timeline_options(o);
+    check_run_time(o, c, 1, false);
     c.keep_buffers = run_total_words(c) <= kReportFinalWords;  // as `ppsim run`: final buffers when this small
     RunResult r;
     {

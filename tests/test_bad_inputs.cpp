@@ -579,3 +579,18 @@ TEST_F(BadInput, TwoOutputsToOneFileAreRefused) {
   EXPECT_NE(out.err.find("both want stdout"), std::string::npos) << out.err;
   EXPECT_EQ(ppsim(run + "--timeline /dev/null --json /dev/null").code, 0);
 }
+
+// `run` checks its least time before it starts, as sweep and best do: a run of 2^20 processors in
+// a chain (2^40 processor-rounds) started and ran for hours without a word.
+TEST_F(BadInput, ARunThatCannotEndIsRefusedBeforeItStarts) {
+  for (const char* args : {"run --topology linear --p 2^20 --op broadcast --algo broadcast_chain --json out.json",
+                           "run --topology linear --p 2^17 --op broadcast --algo broadcast_chain --time-limit 0.5 --json out.json",
+                           "run --topology ring --p 8 --time-limit 0", "run --topology ring --p 8 --time-limit -1"}) {
+    const Outcome o = ppsim(args);
+    expect_refused(o, args);
+    EXPECT_NE(o.err.find("--time-limit"), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(strays({}), std::vector<std::string>{}) << args;
+  }
+  const Outcome o = ppsim("run --topology linear --p 2^20 --op broadcast --algo broadcast_chain");
+  EXPECT_NE(o.err.find("would take at least 73 minutes"), std::string::npos) << o.err;
+}

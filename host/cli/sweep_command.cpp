@@ -99,7 +99,6 @@ class RowTable {
 
 void check_sweep_options(const SweepOptions& s) {
   require_distinct_outputs({{"--csv", s.csv}, {"--jsonl", s.jsonl}, {"--plot", s.plot}});
-  if (!(s.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
   check_plot_y(s.plot_y, s.problem > 0);
   // refuse a plot that cannot be made before anything runs (rank 0 draws it)
   if (!s.plot.empty() && lead_rank()) check_plot_file(s.plot);

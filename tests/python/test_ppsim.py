@@ -385,3 +385,11 @@ def test_msccl_program_as_the_cli(tmp_path):
     stuck.write_text(open(ring).read().replace('type="s"', 'type="r"'))
     with pytest.raises(ppsim.ScheduleError, match="cannot finish"):
         ppsim.run(msccl=str(stuck))
+
+
+def test_a_run_that_cannot_end_raises_before_it_starts():
+    # As `ppsim run`: the least time of 2^40 processor-rounds is past the 60 minutes of --time-limit.
+    with pytest.raises(ppsim.ConfigError, match="--time-limit"):
+        ppsim.run(topology="linear", p="2^20", op="broadcast", algo="broadcast_chain")
+    with pytest.raises(ppsim.ConfigError, match="--time-limit must be a positive"):
+        ppsim.run(topology="ring", p=8, time_limit=0)

@@ -109,7 +109,7 @@ std::string report_text(const MscclRun& r) {
   std::ostringstream text;
   text << "ppsim: MSCCL " << p.name << " (" << msccl::collective_name(p.coll) << (p.inplace ? ", in place" : ", out of place") << ") from "
        << p.file << " on " << topology_shape(r.config.topology) << ", " << p.ngpus << " GPUs, " << p.nchannels << " channels, " << p.steps()
-       << " steps, " << r.machine.chunk_words << " words a chunk, " << kOperatorNames[int(r.machine.combine)] << "\n";
+       << " steps, " << words_text(r.machine.chunk_words) << " a chunk, " << kOperatorNames[int(r.machine.combine)] << "\n";
   if (r.config.cost.model == CostModel::loggp)
     text << "  time " << r.loggp.time << " ns under LogGP (GPU " << r.loggp.last_host << " finishes last)\n";
   else

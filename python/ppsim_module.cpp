@@ -12,6 +12,7 @@
 #include "best.h"
 #include "bounds_command.h"
 #include "goal_command.h"
+#include "msccl_command.h"
 #include "options.h"
 #include "output_file.h"
 #include "ppsim/algorithm.h"
@@ -72,6 +73,7 @@ py::object run(const std::vector<std::string>& args) {
   const Command run = parse_command("run", args, [&](Command& c) {
     add_run_options(c, o);
     add_timeline_options(c, o);
+    add_time_limit_option(c, o);
   });
   nlohmann::json doc;
   if (!o.goal.empty()) {  // as `ppsim run --goal FILE`
@@ -84,6 +86,14 @@ py::object run(const std::vector<std::string>& args) {
     }
     if (t.timeline) write_timeline(o, *t.timeline);
     doc = std::move(t.json);
+  } else if (!o.msccl.empty()) {  // as `ppsim run --msccl FILE`
+    MscclReport r;
+    {
+      py::gil_scoped_release unlocked;
+      r = run_msccl(o, run);
+    }
+    if (!r.cannot_finish.empty()) throw ScheduleError(r.cannot_finish);
+    doc = std::move(r.json);  // (a wrong result is the document's "verified": false, as for an algorithm)
   } else if (o.machine != "network") {  // as `ppsim run` does for --machine pram-*
     const PramConfig c = build_pram_config(o, parse_pram_machine_option(o.machine), run);
     PramResult r;
@@ -96,6 +106,7 @@ py::object run(const std::vector<std::string>& args) {
     Backend backend = Backend::automatic;
     RunConfig c = build_config(o, backend);
     check_timeline_options(o);
+    check_run_time(o, c, 1, false);
     c.keep_buffers = run_total_words(c) <= kReportFinalWords;  // as `ppsim run`: final buffers when this small
     RunResult r;
     {

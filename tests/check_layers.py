@@ -11,6 +11,7 @@ import sys
 
 LAYERS = [
     ("public headers", ["include/ppsim/"]),
+    ("input files", ["host/io/"]),
     ("machine model", ["host/machine/"]),
     ("algorithms", ["host/algorithms/", "host/pram/"]),
     ("step rules", ["host/rules/"]),

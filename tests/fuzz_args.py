@@ -5,12 +5,16 @@ the AddressSanitizer + UndefinedBehaviorSanitizer build).
 Each run gets a subcommand, a few of its options (read from its --help, so new options are covered
 without editing this file) with values drawn from valid ones and from the bad and extreme ones a
 probe found (empty, negative, leading zeros, overflowing, non-finite, trailing commas, unknown
-names, paths to folders, links, missing folders, /dev/full and a device node), and sometimes a
-stray word. A run passes when it ends by exit 0, or 1 (a GOAL schedule that cannot finish), or 2
-with exactly one line on stderr; it fails when it ends by a signal, an uncaught exception, a
-sanitizer report or a hang (over --timeout seconds), or when a refusal is not one line.
+names, paths to folders, links, missing folders, /dev/full and a device node; inputs that are
+/dev/zero, a FIFO, a folder, a malformed or huge GOAL file, MSCCL program or noise trace; failures,
+stragglers and noise specifications good and bad), and sometimes a stray word. A run passes when
+it ends by exit 0, or 1 (a GOAL schedule or MSCCL program that cannot finish, or a wrong MSCCL
+result), or 2 with exactly one line on stderr; it fails when it ends by a signal, an uncaught
+exception, a sanitizer report or a hang (over --timeout seconds), or when a refusal is not one
+line.
 
-Everything a run writes lands in a temporary folder; nothing outside it is touched but /dev/full.
+Everything a run writes lands in a temporary folder; nothing outside it is touched but /dev/full
+(and /dev/zero, only opened).
 Exit status: 0 when every run passed, 1 otherwise; the counts go to stdout.
 """
 import argparse
@@ -24,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-TOPOLOGIES = ["linear", "ring", "mesh", "torus", "hypercube", "full", "star", "tree", "bintree", "binomial", "fattree", "dragonfly"]
+TOPOLOGIES = ["linear", "ring", "mesh", "torus", "hypercube", "full", "star", "tree", "bintree", "binomial", "fattree", "dragonfly",
+              "cluster", "cluster-fattree"]
 OPERATIONS = ["broadcast", "reduce", "allreduce", "allgather", "reduce_scatter", "scan", "scatter", "gather", "alltoall", "shift",
               "barrier", "multicast", "kbroadcast", "kscatter", "MPI_Allreduce"]
 BAD_WORDS = ["", " ", "-", "--", "x", "moebius", "ring,", ",ring", "a,,b", "\u00e9", "\t", "0x10", "1e3", "-0", "+1"]
@@ -36,7 +41,14 @@ PROCESSORS = ["1", "2", "3", "4", "8", "16", "17", "64", "256", "1000", "1024", 
 # Sizes stay small or absurd: the runs are to find crashes, not to take minutes (under the
 # sanitizers, an allgather at p = 2^10 and m = 2^10 would).
 SIZES = ["1", "2", "4", "8", "64", "0", "-1", "1,2,4", "1..64", "1..64:1", "2^44", "2^62", ""]
-DIMS = ["4x4", "2x2x2", "3x5", "8x8", "4x2", "4x", "x4", "0x4", "2x2x2x2x2x2x2x2x2", "65536x65536", "4x4,8x8", ""]
+DIMS = ["4x4", "2x2x2", "3x5", "8x8", "4x2", "4x", "x4", "0x4", "2x2x2x2x2x2x2x2x2", "65536x65536", "4x4,8x8", "1x4", "2x4x2", "2x8x8x2",
+        ""]
+# The options that perturb a run, and the AI-cluster ones: valid values and the bad ones a probe found.
+FAILS = ["proc:1@1", "link:0-1@1", "proc:1@1,link:2-3@2", "proc:2^2@1", "proc:04@1", "proc:1@01", "proc:9999@1", "proc:-1@1", "proc:1@0",
+         "proc:1@99", "link:0-0@1", "link:0-99999@1", "link:0-1", "node:1@1", "proc:1@1,", ",".join("proc:%d@1" % i for i in range(9)), ""]
+STRAGGLERS = ["1", "1,3", "0,1,2,3", "2^2", "03", "1,,2", "-1", "99999", "2^70", "1.5%", "100%", "0%", "101%", "01.5%", "x%", "%", ""]
+NOISE = ["periodic:1000:25000", "periodic:200000:700", "random:1000:5000", "periodic:01000:5", "periodic:0x10:5", "periodic:1e9:5",
+         "periodic:1000:1e12", "random:0:5", "periodic:1000", "white:1:1", ""]
 
 
 def help_options(ppsim, command):
@@ -62,12 +74,18 @@ class Workspace:
         os.symlink("old.json", os.path.join(root, "link.json"))
         os.symlink("missing/x.json", os.path.join(root, "dangling.json"))
         goal = "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 1\n}\nrank 1 {\nl1: recv 8b from 0 tag 1\n}\n"
+        msccl = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "msccl", "allreduce_ring_2ch.xml")).read()
         files = {"ok.goal": goal, "bom.goal": "\ufeff" + goal, "empty.goal": "", "bad.goal": "num_ranks 2\nrank 0 {\nl1: jump\n}\n",
                  "stuck.goal": "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 1\n}\nrank 1 {\nl1: recv 8b from 0 tag 1\n}\n",
-                 "huge.goal": "num_ranks 99999999999\n", "binary.goal": "\x00\x01\xff\xfe"}
+                 "huge.goal": "num_ranks 99999999999\n", "binary.goal": "\x00\x01\xff\xfe",
+                 "ok.xml": msccl, "two.xml": msccl + msccl, "stuck.xml": msccl.replace('type="s"', 'type="r"'),
+                 "huge.xml": re.sub(r'i_chunks="\d+"', 'i_chunks="4294967296"', msccl), "bad.xml": "<algo name=", "empty.xml": "",
+                 "ok.trace": "0\t1000\n100000\t1000\n", "wrap.trace": "".join("%d\t3074457345618259456\n" % (i * 100) for i in range(64)),
+                 "bad.trace": "0\t1\n5\n", "down.trace": "10\t1\n5\t1\n", "empty.trace": ""}
         for name, text in files.items():
             with open(os.path.join(root, name), "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text)
+        os.mkfifo(os.path.join(root, "fifo"))  # an input nobody writes to (outputs never name it: it would block)
         self.device = None
         try:  # a device node of our own (the null device's numbers), never /dev/null itself
             os.mknod(os.path.join(root, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
@@ -104,8 +122,25 @@ def value_for(rng, option, kind, ws):
         return rng.choice(["iota", "random:1", "random:7:-1:1", "random:1:1:0", "random:1:inf:2", "random:", "random:x", "zeros", ""])
     if option == "--goal":
         return rng.choice(["ok.goal", "bom.goal", "empty.goal", "bad.goal", "stuck.goal", "huge.goal", "binary.goal", "missing.goal",
-                           "folder", ""])
-    if option in ("--json", "--out", "--csv", "--jsonl", "--plot", "--html"):
+                           "folder", "fifo", "/dev/zero", ""])
+    if option == "--msccl":
+        return rng.choice(["ok.xml", "two.xml", "stuck.xml", "huge.xml", "bad.xml", "empty.xml", "ok.goal", "missing.xml", "folder", "fifo",
+                           "/dev/zero", ""])
+    if option == "--noise-trace":
+        return rng.choice(["ok.trace", "wrap.trace", "bad.trace", "down.trace", "empty.trace", "missing.trace", "folder", "fifo", "/dev/zero", ""])
+    if option == "--noise":
+        return rng.choice(NOISE)
+    if option == "--noise-phases":
+        return rng.choice(["ppsim", "loggopsim", "x", ""])
+    if option == "--fail":
+        return rng.choice(FAILS)
+    if option == "--stragglers":
+        return rng.choice(STRAGGLERS)
+    if option == "--straggler-factor":
+        return rng.choice(REALS + ["1.5", "3", "1e6", "1e7"])
+    if option == "--protocol":
+        return rng.choice(["simple", "ll", "ll128", "ll256", ""])
+    if option in ("--json", "--out", "--csv", "--jsonl", "--plot", "--html", "--timeline"):
         return rng.choice(ws.outputs())
     if option in ("--ts", "--tw", "--th") and kind == "TEXT":
         return rng.choice(REALS + ["1,2", "0,1e308"])
@@ -151,6 +186,13 @@ def arguments(rng, commands, ws):
             args += [rng.choice(["ompi-rules", "mpich-json", "xml", ""])] + [rng.choice(ws.outputs()) for _ in range(int(kind) - 1)]
         else:
             args += [option, value_for(rng, option, kind, ws)]
+    # A run of a file, or one under LogGP with noise, now and then: few random lists would reach them.
+    if command == "run" and rng.random() < 0.1:
+        args += rng.choice([["--msccl", value_for(rng, "--msccl", "TEXT", ws)], ["--goal", value_for(rng, "--goal", "TEXT", ws)],
+                            ["--model", "loggp", "--noise-trace", value_for(rng, "--noise-trace", "TEXT", ws)],
+                            ["--model", "loggp", "--timeline", rng.choice(ws.outputs()), "--json", rng.choice(ws.outputs())]])
+    if command in ("run", "view") and rng.random() < 0.1:
+        args += rng.choice([["--fail", rng.choice(FAILS)], ["--stragglers", rng.choice(STRAGGLERS)], ["--topology", "cluster"]])
     # Processors most of the time, else most runs stop at the first check.
     if command in ("run", "sweep", "best", "draw", "view", "goal") and "--p" not in args and "--dims" not in args and rng.random() < 0.8:
         args += ["--p", rng.choice(["4", "8", "16", "64"])]
@@ -177,7 +219,7 @@ def verdict(code, err, args):
         if lines != 1 or not err.startswith("ppsim: "):
             return "refusal of %d lines" % lines
         return None
-    if code == 1 and "--goal" in args:  # a schedule that cannot finish
+    if code == 1 and ("--goal" in args or "--msccl" in args):  # a schedule or program that cannot finish
         return None
     if code == 0:
         return None

@@ -2,7 +2,8 @@
 // inputs to the CLI and the Python module): every one ends with its exit code and exactly one
 // line on stderr, and leaves the output path as the rules of README "Output files" say — a
 // regular file keeps its bytes, a link stays a link to a file with the new content, a device
-// stays a device. Nothing here touches a path outside its own temporary folder but /dev/full.
+// stays a device. Nothing here touches a path outside its own temporary folder but /dev/full (and
+// /dev/zero, which is only opened).
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -112,6 +113,8 @@ const std::vector<Writer> kWriters = {
     {"draw --out", "draw --topology ring --p 4 --op broadcast --format dot --out FILE", "digraph"},
     {"goal --out", "goal --topology ring --p 4 --op broadcast --out FILE", "//"},
     {"view --html", "view --topology ring --p 4 --op broadcast --html FILE", "<!DOCTYPE html>"},
+    {"run --timeline", "run --topology full --p 8 --model loggp --timeline FILE", "{"},
+    {"run --goal --timeline", std::string("run --goal '") + PPSIM_TEST_DATA + "/goal/allreduce_ring-p8-d4096.goal' --timeline FILE", "{"},
 };
 
 std::string with_file(std::string args, const std::string& file) { return args.replace(args.find("FILE"), 4, "'" + file + "'"); }
@@ -403,4 +406,191 @@ TEST_F(BadInput, HierarchicalInterIsChecked) {
     expect_refused(o, command);
     EXPECT_NE(o.err.find("--inter 'nope' is unknown"), std::string::npos) << command << ": " << o.err;
   }
+}
+
+// Every file a run reads goes through one reader that opens only a regular file, and reads a file
+// read whole only up to 1 GiB: /dev/zero given to --msccl or --noise-trace used to be read until
+// memory ran out, a FIFO nobody writes to would block, and a folder was "not well-formed XML".
+TEST_F(BadInput, AFileARunReadsIsARegularFileOfBoundedSize) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  ASSERT_TRUE(fs::create_directory(dir_ / "folder"));
+  {  // a sparse file just past the limit: no disk space taken
+    std::ofstream big(dir_ / "big");
+  }
+  fs::resize_file(dir_ / "big", (uint64_t(1) << 30) + 1);
+  const std::string noise = "run --topology full --p 64 --op allreduce --model loggp --json out.json --noise-trace ";
+  const std::vector<std::string> readers = {"run --json out.json --msccl ", noise, "run --json out.json --goal "};
+  struct Input {
+    const char* path;
+    const char* says;
+  };
+  for (const std::string& reader : readers)
+    for (const Input& in : {Input{"/dev/zero", "is not a regular file"}, Input{"fifo", "is not a regular file"},
+                            Input{"folder", "is a directory"}, Input{"missing", "cannot be read: No such file"}}) {
+      const Outcome o = ppsim(reader + in.path);
+      expect_refused(o, reader + in.path);
+      EXPECT_NE(o.err.find(in.says), std::string::npos) << reader << in.path << ": " << o.err;
+      EXPECT_LT(o.peak_kib, 200 * 1024) << reader << in.path;
+      EXPECT_EQ(strays({"fifo", "folder", "big"}), std::vector<std::string>{}) << reader << in.path;
+    }
+  for (const std::string& reader : {readers[0], readers[1]}) {  // (a GOAL file is mapped, not read whole: no limit)
+    const Outcome o = ppsim(reader + "big");
+    expect_refused(o, reader + "big");
+    EXPECT_NE(o.err.find("is larger than 1 GiB"), std::string::npos) << o.err;
+    EXPECT_LT(o.peak_kib, 200 * 1024) << reader;
+  }
+}
+
+// run --msccl meets the size rule of every run before it allocates: --m 2^40 ended with
+// "std::bad_alloc", a file of 2^32 input chunks too, and --m 2^30 grew past 6 GB before failing.
+TEST_F(BadInput, AnMscclRunTooLargeIsRefusedBeforeItAllocates) {
+  const std::string ring = std::string(PPSIM_TEST_DATA) + "/msccl/allreduce_ring_2ch.xml";
+  std::string xml = slurp(ring);
+  for (size_t at = xml.find("i_chunks=\""); at != std::string::npos; at = xml.find("i_chunks=\"", at + 1)) {
+    const size_t value = at + 10, end = xml.find('"', value);
+    xml.replace(value, end - value, "4294967296");
+  }
+  std::ofstream(dir_ / "huge.xml") << xml;
+  const std::string limit = "PPSIM_MEMORY_BYTES=" + std::to_string(uint64_t(1) << 30);
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {Case{"--msccl '" + ring + "' --m 2^40", "too large to simulate (4 GPUs"},
+                        Case{"--msccl '" + ring + "' --m 2^30", "this run needs about"}, Case{"--msccl huge.xml", "this run needs about"},
+                        Case{"--msccl '" + ring + "' --m 2^30 --model loggp", "this run needs about"}}) {
+    const Outcome o = ppsim("run " + c.args + " --json out.json", "", limit);
+    expect_refused(o, c.args);
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << ": " << o.err;
+    EXPECT_EQ(o.err.find("bad_alloc"), std::string::npos) << o.err;
+    EXPECT_LT(o.peak_kib, 200 * 1024) << c.args;
+    EXPECT_EQ(strays({"huge.xml"}), std::vector<std::string>{}) << c.args;
+  }
+  // The plain run of the same size is refused by the same rule, in the same words.
+  const Outcome plain = ppsim("run --topology cluster --dims 1x4 --op allreduce --m 2^40");
+  expect_refused(plain, "a plain run of the same size");
+  EXPECT_NE(plain.err.find("too large to simulate (4 processors"), std::string::npos) << plain.err;
+}
+
+// Detours that add up past 2^64 wrapped: six of 2^64/6 ns (each below the trace's 2^62) summed to
+// 0, and the run exited 0 with the time of its noiseless operations. Every sum of detours is held
+// at 2^62 and refused as a clock that wrapped, by every timing (lockstep, windows, events); and
+// under --goal a wrapped clock exits 2, as it does for an algorithm, not 1 as a stuck schedule.
+TEST_F(BadInput, DetoursThatAddUpPast2To64AreRefused) {
+  auto trace = [&](const char* name, const char* length) {
+    std::ofstream f(dir_ / name);
+    for (int i = 0; i < 64; ++i) f << i * 100 << "\t" << length << "\n";
+  };
+  trace("sixth.trace", "3074457345618259456");  // 2^64 / 6
+  trace("large.trace", "4000000000000000000");
+  std::ofstream(dir_ / "two.goal") << "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 1\n}\nrank 1 {\nl1: recv 8b from 0 tag 1\n}\n";
+  for (const char* t : {"sixth.trace", "large.trace"})
+    for (const char* args :
+         {"--topology full --p 2 --op broadcast --model loggp --o 500", "--topology full --p 2 --op broadcast --model loggp --o 500 --threads 1",
+          "--topology full --p 64 --op allreduce --model loggp --threads 2", "--topology full --p 64 --op allreduce --model loggp --noise-cosched",
+          "--goal two.goal --o 500"}) {
+      const std::string command = std::string("run ") + args + " --json out.json --noise-trace " + t;
+      const Outcome o = ppsim(command);
+      expect_refused(o, command);
+      EXPECT_NE(o.err.find("a clock wrapped past 2^64"), std::string::npos) << command << ": " << o.err;
+      EXPECT_EQ(strays({"sixth.trace", "large.trace", "two.goal"}), std::vector<std::string>{}) << command;
+    }
+}
+
+// A failed write names the option it was for: --timeline's said "--json: failed writing".
+TEST_F(BadInput, AFailedWriteNamesItsOption) {
+  for (const Writer& w : kWriters) {
+    const std::string name = w.name, option = name.substr(name.rfind(' ') + 1);
+    const Outcome o = ppsim(with_file(w.args, "/dev/full"));
+    expect_refused(o, w.name);
+    EXPECT_EQ(o.err.rfind("ppsim: error: " + option + ": failed writing /dev/full", 0), 0u) << w.name << ": " << o.err;
+    const Outcome out = ppsim(with_file(w.args, "-"), "/dev/full");
+    expect_refused(out, w.name);
+    EXPECT_EQ(out.err.rfind("ppsim: error: " + option + ": failed writing standard output", 0), 0u) << w.name << ": " << out.err;
+  }
+}
+
+// The numbers inside --fail, --stragglers and --noise are read as every option's (README "Numbers"):
+// --fail proc:04@1 and --stragglers 03 ran, where proc:2^2@1 and --stragglers 2^2 were refused.
+TEST_F(BadInput, NumbersInsideFailuresStragglersAndNoiseReadAsEveryOption) {
+  const std::string run = "run --topology hypercube --p 8 --op broadcast --json out.json ";
+  for (const char* bad : {"--fail proc:04@1", "--fail proc:4@01", "--fail link:0-01@1", "--stragglers 03", "--stragglers 1,03",
+                          "--stragglers 01.5%"}) {
+    const Outcome o = ppsim(run + bad);
+    expect_refused(o, bad);
+    EXPECT_NE(o.err.find("leading zeros"), std::string::npos) << bad << ": " << o.err;
+    EXPECT_EQ(strays({}), std::vector<std::string>{}) << bad;
+  }
+  const Outcome noise = ppsim("run --topology full --p 8 --model loggp --noise periodic:01000:5");
+  expect_refused(noise, "--noise periodic:01000:5");
+  EXPECT_NE(noise.err.find("leading zeros"), std::string::npos) << noise.err;
+  for (const char* bad : {"--fail proc:0x4@1", "--stragglers 1e1", "--fail proc:4@", "--fail proc:-1@1"}) expect_refused(ppsim(run + bad), bad);
+  // A power reads as everywhere else, and names the same processor as its decimal.
+  const Outcome power = ppsim("run --topology hypercube --p 8 --op broadcast --fail proc:2^2@1 --stragglers 2^1 --json -");
+  ASSERT_EQ(power.code, 0) << power.err;
+  const json doc = json::parse(power.out);
+  EXPECT_EQ(doc["failures"]["injected"][0]["processor"], 4) << doc["failures"].dump();
+  EXPECT_EQ(doc["config"]["stragglers"]["processors"][0], 2) << doc["config"].dump();
+}
+
+// A number in an error is written compactly: --straggler-factor 1e308 printed 309 digits.
+TEST_F(BadInput, NumbersInErrorsAreCompact) {
+  const Outcome o = ppsim("run --topology ring --p 8 --stragglers 1 --straggler-factor 1e308");
+  expect_refused(o, "--straggler-factor 1e308");
+  EXPECT_NE(o.err.find("(got 1e+308)"), std::string::npos) << o.err;
+  EXPECT_LT(o.err.size(), 100u) << o.err;
+}
+
+// An MSCCL file of two root elements ran its first program: XML allows one root.
+TEST_F(BadInput, AnMscclFileWithTwoRootsIsRefused) {
+  const std::string ring = slurp(std::string(PPSIM_TEST_DATA) + "/msccl/allreduce_ring_2ch.xml");
+  std::ofstream(dir_ / "two.xml") << ring << ring;
+  std::ofstream(dir_ / "other.xml") << ring << "<algo2/>\n";
+  for (const char* file : {"two.xml", "other.xml"}) {
+    const Outcome o = ppsim(std::string("run --json out.json --msccl ") + file);
+    expect_refused(o, file);
+    EXPECT_NE(o.err.find(std::string(file) + ":"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("a second root element"), std::string::npos) << o.err;
+    EXPECT_EQ(strays({"two.xml", "other.xml"}), std::vector<std::string>{}) << file;
+  }
+}
+
+// Two outputs of one command to the same file: --timeline X --json X kept only the JSON. Refused
+// whether they name it by the same path, another path, a link or a hard link; a file that was
+// there keeps its bytes. A device may be shared.
+TEST_F(BadInput, TwoOutputsToOneFileAreRefused) {
+  std::ofstream(dir_ / "old") << "old bytes\n";
+  fs::create_symlink("old", dir_ / "link");
+  fs::create_hard_link(dir_ / "old", dir_ / "hard");
+  const std::string run = "run --topology full --p 8 --model loggp ";
+  const std::vector<std::string> cases = {
+      run + "--timeline new --json new", run + "--timeline new --json ./new", run + "--timeline old --json link",
+      run + "--json hard --timeline old", run + "--json old --plot old", "view --topology ring --p 4 --op broadcast --html old --json ./old",
+      "sweep --topology ring --p 4 --op allgather --csv new --jsonl ./new",
+      "run --goal '" + std::string(PPSIM_TEST_DATA) + "/goal/allreduce_ring-p8-d4096.goal' --timeline link --json old"};
+  for (const std::string& args : cases) {
+    const Outcome o = ppsim(args);
+    expect_refused(o, args);
+    EXPECT_NE(o.err.find("are the same file"), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(slurp(dir_ / "old"), "old bytes\n") << args;
+    EXPECT_EQ(strays({"old", "link", "hard"}), std::vector<std::string>{}) << args;
+  }
+  const Outcome out = ppsim(run + "--timeline - --json -");
+  expect_refused(out, "both to standard output");
+  EXPECT_NE(out.err.find("both want stdout"), std::string::npos) << out.err;
+  EXPECT_EQ(ppsim(run + "--timeline /dev/null --json /dev/null").code, 0);
+}
+
+// `run` checks its least time before it starts, as sweep and best do: a run of 2^20 processors in
+// a chain (2^40 processor-rounds) started and ran for hours without a word.
+TEST_F(BadInput, ARunThatCannotEndIsRefusedBeforeItStarts) {
+  for (const char* args : {"run --topology linear --p 2^20 --op broadcast --algo broadcast_chain --json out.json",
+                           "run --topology linear --p 2^17 --op broadcast --algo broadcast_chain --time-limit 0.5 --json out.json",
+                           "run --topology ring --p 8 --time-limit 0", "run --topology ring --p 8 --time-limit -1"}) {
+    const Outcome o = ppsim(args);
+    expect_refused(o, args);
+    EXPECT_NE(o.err.find("--time-limit"), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(strays({}), std::vector<std::string>{}) << args;
+  }
+  const Outcome o = ppsim("run --topology linear --p 2^20 --op broadcast --algo broadcast_chain");
+  EXPECT_NE(o.err.find("would take at least 73 minutes"), std::string::npos) << o.err;
 }

@@ -121,6 +121,59 @@ TEST_F(Cli, ReadmeAlgorithmTableIsTheRegistrys) {
   EXPECT_GT(n, 40);
 }
 
+// README's worked example shows what the program prints, line for line but the wall time (it
+// showed "m = 1 words" and lacked four lines long after the program changed), and the figures the
+// text beside it gives: the loads and times of the steps, and the hypercube's and the ring's times.
+TEST_F(Cli, ReadmeWorkedExampleIsWhatTheProgramPrints) {
+  const std::string readme = slurp(PPSIM_README);
+  const size_t section = readme.find("## Worked example");
+  ASSERT_NE(section, std::string::npos);
+  const size_t command = readme.find("$ build/ppsim ", section), end = readme.find("```", command);
+  ASSERT_NE(end, std::string::npos);
+  std::istringstream shown(readme.substr(command, end - command));
+  std::string line;
+  std::getline(shown, line);
+  const std::string args = line.substr(std::string("$ build/ppsim ").size());
+  const Outcome o = ppsim(args);
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream printed(o.out);
+  int lines = 0;
+  for (std::string want, got; std::getline(shown, want); ++lines) {
+    ASSERT_TRUE(bool(std::getline(printed, got))) << "the program printed less than README shows: " << want;
+    const size_t wall = want.find(", wall ");
+    if (wall == std::string::npos) {
+      EXPECT_EQ(got, want);
+      continue;
+    }
+    EXPECT_EQ(got.substr(0, wall + 7), want.substr(0, wall + 7));
+    EXPECT_EQ(got.substr(got.size() - 2), " s") << got;
+  }
+  EXPECT_FALSE(bool(std::getline(printed, line))) << "the program printed more than README shows: " << line;
+  EXPECT_EQ(lines, 7);
+  const nlohmann::json doc = nlohmann::json::parse(ppsim(args + " --json -").out);
+  std::vector<int64_t> loads;
+  std::vector<double> times;
+  for (const auto& step : doc["per_step"]) {
+    loads.push_back(step["max_link_load"].get<int64_t>());
+    times.push_back(step["time"].get<double>());
+  }
+  EXPECT_EQ(loads, (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(times, (std::vector<double>{1 + 1 * 1, 1 + 2 * 2, 1 + 4 * 4}));
+  EXPECT_EQ(nlohmann::json::parse(ppsim("run --topology hypercube --p 8 --op allgather --algo allgather_hypercube --json -").out)["time"], 10);
+  EXPECT_EQ(nlohmann::json::parse(ppsim("run --topology ring --p 8 --op allgather --algo allgather_ring --json -").out)["time"], 14);
+  // "More to try": each of its commands runs.
+  const size_t more = readme.find("More to try:", end), more_end = readme.find("```\n", readme.find("```sh", more) + 5);
+  std::istringstream tries(readme.substr(more, more_end - more));
+  int ran = 0;
+  for (std::string t; std::getline(tries, t);) {
+    if (t.rfind("build/ppsim ", 0) != 0) continue;
+    const std::string try_args = t.substr(12, t.find('#') == std::string::npos ? std::string::npos : t.find('#') - 12);
+    EXPECT_EQ(ppsim(try_args).code, 0) << t;
+    ++ran;
+  }
+  EXPECT_EQ(ran, 6);
+}
+
 TEST_F(Cli, MpiNamesAreAliases) {
   Outcome o = ppsim("run --topology ring --p 5 --op MPI_Bcast --root 2");
   EXPECT_EQ(o.code, 0) << o.err;

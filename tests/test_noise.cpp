@@ -340,7 +340,7 @@ TEST(NoiseCli, ReportsAndErrors) {
   for (const Bad& b : {Bad{run + "--noise-trace /nonexistent/x.trace", "cannot be read"}, Bad{run + "--noise-trace " + bad, "line 2"},
                        Bad{run + "--noise periodic:1000", "is not periodic:HZ:NS"}, Bad{run + "--noise periodic:1000:2000000", "does not fit"},
                        Bad{run + "--noise-cosched", "need --noise-trace or --noise"}, Bad{run + "--noise random:0:5", "rate must be from 1e-6"},
-                       Bad{run + "--noise-trace /tmp", "is a folder"},
+                       Bad{run + "--noise-trace /tmp", "is a directory"},
                        // (co-scheduled on 2 threads: the noisy timing beside the noiseless one, its error kept)
                        Bad{run + "--noise-trace " + brief + " --threads 1", "not shorter than the noise trace's period"},
                        Bad{run + "--noise-trace " + brief + " --noise-cosched --threads 2", "not shorter than the noise trace's period"},

@@ -47,6 +47,18 @@ if "$ppsim" run --p 2 --backend cuda >/dev/null 2>&1; then
 else
   expect "--backend cuda without a device" 2 2 "^ppsim: error: " run --p 16 --backend cuda
 fi
+# Ranks started with different command lines (mpirun's ':' between two programs): rank 0 compares
+# them before anything else is collective and ends every rank with one line, instead of a hang
+# (run against sweep) or a misleading schedule error (different --p or --algo), and writes nothing.
+same="every rank must run the same command line"
+json=$(mktemp -u)
+expect "run and sweep on different ranks" 1 2 "^ppsim: error: rank 1 runs .ppsim sweep.*$same" \
+  run --topology ring --p 8 --op allgather --json "$json" : -np 1 "$ppsim" sweep --topology ring --p 8 --op allgather --jsonl -
+expect "another --p on one rank" 2 2 "^ppsim: error: rank 2 runs .*--p 16.*$same" \
+  run --topology ring --p 8 --op allgather --json "$json" : -np 1 "$ppsim" run --topology ring --p 16 --op allgather --json "$json"
+expect "another --algo on one rank" 1 2 "$same" \
+  run --topology ring --p 8 --op allgather --algo allgather_ring : -np 1 "$ppsim" run --topology ring --p 8 --op allgather --algo allgather_bruck
+if [ -e "$json" ]; then failed=$((failed + 1)); echo "FAILED: a refused launch wrote --json"; rm -f "$json"; else passed=$((passed + 1)); fi
 expect "a good run" 3 0 "" run --topology torus --dims 4x4 --op alltoall --m 2
 if [ "$(grep -c '^  verified: yes' "$out")" -ne 1 ]; then failed=$((failed + 1)); echo "FAILED: the good run's report is not printed once"; cat "$out"; else passed=$((passed + 1)); fi
 expect "--help, once" 2 0 "" --help

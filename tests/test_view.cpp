@@ -126,6 +126,22 @@ TEST(View, MappedRunShowsBothMachines) {
   EXPECT_EQ(d["machine"]["shape"], "mesh 4x4");
 }
 
+// A processor's buffer that holds nothing yet shows "-" in the page, as --trace prints it, for
+// every operator: the page showed the fill pattern of a slot never written, 6510615555426900570.
+TEST(View, AWordNeverWrittenShowsAsTheTracePrintsIt) {
+  for (OperatorKind k : {OperatorKind::sum, OperatorKind::bxor, OperatorKind::interval, OperatorKind::fsum, OperatorKind::fsum32}) {
+    RunConfig c = make_config("broadcast_binomial", TopologyKind::hypercube, 16);
+    c.combine = k;
+    const RunResult r = traced(c);
+    ASSERT_TRUE(r.verified) << kOperatorNames[int(k)];
+    const json before = replay_json(c, r, true)["buffers"]["after"][0][0];  // step 0, buffer 0: only the root has data
+    for (size_t i = 1; i < before.size(); ++i) EXPECT_EQ(before[i], "-") << kOperatorNames[int(k)] << ", processor " << i;
+    EXPECT_NE(before[0], "-");
+    const testing_support::Shell trace = run_cli(std::string("run --topology hypercube --p 16 --op broadcast --trace --combine ") + kOperatorNames[int(k)]);
+    EXPECT_NE(trace.out.find("data = <" + before[0].get<std::string>() + ", -, -,"), std::string::npos) << trace.out;
+  }
+}
+
 // Lost messages are not drawn; rerouted ones follow their other route (still link by link).
 TEST(View, FailuresDropAndReroute) {
   RunConfig c = make_config("allgather_ring", TopologyKind::ring, 8);

@@ -125,6 +125,7 @@ void print_crossover(const CrossoverMap& map, bool as_json) {
 int run_crossover(const BestOptions& b) {
   std::optional<TuningFormat> format;
   on_every_rank([&] {
+    if (lead_rank()) require_distinct_outputs({{"--emit", b.emit.empty() ? std::string() : b.emit[1]}, {"--plot", b.plot}});
     if (!b.emit.empty()) {
       format = parse_tuning_format(b.emit[0]);
       if (lead_rank()) require_writable(b.emit[1], "--emit");

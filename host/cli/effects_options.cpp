@@ -2,10 +2,7 @@
 // --noise, --noise-cosched, --noise-phases, --seed, --stragglers, --straggler-factor, --fail,
 // --reroute; read, checked, and printed in a run's text report.
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -20,23 +17,14 @@ namespace ppsim::cli {
 
 namespace {
 
-// A number of the whole text, or false.
-bool parse_real(const std::string& text, double& x) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  x = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && errno == 0 && std::isfinite(x);
-}
-
-// --noise periodic:HZ:NS | random:RATE:NS.
+// --noise periodic:HZ:NS | random:RATE:NS, its numbers read as every option's (parse_real).
 NoiseTrace generated_noise(const std::string& spec, uint64_t seed) {
   const size_t a = spec.find(':'), b = a == std::string::npos ? a : spec.find(':', a + 1);
-  double x = 0, ns = 0;
   const std::string kind = spec.substr(0, a);
-  if (b == std::string::npos || (kind != "periodic" && kind != "random") || !parse_real(spec.substr(a + 1, b - a - 1), x) ||
-      !parse_real(spec.substr(b + 1), ns))
+  if (b == std::string::npos || (kind != "periodic" && kind != "random"))
     throw UsageError("--noise '" + spec + "' is not periodic:HZ:NS or random:RATE:NS");
+  const std::string option = "--noise '" + spec + "': " + (kind == "periodic" ? "HZ" : "RATE");
+  const double x = parse_real(spec.substr(a + 1, b - a - 1), option), ns = parse_real(spec.substr(b + 1), "--noise '" + spec + "': NS");
   if (!(ns >= 0 && ns < 1e12)) throw UsageError("--noise '" + spec + "': the detour must be from 0 to 1e12 ns");
   if (kind == "periodic") {
     if (ns != std::floor(ns)) throw UsageError("--noise '" + spec + "': the detour is a whole number of ns");
@@ -45,14 +33,13 @@ NoiseTrace generated_noise(const std::string& spec, uint64_t seed) {
   return loggp::random_noise(x, ns, seed);
 }
 
-// A whole non-negative decimal number (at most 18 digits), or false.
-bool parse_index(const std::string& text, int64_t& x) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  x = std::stoll(text);
-  return true;
+// A number inside --fail or --stragglers, read by parse_count (`option` names it in its refusals);
+// text that is no number at all gets `usage`, which says what the option takes.
+int64_t count_in(const std::string& text, const std::string& option, const std::string& usage) {
+  if (text.find_first_not_of("0123456789^") != std::string::npos) throw UsageError(usage);
+  return parse_count(text, option);
 }
 
-// The directed link from node a to node b of topology t, or -1.
 }  // namespace
 
 Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
@@ -72,30 +59,29 @@ Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
     at = comma + 1;
     const size_t colon = item.find(':'), amp = item.find('@');
     if (colon == std::string::npos || amp == std::string::npos || amp < colon) throw UsageError(usage);
-    const std::string kind = item.substr(0, colon), what = item.substr(colon + 1, amp - colon - 1);
-    int64_t step = 0;
-    if (!parse_index(item.substr(amp + 1), step)) throw UsageError(usage);
+    const std::string kind = item.substr(0, colon), what = item.substr(colon + 1, amp - colon - 1), named = "--fail '" + item + "': ";
+    if (kind != "proc" && kind != "link") throw UsageError(usage);
+    // Every number as every option's (parse_count): decimal without leading zeros, or B^E.
+    const int64_t step = count_in(item.substr(amp + 1), named + "the step", usage);
     if (step < 1 || step > last)
       throw UsageError("--fail '" + item + "': step " + std::to_string(step) + " is not a step of the run (1.." + std::to_string(last) + ")");
     if (kind == "proc") {
-      int64_t proc = 0;
-      if (!parse_index(what, proc)) throw UsageError(usage);
+      const int64_t proc = count_in(what, named + "the processor", usage);
       if (proc >= c.params.p)
-        throw UsageError("--fail '" + item + "': processor " + what + " is not on the machine (it has " + std::to_string(c.params.p) +
+        throw UsageError("--fail '" + item + "': processor " + std::to_string(proc) + " is not on the machine (it has " + std::to_string(c.params.p) +
                          " processors, 0.." + std::to_string(c.params.p - 1) + ")");
       if (f.nproc == kMaxFailures) throw UsageError("--fail takes at most " + std::to_string(kMaxFailures) + " processors");
       f.proc[f.nproc++] = FailedProc{proc, step};
       continue;
     }
     const size_t dash = what.find('-');
-    int64_t a = 0, b = 0;
-    if (kind != "link" || dash == std::string::npos || !parse_index(what.substr(0, dash), a) || !parse_index(what.substr(dash + 1), b))
-      throw UsageError(usage);
+    if (dash == std::string::npos) throw UsageError(usage);
+    const int64_t a = count_in(what.substr(0, dash), named + "node A", usage), b = count_in(what.substr(dash + 1), named + "node B", usage);
     if (a >= nodes || b >= nodes)
       throw UsageError("--fail '" + item + "': node " + std::to_string(std::max(a, b)) + " is not on the " + topology_shape(t) + " (nodes 0.." +
                        std::to_string(nodes - 1) + ")");
     const int64_t ab = topology_link_between(t, a, b), ba = topology_link_between(t, b, a);
-    if (ab < 0 && ba < 0) throw UsageError("--fail '" + item + "': no link joins nodes " + what.substr(0, dash) + " and " + what.substr(dash + 1) +
+    if (ab < 0 && ba < 0) throw UsageError("--fail '" + item + "': no link joins nodes " + std::to_string(a) + " and " + std::to_string(b) +
                                            " on the " + topology_shape(t));
     if (f.nlink == kMaxFailures) throw UsageError("--fail takes at most " + std::to_string(kMaxFailures) + " links");
     f.link[f.nlink++] = FailedLink{a, b, step, ab, ba};
@@ -135,13 +121,12 @@ Stragglers read_straggler_options(const RunOptions& o, int64_t p) {
     return s;
   }
   if (!std::isfinite(o.straggler_factor) || o.straggler_factor < 1 || o.straggler_factor > 1e6)
-    throw UsageError("--straggler-factor must be from 1 to 1e6 (got " + std::to_string(o.straggler_factor) + ")");
+    throw UsageError("--straggler-factor must be from 1 to 1e6 (got " + real_text(o.straggler_factor) + ")");
   s.factor = o.straggler_factor;
   const std::string& text = o.stragglers;
   if (text.back() == '%') {
-    double pct = 0;
-    if (!parse_real(text.substr(0, text.size() - 1), pct) || !(pct > 0 && pct <= 100))
-      throw UsageError("--stragglers '" + text + "': a share is a percentage above 0 and at most 100");
+    const double pct = parse_real(text.substr(0, text.size() - 1), "--stragglers share");
+    if (!(pct > 0 && pct <= 100)) throw UsageError("--stragglers '" + text + "': a share is a percentage above 0 and at most 100");
     s.threshold = pct >= 100 ? UINT64_MAX : uint64_t(pct / 100 * 0x1p64);
     if (s.threshold == 0) s.threshold = 1;
     s.seed = uint64_t(o.seed);
@@ -151,11 +136,10 @@ Stragglers read_straggler_options(const RunOptions& o, int64_t p) {
   size_t at = 0;
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError("--stragglers '" + text + "' is not a list of processors (3,17,42) or a share (1.5%)");
-    const int64_t proc = std::stoll(item);
-    if (proc >= p) throw UsageError("--stragglers: processor " + item + " is not on the machine (it has " + std::to_string(p) + " processors, 0.." +
+    const std::string item = text.substr(at, comma - at), usage = "--stragglers '" + text + "' is not a list of processors (3,17,42) or a share (1.5%)";
+    if (item.empty()) throw UsageError(usage + ": an empty item");
+    const int64_t proc = count_in(item, "--stragglers", usage);
+    if (proc >= p) throw UsageError("--stragglers: processor " + std::to_string(proc) + " is not on the machine (it has " + std::to_string(p) + " processors, 0.." +
                                     std::to_string(p - 1) + ")");
     list.push_back(proc);
     at = comma + 1;

@@ -143,6 +143,8 @@ GoalTiming time_goal_file(const RunOptions& o) {
     if (noise && t.result.unfinished.empty()) noiseless = goal::simulate(t.schedule, t.params, loggp::Effects{nullptr, &slow}).time;
     if (t.result.unfinished.empty() && (!o.timeline.empty() || !o.plot.empty()))
       t.timeline = goal_timeline(t.schedule, t.params, fx, o.timeline_processors, "GOAL schedule " + o.goal);
+  } catch (const loggp::TimeOverflowError& e) {
+    throw ConfigError(o.goal + ": " + e.what());  // exit 2, as for an algorithm: a time that does not fit
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(o.goal + ": the schedule cannot finish: " + e.what());
   } catch (const NoiseError& e) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -102,28 +103,26 @@ nlohmann::json report_json(const MscclRun& r) {
           {"first_wrong", first},      {"wall_seconds", r.seconds}};
 }
 
-void print_text(const MscclRun& r) {
+std::string report_text(const MscclRun& r) {
   const msccl::Program& p = r.program;
   const msccl::Outcome& out = r.outcome;
-  std::cout << "ppsim: MSCCL " << p.name << " (" << msccl::collective_name(p.coll) << (p.inplace ? ", in place" : ", out of place") << ") from "
-            << p.file << " on " << topology_shape(r.config.topology) << ", " << p.ngpus << " GPUs, " << p.nchannels << " channels, "
-            << p.steps() << " steps, " << r.machine.chunk_words << " words a chunk, " << kOperatorNames[int(r.machine.combine)] << "\n";
+  std::ostringstream text;
+  text << "ppsim: MSCCL " << p.name << " (" << msccl::collective_name(p.coll) << (p.inplace ? ", in place" : ", out of place") << ") from "
+       << p.file << " on " << topology_shape(r.config.topology) << ", " << p.ngpus << " GPUs, " << p.nchannels << " channels, " << p.steps()
+       << " steps, " << words_text(r.machine.chunk_words) << " a chunk, " << kOperatorNames[int(r.machine.combine)] << "\n";
   if (r.config.cost.model == CostModel::loggp)
-    std::cout << "  time " << r.loggp.time << " ns under LogGP (GPU " << r.loggp.last_host << " finishes last)\n";
+    text << "  time " << r.loggp.time << " ns under LogGP (GPU " << r.loggp.last_host << " finishes last)\n";
   else
-    std::cout << "  time " << out.time << " (linear model: each transfer t_s + l t_h + t_w n on its route, threadblocks sequential)\n";
-  std::cout << "  messages " << out.messages << ", words " << out.words_sent << ", words combined " << out.words_combined << "\n";
-  std::cout << "  verified: " << (out.verified ? "yes" : "NO") << " (" << out.wrong_words << " wrong words in " << out.wrong_chunks
-            << " chunks against the sequential reference), wall " << r.seconds << " s\n";
-  if (!out.verified) std::cout << "  first wrong: " << out.first.text << "\n";
+    text << "  time " << out.time << " (linear model: each transfer t_s + l t_h + t_w n on its route, threadblocks sequential)\n";
+  text << "  messages " << out.messages << ", words " << out.words_sent << ", words combined " << out.words_combined << "\n";
+  text << "  verified: " << (out.verified ? "yes" : "NO") << " (" << out.wrong_words << " wrong words in " << out.wrong_chunks
+       << " chunks against the sequential reference), wall " << r.seconds << " s\n";
+  if (!out.verified) text << "  first wrong: " << out.first.text << "\n";
+  return text.str();
 }
 
-}  // namespace
-
-int run_msccl_file(const RunOptions& o, const Command& run) {
-  check_msccl_options(run);
-  if (!o.json.empty()) require_writable(o.json, "--json");
-  MscclRun r;
+// Reads, runs and times the program.
+void run_program(const RunOptions& o, const Command& run, MscclRun& r) {
   try {
     r.program = msccl::read_file(o.msccl);
   } catch (const msccl::ParseError& e) {
@@ -139,18 +138,42 @@ int run_msccl_file(const RunOptions& o, const Command& run) {
     if (!r.loggp.unfinished.empty()) throw ScheduleError(o.msccl + ": under LogGP: " + r.loggp.unfinished);
   } catch (const ConfigError& e) {
     throw UsageError(e.what());
+  } catch (const loggp::TimeOverflowError& e) {
+    throw UsageError(o.msccl + ": " + e.what());
   } catch (const loggp::StuckError& e) {
     throw ScheduleError(o.msccl + ": " + e.what());
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+MscclReport run_msccl(const RunOptions& o, const Command& run) {
+  check_msccl_options(run);
+  if (!o.json.empty()) require_writable(o.json, "--json");
+  MscclRun r;
+  run_program(o, run, r);
+  MscclReport report;
   if (!r.outcome.completed) {
-    std::cerr << "ppsim: error: " << o.msccl << ": the program cannot finish: " << r.outcome.stuck_text << "\n";
+    report.cannot_finish = o.msccl + ": the program cannot finish: " + r.outcome.stuck_text;
+    return report;
+  }
+  report.json = report_json(r);
+  report.text = report_text(r);
+  if (!r.outcome.verified) report.wrong = o.msccl + ": wrong result: " + r.outcome.first.text;
+  return report;
+}
+
+int run_msccl_file(const RunOptions& o, const Command& run) {
+  const MscclReport r = run_msccl(o, run);
+  if (!r.cannot_finish.empty()) {
+    std::cerr << "ppsim: error: " << r.cannot_finish << "\n";
     return 1;
   }
-  if (!o.json.empty()) write_json(o.json, report_json(r));
-  if (o.json != "-") print_text(r);
-  if (!r.outcome.verified) {
-    std::cerr << "ppsim: error: " << o.msccl << ": wrong result: " << r.outcome.first.text << "\n";
+  if (!o.json.empty()) write_json(o.json, r.json);
+  if (o.json != "-") std::cout << r.text;
+  if (!r.wrong.empty()) {
+    std::cerr << "ppsim: error: " << r.wrong << "\n";
     return 1;
   }
   return 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "loggp/loggp.h"
+#include "progress.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
 #include "ppsim/protocol.h"
@@ -167,6 +168,18 @@ void add_timeline_options(Command& command, RunOptions& o) {
   command.integer("--timeline-processors", o.timeline_processors,
                   "processors the timeline and --plot keep (all up to this many; beyond, this many spread from 0 to p - 1)", true, 1);
   command.text("--plot", o.plot, "draw the timeline as a Gantt chart with gnuplot: FILE.svg or FILE.png (small runs)");
+}
+
+void add_time_limit_option(Command& command, RunOptions& o) {
+  command.real("--time-limit", o.time_limit, "refuse a run that would take longer than this many minutes (a lower bound of its time)", true);
+}
+
+void check_run_time(const RunOptions& o, const RunConfig& c, int ranks, bool quiet) {
+  // As sweep and best do, the configuration is checked first: a run that cannot be has no time
+  // (its memory is checked where it runs, on its backend). Split across ranks, each runs its share.
+  validate_config(c, false);
+  const std::string which = std::string(c.algorithm->name) + " on " + topology_shape(physical_topology(c)) + " with m = " + std::to_string(c.params.m);
+  check_estimated_time(estimate_run_seconds(c) / ranks, o.time_limit, "this run", which, quiet);
 }
 
 void add_run_options(Command& command, RunOptions& o, std::initializer_list<DescribedOption> options) {

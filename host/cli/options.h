@@ -49,10 +49,18 @@ struct RunOptions {
   // `run` only (add_timeline_options): the timeline and its Gantt chart
   std::string timeline, plot;
   int64_t timeline_processors = 64;
+  // `run` only (add_time_limit_option): minutes a run's least time may take
+  double time_limit = 60;
 };
 
 // Registers --timeline, --timeline-processors and --plot (`run`, and the Python module's run).
 void add_timeline_options(Command& command, RunOptions& o);
+// Registers --time-limit (`run`, and the Python module's run), and checks a network run's least
+// time on `ranks` ranks against it before the run starts, as sweep and best check theirs
+// (check_estimated_time: refused past the limit, a note on stderr past a minute unless `quiet`).
+// Throws UsageError.
+void add_time_limit_option(Command& command, RunOptions& o);
+void check_run_time(const RunOptions& o, const RunConfig& c, int ranks, bool quiet);
 
 // Registers the options of `run` on a subcommand.
 void add_run_options(Command& command, RunOptions& o);

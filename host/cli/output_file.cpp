@@ -256,9 +256,49 @@ void write_rendered(const std::string& path, const std::string& option, const st
   out.commit();
 }
 
-void write_json(const std::string& path, const nlohmann::json& doc) { write_output(path, "--json", doc.dump(1) + "\n"); }
+void write_json(const std::string& path, const nlohmann::json& doc, const std::string& option) {
+  write_output(path, option, doc.dump(1) + "\n");
+}
 
 void require_writable(const std::string& path, const std::string& option) { OutputFile check(path, option); }
+
+namespace {
+
+// What an output path names, to tell two apart: "-", the device and inode of a regular file, the
+// absolute path of a file to create, or "" for a device, FIFO, socket or folder (written in place,
+// or refused by require_writable).
+std::string output_identity(const std::string& path) {
+  if (path == "-") return "-";
+  std::string target;
+  try {
+    target = follow_links(path, "");
+  } catch (const UsageError&) {
+    return "path " + path;
+  }
+  struct stat st;
+  if (::stat(target.c_str(), &st) == 0) return S_ISREG(st.st_mode) ? "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) : "";
+  char* folder = ::realpath(folder_of(target).c_str(), nullptr);
+  if (!folder) return "path " + target;
+  const std::string id = "path " + std::string(folder) + "/" + target.substr(target.find_last_of('/') + 1);
+  std::free(folder);
+  return id;
+}
+
+}  // namespace
+
+void require_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
+  std::vector<std::pair<const NamedOutput*, std::string>> seen;
+  for (const NamedOutput& o : outputs) {
+    if (o.path.empty()) continue;
+    const std::string id = output_identity(o.path);
+    for (const auto& [other, other_id] : seen)
+      if (!id.empty() && id == other_id)
+        throw UsageError(std::string(other->option) + " " + other->path + " and " + o.option + " " + o.path +
+                         (id == "-" ? " both want stdout: give one a file"
+                                    : " are the same file: give each its own (only the one written last would be left)"));
+    seen.emplace_back(&o, id);
+  }
+}
 
 void check_stdout() {
   std::cout.flush();

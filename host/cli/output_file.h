@@ -10,6 +10,7 @@
 // system's reason (one line, exit 2).
 #pragma once
 #include <functional>
+#include <initializer_list>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -64,10 +65,21 @@ void write_rendered(const std::string& path, const std::string& option, const st
                     const std::function<std::string(const std::string& picture)>& input,
                     const std::function<std::string(const std::string& input_file, const std::string& picture)>& command,
                     const std::string& failure);
-// A JSON document, indented by one space, and a newline (--json).
-void write_json(const std::string& path, const nlohmann::json& doc);
+// A JSON document, indented by one space, and a newline, for `option` (--json, --timeline: the
+// option a failure names).
+void write_json(const std::string& path, const nlohmann::json& doc, const std::string& option = "--json");
 // Checks, before any work, that `path` can be written (as the constructor above).
 void require_writable(const std::string& path, const std::string& option);
+// The outputs of one command, each an option and its path (empty: not given), must name different
+// files: two that name the same path, or reach one regular file (by device and inode) or one new
+// file through links and folders, would each replace the other and leave only the one written
+// last. Standard output ("-") twice is refused too; a device is written in place by each and may
+// be shared (--json /dev/null --timeline /dev/null). Throws UsageError naming both options.
+struct NamedOutput {
+  const char* option;
+  const std::string& path;
+};
+void require_distinct_outputs(std::initializer_list<NamedOutput> outputs);
 // Standard output, after everything was printed: a write that failed there (a full disk, a
 // closed pipe) is a UsageError, not a success.
 void check_stdout();

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "command_line.h"
+#include "ppsim/errors.h"
 
 namespace ppsim::cli {
 
@@ -48,9 +49,10 @@ std::string duration_text(double seconds) {
 }  // namespace
 
 void check_estimated_time(double seconds, double limit_minutes, const std::string& what, const std::string& largest, bool quiet) {
+  if (!(limit_minutes > 0)) throw UsageError("--time-limit must be a positive number of minutes");
   if (seconds > limit_minutes * 60 || !std::isfinite(seconds))
     throw UsageError(what + " would take at least " + duration_text(seconds) + " on this machine's cores (" + largest +
-                     "); narrow its ranges, or raise --time-limit (minutes, now " + std::to_string(int64_t(limit_minutes)) + ")");
+                     "); make it smaller, or raise --time-limit (minutes, now " + real_text(limit_minutes) + ")");
   if (seconds >= 60 && !quiet)
     std::fprintf(stderr, "ppsim: %s takes at least %s (%s)\n", what.c_str(), duration_text(seconds).c_str(), largest.c_str());
 }

@@ -23,9 +23,10 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Before a sweep or ranking runs: refuses (UsageError) work whose estimated time (a lower bound,
-// estimate_run_seconds) exceeds `limit_minutes`, naming how to narrow it or raise the limit; notes
-// on stderr (unless `quiet`) work that takes at least a minute. `what`: "this sweep", ...
+// Before a run, sweep or ranking runs: refuses (UsageError) work whose estimated time (a lower
+// bound, estimate_run_seconds) exceeds `limit_minutes` (--time-limit, which must be positive),
+// naming how to narrow it or raise the limit; notes on stderr (unless `quiet`) work that takes at
+// least a minute. `what`: "this run", "this sweep", ...
 void check_estimated_time(double seconds, double limit_minutes, const std::string& what, const std::string& largest, bool quiet);
 
 }  // namespace ppsim::cli

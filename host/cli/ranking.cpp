@@ -216,7 +216,6 @@ struct PlanTime {
 BestResult rank_algorithms(const BestOptions& b) {
   std::vector<RankingPlan> plans;
   on_every_rank([&] {
-    if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
     plans = {plan_ranking(b.run, b.m, b.algos)};
     PlanTime time;
     time.add(plans[0]);
@@ -239,7 +238,6 @@ CrossoverMap crossover_map(const BestOptions& b) {
   CrossoverMap map;
   std::vector<RankingPlan> plans;
   on_every_rank([&] {
-    if (!(b.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
     if (base.p.empty()) throw UsageError("a crossover map (--emit, --plot) needs --p: a list or range of processor counts");
     if (!base.dims.empty()) throw UsageError("a crossover map takes --p (a list or range), not --dims");
     map.op = parse_op_option(base.op);

@@ -132,6 +132,7 @@ int run_network(const RunOptions& o) {
     c = build_config(o, backend);
     if (!o.json.empty() && writer) require_writable(o.json, "--json");
     if (writer) check_timeline_options(o);
+    check_run_time(o, c, dist::size(), !writer);
   };
   if (ranks) agreed_phase(*ranks, configure);
   else configure();
@@ -166,6 +167,7 @@ Command run_command() {
   Command run("run", "run one collective on a simulated machine and verify it");
   add_run_options(run, *o);
   add_timeline_options(run, *o);
+  add_time_limit_option(run, *o);
   run.run = [o](const Command& parsed) { return run_subcommand(*o, parsed); };
   return run;
 }

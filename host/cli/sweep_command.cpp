@@ -98,8 +98,7 @@ class RowTable {
 };
 
 void check_sweep_options(const SweepOptions& s) {
-  if (!s.csv.empty() && s.csv == s.jsonl) throw UsageError("--csv and --jsonl cannot both go to " + s.csv);
-  if (!(s.time_limit > 0)) throw UsageError("--time-limit must be a positive number of minutes");
+  require_distinct_outputs({{"--csv", s.csv}, {"--jsonl", s.jsonl}, {"--plot", s.plot}});
   check_plot_y(s.plot_y, s.problem > 0);
   // refuse a plot that cannot be made before anything runs (rank 0 draws it)
   if (!s.plot.empty() && lead_rank()) check_plot_file(s.plot);

@@ -51,6 +51,7 @@ ViewPage make_view(const ViewOptions& v, const Command& parsed) {
   const RunOptions& o = v.run;
   check_step_run(o, "ppsim view");
   if (parsed.given("--trace")) throw UsageError("ppsim view keeps what it shows itself: leave --trace out");
+  require_distinct_outputs({{"--html", v.html}, {"--json", o.json}});
   require_writable(v.html, "--html");
   if (!o.json.empty()) require_writable(o.json, "--json");
   Backend backend = Backend::automatic;

@@ -1,35 +1,34 @@
 // Reading a GOAL file (goal.h): the file is mapped, not copied, and the pages of the rank blocks
 // already read are given back as the reader goes.
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "goal/goal.h"
+#include "io/input_file.h"
 
 namespace ppsim::goal {
 
 Schedule read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ParseError(path + ": cannot be read (a directory)");
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw ParseError(path + ": cannot be read");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    throw ParseError(path + ": cannot be read");
+  // No limit on the size: the file is mapped and its pages given back as they are read, so it never
+  // sits in memory whole (input_file.h refuses what is no regular file).
+  size_t size = 0;
+  void* map = nullptr;
+  int error = 0;
+  try {
+    const InputFile file(path, UINT64_MAX);
+    size = size_t(file.size());
+    if (size == 0) return parse(std::string_view(), path);
+    map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+    error = errno;
+  } catch (const InputFileError& e) {
+    throw ParseError(e.what());
   }
-  const size_t size = size_t(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return parse(std::string_view(), path);
-  }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) throw ParseError(path + ": cannot be read");
+  if (map == MAP_FAILED) throw ParseError(path + ": cannot be read: " + std::strerror(error));
   ::madvise(map, size, MADV_SEQUENTIAL);
   // Pages of rank blocks already read are dropped from memory (they would be read back from the
   // file if touched again), so a large file never sits in memory whole.

@@ -50,11 +50,16 @@ using Params = LogGPParams;  // ppsim/cost.h: L, o, g, G, O, S and LogGOPSim's d
 inline constexpr uint64_t kMaxParam = uint64_t(1) << 40;       // L, o, g, S
 inline constexpr uint64_t kMaxPerByte = uint64_t(1) << 20;     // G, O
 inline constexpr uint64_t kMaxSize = (uint64_t(1) << 40) - 1;  // bytes of a message, ns of a calc
-inline constexpr uint64_t kTimeLimit = uint64_t(1) << 62;
+// (kTimeLimit, the limit of every time: noise.h)
 
 // A schedule that cannot finish, or a time beyond kTimeLimit.
 struct StuckError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// A time at or past kTimeLimit: not a schedule that cannot finish but a run whose times do not fit,
+// refused as a time that overflows to infinity is (exit 2, under --goal as for an algorithm).
+struct TimeOverflowError : StuckError {
+  using StuckError::StuckError;
 };
 
 // Who watches the clocks (--timeline): told of every interval a CPU or a NIC is busy, and of every
@@ -185,8 +190,8 @@ class Engine {
   uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
     if (!noise_) return 0;
     const uint64_t d = noise_->detour(h, t, len);
-    res_.noise_per_host[h] += d;
-    res_.noise += d;
+    res_.noise_per_host[h] = add_capped(res_.noise_per_host[h], d);
+    res_.noise = add_capped(res_.noise, d);
     return d;
   }
 
@@ -202,7 +207,7 @@ class Engine {
     uint64_t& o_clock = cpu_clock(e);
     if (o_clock > e.time) return put_back(e, o_clock);
     const uint64_t c = calc_of(e.host, e.size), d = detour(e.host, e.time, c);
-    o_clock = e.time + c + d;
+    o_clock = add_capped(e.time + c, d);
     if (rec_ && rec_->watches(e.host)) rec_->cpu(e.host, e.cpu(), "calc", e.time, c, d, e.host, 0);
     ++res_.events;
     mark_started(e.host, e.op);
@@ -219,7 +224,7 @@ class Engine {
     ++res_.messages;
     mark_started(e.host, e.op);
     const uint64_t d = detour(e.host, e.time, rules_.o(e.host));
-    o_clock = e.time + rules_.send_cpu(e.host, e.size) + d;
+    o_clock = add_capped(e.time + rules_.send_cpu(e.host, e.size), d);
     gs = e.time + rules_.nic(e.size);
     Event m = e;
     m.set_type(kMsg);
@@ -253,7 +258,7 @@ class Engine {
     if (std::max(o_clock, gr) > e.time) return put_back(e, std::max(o_clock, gr));
     ++res_.events;
     const uint64_t d = detour(e.host, e.time, rules_.o(e.host)), busy = rules_.message_cpu(e.host, e.size);
-    o_clock = e.time + busy + d;
+    o_clock = add_capped(e.time + busy, d);
     gr = e.time + rules_.nic(e.size);
     if (rec_ && rec_->watches(e.host)) {
       rec_->cpu(e.host, e.cpu(), "o recv", e.time, busy, d, e.target, e.size);
@@ -348,21 +353,25 @@ class Engine {
 
   // A host's finishing time is the latest of its CPUs' clocks. Clocks are unsigned and wrap as
   // LogGOPSim's do (a 0-byte message with o or g below G moves a clock back by G); a finishing
-  // time that wrapped past 2^64 is refused rather than reported.
+  // time that wrapped past 2^64, or that detours took to kTimeLimit (add_capped), is refused
+  // rather than reported, and so are detours that add up to it over all hosts.
   void record_finish_times() {
     res_.finish.assign(p_, 0);
     for (uint32_t h = 0; h < p_; ++h) {
       uint64_t f = 0;
       for (size_t c = 0; c < ncpu_; ++c) f = std::max(f, nexto_[h * ncpu_ + c]);
       if (f >= kTimeLimit)
-        throw StuckError("rank " + std::to_string(h) + " would finish at " + std::to_string(f) +
-                         " ns: a clock wrapped past 2^64 (a 0-byte message with o or g below G, or sizes too large)");
+        throw TimeOverflowError("rank " + std::to_string(h) + " would finish at " + std::to_string(f) +
+                                " ns, not below 2^62: a clock wrapped past 2^64 (a 0-byte message with o or g below G, sizes too "
+                                "large, or OS noise detours that add up past 2^62 ns)");
       res_.finish[h] = f;
       if (f > res_.time) {
         res_.time = f;
         res_.last_host = h;
       }
     }
+    if (res_.noise >= kTimeLimit)
+      throw TimeOverflowError("the OS noise detours of all ranks add up past 2^62 ns, more than a report can hold");
   }
 
   Source& src_;

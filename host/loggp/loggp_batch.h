@@ -305,18 +305,18 @@ class BatchTimer {
   // a message's arrival; a detour. (Kept inline: out of line, as GCC left them where the lockstep
   // timing is built twice over, they cost a tenth of its instructions.)
   [[gnu::always_inline]] void send_at(uint64_t t, Clocks& c, uint64_t size) {
-    c.o = t + rules_.send_cpu(h_, size) + detour(t, rules_.o(h_));
+    c.o = loggp::add_capped(t + rules_.send_cpu(h_, size), detour(t, rules_.o(h_)));
     c.gs = t + rules_.nic(size);
   }
   [[gnu::always_inline]] void message_at(uint64_t t, Clocks& c, uint64_t size) {
-    c.o = t + rules_.message_cpu(h_, size) + detour(t, rules_.o(h_));
+    c.o = loggp::add_capped(t + rules_.message_cpu(h_, size), detour(t, rules_.o(h_)));
     c.gr = t + rules_.nic(size);
   }
   uint64_t arrival_of(const Msg& m) const { return rules_.arrival(m.from, m.sent); }
   uint64_t detour(uint64_t t, uint64_t len) {
     if (!noise_) return 0;
     const uint64_t d = noise_->detour(h_, t, len);
-    noise += d;
+    noise = loggp::add_capped(noise, d);
     return d;
   }
 

@@ -230,7 +230,7 @@ class LockstepTiming {
     const BatchTimer& t = w.timers[size_t(l)];
     w.events[l] += t.events;
     w.messages[l] += t.messages;
-    if (!noise_[size_t(l)].empty()) noise_[size_t(l)][h] += t.noise;
+    if (!noise_[size_t(l)].empty()) noise_[size_t(l)][h] = loggp::add_capped(noise_[size_t(l)][h], t.noise);
   }
 
   // Times h's batch from its release alone, in each lane: its messages go out, and it waits for

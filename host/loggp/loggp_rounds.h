@@ -60,7 +60,7 @@ class RunEffects {
 
 // The times of a timing that kept every processor's finishing time and detours (empty: no noise):
 // the latest finish and the lowest processor that finishes then, the detours summed; nothing
-// where a clock wrapped (the event engine reports it).
+// where a clock wrapped, or detours added up to kTimeLimit (the event engine reports it).
 inline std::optional<loggp::Result> finished(std::vector<uint64_t>&& finish, std::vector<uint64_t>&& noise, uint64_t events,
                                              uint64_t messages) {
   loggp::Result res;
@@ -74,7 +74,8 @@ inline std::optional<loggp::Result> finished(std::vector<uint64_t>&& finish, std
     }
   }
   res.finish = std::move(finish);
-  for (uint64_t n : noise) res.noise += n;
+  for (uint64_t n : noise) res.noise = loggp::add_capped(res.noise, n);
+  if (res.noise >= loggp::kTimeLimit) return std::nullopt;
   res.noise_per_host = std::move(noise);
   return res;
 }

@@ -306,7 +306,7 @@ class WindowTiming {
       }
       ++w.events;
       ++w.messages;
-      x.o = t + rules_.send_cpu(h, e.size) + detour(h, t, rules_.o(h));
+      x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
       x.gs = t + rules_.nic(e.size);
       const Made by = made_by(w, h, t, x.seq++, e.made);
       const Ev m{rules_.arrival(h, t), by, h, e.tag, e.size, loggp::kMsg};
@@ -321,7 +321,7 @@ class WindowTiming {
         return;
       }
       ++w.events;
-      x.o = t + rules_.message_cpu(h, e.size) + detour(h, t, rules_.o(h));
+      x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size), detour(h, t, rules_.o(h)));
       x.gr = t + rules_.nic(e.size);
       const Ev done = e;
       const uint32_t seq = x.seq++;
@@ -385,7 +385,7 @@ class WindowTiming {
   uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
     if (!noise_) return 0;
     const uint64_t d = noise_->detour(h, t, len);
-    noise_per_host_[h] += d;
+    noise_per_host_[h] = loggp::add_capped(noise_per_host_[h], d);
     return d;
   }
 

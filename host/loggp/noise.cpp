@@ -5,10 +5,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
+
+#include "io/input_file.h"
+#include "ppsim/errors.h"
 
 namespace ppsim::loggp {
 
@@ -17,11 +18,8 @@ namespace {
 constexpr double kMaxNs = 4611686018427387904.0;  // 2^62: every time stays below the engine's limit
 constexpr uint64_t kMaxEntries = uint64_t(1) << 24;
 
-std::string number_text(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
+// A line of the trace as a message quotes it: at most 60 characters (a line may be a gigabyte).
+std::string quoted_line(const std::string& line) { return "'" + (line.size() > 60 ? line.substr(0, 57) + "..." : line) + "'"; }
 
 // A number of ns at the front of `p` (skipping blanks); false where there is none.
 bool read_ns(const char*& p, double& x) {
@@ -53,18 +51,23 @@ uint64_t periods_of(double period) {
 }  // namespace
 
 NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw NoiseError("--noise-trace " + path + ": is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NoiseError("--noise-trace " + path + ": cannot be read");
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw NoiseError(std::string("--noise-trace ") + e.what());
+  }
   NoiseTrace t;
   t.source = "trace " + path;
-  std::string line;
   int number = 0;
   bool last_is_data_without_newline = false;
-  while (std::getline(in, line)) {
+  // Line by line as std::getline reads them: a last line without a newline is a line too.
+  for (size_t at = 0; at < text.size();) {
+    const size_t newline = text.find('\n', at);
+    const bool had_newline = newline != std::string::npos;
+    std::string line = text.substr(at, had_newline ? newline - at : std::string::npos);
+    at = had_newline ? newline + 1 : text.size();
     ++number;
-    const bool had_newline = !in.eof();
     last_is_data_without_newline = false;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const size_t first = line.find_first_not_of(" \t");
@@ -81,11 +84,11 @@ NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
     const std::string where = "--noise-trace " + path + ", line " + std::to_string(number) + ": ";
     const char* p = line.c_str();
     double s = 0, d = 0;
-    if (!read_ns(p, s) || !read_ns(p, d)) throw NoiseError(where + "expected `start<TAB>duration` in ns, got '" + line + "'");
+    if (!read_ns(p, s) || !read_ns(p, d)) throw NoiseError(where + "expected `start<TAB>duration` in ns, got " + quoted_line(line));
     while (*p == ' ' || *p == '\t') ++p;
-    if (*p != '\0') throw NoiseError(where + "unexpected text after the duration: '" + line + "'");
+    if (*p != '\0') throw NoiseError(where + "unexpected text after the duration: " + quoted_line(line));
     if (!(s >= 0 && d >= 0 && s < kMaxNs && d < kMaxNs))
-      throw NoiseError(where + "start and duration must be numbers of ns from 0 to 2^62, got " + number_text(s) + " and " + number_text(d));
+      throw NoiseError(where + "start and duration must be numbers of ns from 0 to 2^62, got " + real_text(s) + " and " + real_text(d));
     const uint64_t start = uint64_t(std::llround(s)), length = uint64_t(std::llround(d));
     if (!t.start.empty() && start < t.start.back())
       throw NoiseError(where + "starts must not decrease (" + std::to_string(start) + " after " + std::to_string(t.start.back()) + ")");
@@ -94,7 +97,6 @@ NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
     t.length.push_back(length);
     last_is_data_without_newline = !had_newline;
   }
-  if (in.bad()) throw NoiseError("--noise-trace " + path + ": read error");
   if (t.start.size() < 2) throw NoiseError("--noise-trace " + path + ": needs at least 2 detours (the last one's start is the trace's period)");
   if (t.start.back() == 0) throw NoiseError("--noise-trace " + path + ": the last detour starts at 0, so the trace has no length");
   if (loggopsim_reader && !last_is_data_without_newline) {
@@ -106,11 +108,11 @@ NoiseTrace read_noise_trace(const std::string& path, bool loggopsim_reader) {
 }
 
 NoiseTrace periodic_noise(double hz, uint64_t detour) {
-  if (!(hz >= 1e-6) || !(hz <= 1e8)) throw NoiseError("--noise periodic: the frequency must be from 1e-6 to 1e8 Hz, got " + number_text(hz));
+  if (!(hz >= 1e-6) || !(hz <= 1e8)) throw NoiseError("--noise periodic: the frequency must be from 1e-6 to 1e8 Hz, got " + real_text(hz));
   const double period = std::round(1e9 / hz);
   if (double(detour) >= period)
-    throw NoiseError("--noise periodic: a detour of " + std::to_string(detour) + " ns does not fit in a period of " + number_text(period) +
-                     " ns (" + number_text(hz) + " Hz)");
+    throw NoiseError("--noise periodic: a detour of " + std::to_string(detour) + " ns does not fit in a period of " + real_text(period) +
+                     " ns (" + real_text(hz) + " Hz)");
   NoiseTrace t;
   std::ostringstream name;
   name << "periodic " << hz << " Hz x " << detour << " ns";
@@ -124,8 +126,8 @@ NoiseTrace periodic_noise(double hz, uint64_t detour) {
 }
 
 NoiseTrace random_noise(double rate, double mean, uint64_t seed) {
-  if (!(rate >= 1e-6) || !(rate <= 1e8)) throw NoiseError("--noise random: the rate must be from 1e-6 to 1e8 per s, got " + number_text(rate));
-  if (!(mean >= 0) || !(mean < 1e12)) throw NoiseError("--noise random: the mean detour must be from 0 to 1e12 ns, got " + number_text(mean));
+  if (!(rate >= 1e-6) || !(rate <= 1e8)) throw NoiseError("--noise random: the rate must be from 1e-6 to 1e8 per s, got " + real_text(rate));
+  if (!(mean >= 0) || !(mean < 1e12)) throw NoiseError("--noise random: the mean detour must be from 0 to 1e12 ns, got " + real_text(mean));
   NoiseTrace t;
   std::ostringstream name;
   name << "random " << rate << " per s x " << mean << " ns mean, seed " << seed;
@@ -204,7 +206,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)
     pos = entry_after(at) - 1;
     const uint64_t end_of = s[pos] + d[pos];
-    if (end_of > at) noise += end_of - at;
+    if (end_of > at) noise = end_of - at;
   }
   uint64_t end = at + len;
   if (pos == last) {
@@ -213,7 +215,7 @@ uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
   }
   while (end > s[pos + 1]) {
     ++pos;
-    noise += d[pos];
+    noise = add_capped(noise, d[pos]);
     if (pos == last) {
       end -= s.back();
       pos = 0;

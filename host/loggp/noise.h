@@ -1,6 +1,7 @@
 // The noise model's workings (include/ppsim/noise.h says what it does): traces read from files or
 // generated, and the phases and detours of one run.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,16 @@
 #include "ppsim/noise.h"
 
 namespace ppsim::loggp {
+
+// Every time the LogGP engine reports stays below this (loggp.h): a finishing time at or past it
+// is refused.
+inline constexpr uint64_t kTimeLimit = uint64_t(1) << 62;
+
+// a + b where detours are added, to one another or to the clock they delay: held at kTimeLimit (or
+// at a, when a is past it already) instead of wrapping past 2^64, so that the check of the
+// finishing times refuses every such sum. Six detours of 2^64/6 ns, each below 2^62, used to add up
+// to 0 and a run exited 0 with a time that had lost them.
+inline uint64_t add_capped(uint64_t a, uint64_t b) { return a >= kTimeLimit || b >= kTimeLimit - a ? std::max(a, kTimeLimit) : a + b; }
 
 // LogGOPSim's format: lines `start<TAB>duration` (ns, numbers that may have decimals, rounded to
 // the nearest ns), `#` comment lines and blank lines. `loggopsim_reader`: the entries LogGOPSim's

@@ -11,6 +11,7 @@
 
 #include "msccl/dataflow.h"
 #include "msccl/verify.h"
+#include "ppsim/config.h"
 #include "ppsim/errors.h"
 
 namespace ppsim::msccl {
@@ -207,6 +208,25 @@ void Scheduler::report_stuck(Outcome& out) const {
     }
 }
 
+// The size rule of every run (ppsim/config.h), met before anything is allocated: the words of every
+// GPU's storages, and the bytes they take with each chunk's lineage slot and the input's nodes, and
+// a GPU's words twice over in flight (a message, and the copy of its chunks a step reads).
+void require_fits(const Program& p, int64_t w) {
+  double words = 0, bytes = 0, most = 0;
+  const double input_chunks = double(collective_shape(p).input_chunks);
+  for (int g = 0; g < p.ngpus; ++g) {
+    const Layout l = buffer_layout(p, g);
+    double chunks = 0;
+    for (int b = 0; b < kBuffers; ++b) chunks += double(l.storage_chunks[b]);
+    words += chunks * double(w);
+    most = std::max(most, chunks * double(w));
+    bytes += chunks * (8.0 * double(w) + sizeof(uint32_t)) + input_chunks * double(sizeof(Node) + 16);
+  }
+  bytes += 2 * 8.0 * most;
+  require_simulable_words(words, std::to_string(p.ngpus) + " GPUs x up to " + real_text(most) + " words");
+  require_host_memory(bytes < 1.8e19 ? uint64_t(bytes) : UINT64_MAX, "");
+}
+
 }  // namespace
 
 Outcome execute(const Program& p, const Machine& m) {
@@ -218,6 +238,7 @@ Outcome execute(const Program& p, const Machine& m) {
                       " is not commutative: an MSCCL program reduces in the order its schedule takes (sum, prod, min, max, and, or, "
                       "xor, fsum, fsum32)");
   if (m.chunk_words < 1) throw ConfigError("a chunk must hold at least one word");
+  require_fits(p, m.chunk_words);
   Outcome out;
   DataState data(p, m);
   Scheduler(p, m, data).run(out);

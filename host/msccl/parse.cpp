@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "io/input_file.h"
 #include "msccl/check.h"
 #include "msccl/program.h"
 
@@ -163,18 +162,24 @@ Program parse(const std::string& text, const std::string& name) {
   pugi::xml_node algo = doc.document_element();
   if (!algo || std::string(algo.name()) != "algo")
     throw ParseError(name + ":" + std::to_string(algo ? r.line(algo) : 1) + ": the document is not an <algo> element");
+  // pugixml reads a second root element without complaint; XML allows one, and a file of two
+  // programs would run the first alone.
+  for (pugi::xml_node n = algo.next_sibling(); n; n = n.next_sibling())
+    if (n.type() == pugi::node_element)
+      r.fail(n, "not well-formed XML: a second root element <" + std::string(n.name()) + "> (an MSCCL file holds one <algo>)");
   Program p = read_algo(r, algo);
   check_program(p);
   return p;
 }
 
 Program read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path + ":1: cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ParseError(path + ":1: cannot be read");
-  return parse(text.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ParseError(e.what());
+  }
+  return parse(text, path);
 }
 
 }  // namespace ppsim::msccl

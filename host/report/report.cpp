@@ -23,6 +23,9 @@ std::string number_text(double v, bool single) {
 }  // namespace
 
 std::string word_text(OperatorKind k, uint64_t w) {
+  // A slot never written holds the fill pattern (0x5A5A... for every operator but interval's own),
+  // not a number the run computed: "-" in the trace and in ppsim view, whatever the operator.
+  if (w == operator_unset(k)) return "-";
   if (operator_rounded(k)) {
     const bool single = operator_single(k);
     return word_in_format(single, w) ? number_text(word_value(single, w), single) : "!";

@@ -43,7 +43,7 @@ namespace {
 struct LoggpTiming {
   loggp::Result result;
   uint64_t noiseless = 0;
-  std::string error, noise_error;
+  std::string error, config_error;
   double seconds = 0;
   bool lockstep = false, windows = false;
   void run(const RunConfig& c, int threads = 1) {
@@ -51,10 +51,12 @@ struct LoggpTiming {
     try {
       if (c.noise) run_with_noise(c, threads);
       else result = loggp_run(c, false, &lockstep, threads, &windows);
+    } catch (const loggp::TimeOverflowError& e) {
+      config_error = std::string("LogGP timing: ") + e.what();  // a time past the limit, not a broken schedule
     } catch (const loggp::StuckError& e) {
       error = std::string("LogGP timing: ") + e.what();
     } catch (const NoiseError& e) {
-      noise_error = e.what();
+      config_error = e.what();
     }
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -90,7 +92,7 @@ struct LoggpTiming {
     if (quiet_failed) std::rethrow_exception(quiet_failed);
   }
   void into(RunResult& r) {
-    if (!noise_error.empty()) throw ConfigError(noise_error);
+    if (!config_error.empty()) throw ConfigError(config_error);
     if (!error.empty()) throw ScheduleError(error);
     r.noiseless_time = noiseless;
     r.noise_total = result.noise;
@@ -150,7 +152,7 @@ RunResult simulate_split(const RunConfig& c, Backend requested, std::string* not
     agreed_phase(comm, [&] {
       if (comm.rank() != 0) return;
       t.run(c, c.threads > 0 ? c.threads : int(std::max(1u, std::thread::hardware_concurrency())));
-      if (!t.noise_error.empty()) throw ConfigError(t.noise_error);
+      if (!t.config_error.empty()) throw ConfigError(t.config_error);
       if (!t.error.empty()) throw ScheduleError(t.error);
     });
   RunResult r = device ? run_cuda(c) : run_cpu(c);
@@ -177,7 +179,7 @@ RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
   RunResult r;
   if (!device) {
     t.run(c, c.threads > 0 ? c.threads : cores);
-    if (!t.noise_error.empty()) throw ConfigError(t.noise_error);  // (before moving any data)
+    if (!t.config_error.empty()) throw ConfigError(t.config_error);  // (before moving any data)
     if (!t.error.empty()) throw ScheduleError(t.error);
     r = on_backend(c, requested, notice);
   } else {

@@ -72,6 +72,10 @@ double estimate_run_seconds(const RunConfig& c) {
   return c.cost.model == CostModel::loggp ? 2 * data : data;
 }
 
+void require_simulable_words(double words, const std::string& sizes) {
+  if (!(words <= kMaxSimulatedWords)) throw ConfigError("p * words per processor is too large to simulate (" + sizes + ")");
+}
+
 void require_host_memory(uint64_t need, const std::string& what) {
   const uint64_t have = available_memory_bytes();
   if (need > have - have / 10)
@@ -91,10 +95,9 @@ void validate_config(const RunConfig& c, bool host_memory) {
   // Every run holds at least p*m words, a scan at least n*m: refuse sizes past the limit before any
   // buffer size is multiplied out below (so none of those products can overflow).
   const int64_t elements = c.algorithm->op == Operation::scan ? std::max(a.p, scan_elements(a)) : a.p;
-  if (double(elements) * double(a.m) > kMaxSimulatedWords)
-    throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors" +
-                      (elements > a.p ? ", " + std::to_string(elements) + " elements" : std::string()) + " x " + std::to_string(a.m) +
-                      " words)");
+  require_simulable_words(double(elements) * double(a.m), std::to_string(a.p) + " processors" +
+                                                              (elements > a.p ? ", " + std::to_string(elements) + " elements" : std::string()) +
+                                                              " x " + std::to_string(a.m) + " words");
   if (c.threads < 0 || c.threads > kMaxThreads)
     throw ConfigError("threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(c.threads) +
                       ")");
@@ -137,10 +140,8 @@ void validate_config(const RunConfig& c, bool host_memory) {
       throw ConfigError(std::string(c.algorithm->name) + " works in the machine's own switches: it runs on the machine itself, not mapped (--map, --logical)");
   }
   for (int b = 0; b < run_buffer_count(c); ++b) {
-    int64_t words = run_buffer_words(c, b);
-    if (double(words) * double(run_processors(c)) > kMaxSimulatedWords)
-      throw ConfigError("p * words per processor is too large to simulate (" + std::to_string(a.p) + " processors x " +
-                        std::to_string(words) + " words)");
+    const int64_t words = run_buffer_words(c, b);
+    require_simulable_words(double(words) * double(run_processors(c)), std::to_string(a.p) + " processors x " + std::to_string(words) + " words");
   }
   if (c.trace) {
     const uint64_t words = run_total_words(c);

@@ -69,6 +69,11 @@ uint64_t usable_memory_bytes();
 // Throws ConfigError when `bytes` exceed usable_memory_bytes(); `what` says what they are for
 // (may be empty).
 void require_host_memory(uint64_t bytes, const std::string& what);
+// The size every run is held to before anything is allocated (a run of an algorithm, an MSCCL
+// program): at most 2^40 words in all its buffers, whose processors and words `sizes` names for
+// the message ("4 processors x 1024 words"). Throws ConfigError. The memory those words take is
+// then checked by require_host_memory.
+void require_simulable_words(double words, const std::string& sizes);
 // Steps whose messages can be in flight at once: lambda for a postal-native algorithm (it sends in
 // every step), 1 for a round-based one (a round every lambda steps; it arrives before the next).
 int run_store_count(const RunConfig& c);

@@ -12,7 +12,9 @@
 namespace ppsim {
 
 // A word as the report prints it: interval words as "lo:hi" (or "i"), fsum and fsum32 words as
-// their numbers (shortest text that reads back the same), others as int64.
+// their numbers (shortest text that reads back the same), others as int64. As text (the trace, ppsim
+// view) a slot never written is "-" for every operator; the JSON keeps integer operators' words
+// numbers.
 nlohmann::json word_json(OperatorKind k, uint64_t w);
 std::string word_text(OperatorKind k, uint64_t w);
 // A word of a run's buffers: a barrier's knowledge token as the ranks it covers ("3..6", "all",

@@ -41,7 +41,9 @@ def _as_array(rows):
 
 def run(**options):
     """One run, verified against the sequential reference: the document of ``ppsim run --json``
-    (a dict), its final buffers as NumPy arrays (processors x words) where the words are numbers."""
+    (a dict), its final buffers as NumPy arrays (processors x words) where the words are numbers.
+    ``goal="file.goal"`` and ``msccl="file.xml"`` run those files as ``ppsim run --goal`` and
+    ``ppsim run --msccl`` do."""
     doc = _core.run(_args(options))
     final = doc.get("final", {})
     for group in ("buffers", "registers", "cells"):

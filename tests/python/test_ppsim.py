@@ -345,3 +345,51 @@ def test_goal_export_and_import(tmp_path):
         ppsim.run(goal=str(path))
     with pytest.raises(ppsim.ConfigError):
         ppsim.goal(topology="full", p=8, op="broadcast", backend="cpu")
+
+
+def test_an_input_file_must_be_a_regular_file(tmp_path):
+    # /dev/zero never ends: the readers refuse it (and a folder) before reading, as the CLI does.
+    loggp = dict(topology="full", p=64, op="allreduce", model="loggp")
+    for options in (dict(loggp, noise_trace="/dev/zero"), dict(goal="/dev/zero"), dict(loggp, noise_trace=str(tmp_path))):
+        with pytest.raises(ppsim.ConfigError, match="not a regular file|is a directory"):
+            ppsim.run(**options)
+
+
+def test_detours_that_add_up_past_2_to_64_raise(tmp_path):
+    # Six detours of 2^64/6 ns overlap each operation: their sum wrapped to 0 and the run passed.
+    trace = tmp_path / "sixth.trace"
+    trace.write_text("".join("%d\t3074457345618259456\n" % (i * 100) for i in range(64)))
+    with pytest.raises(ppsim.ConfigError, match="wrapped past 2"):
+        ppsim.run(topology="full", p=2, op="broadcast", model="loggp", o=500, noise_trace=str(trace))
+
+
+@needs_exe
+def test_msccl_program_as_the_cli(tmp_path):
+    # run(msccl=...) ran nothing ("give --p"): it runs the file as `ppsim run --msccl` does.
+    data = Path(__file__).resolve().parents[1] / "data" / "msccl"
+    ring = str(data / "allreduce_ring_2ch.xml")
+    for options in ([], ["--m", "8", "--tw-class", "nvlink=0.5"], ["--model", "loggp"]):
+        keywords = {options[i][2:].replace("-", "_"): options[i + 1] for i in range(0, len(options), 2)}
+        doc = ppsim.run(msccl=ring, **keywords)
+        code, out, err = cli("run", "--msccl", ring, *options, "--json", "-")
+        assert code == 0, err
+        assert without_wall(doc) == without_wall(json.loads(out))
+        assert doc["verified"] and doc["ngpus"] == 4
+    wrong = ppsim.run(msccl=str(data / "broken" / "allreduce_reduce_as_copy.xml"))
+    assert wrong["verified"] is False and wrong["first_wrong"]["gpu"] == 0
+    with pytest.raises(ppsim.ConfigError, match="does not apply to --msccl"):
+        ppsim.run(msccl=ring, algo="allreduce_ring")
+    with pytest.raises(ppsim.ConfigError, match="not a regular file"):
+        ppsim.run(msccl="/dev/zero")
+    stuck = tmp_path / "stuck.xml"
+    stuck.write_text(open(ring).read().replace('type="s"', 'type="r"'))
+    with pytest.raises(ppsim.ScheduleError, match="cannot finish"):
+        ppsim.run(msccl=str(stuck))
+
+
+def test_a_run_that_cannot_end_raises_before_it_starts():
+    # As `ppsim run`: the least time of 2^40 processor-rounds is past the 60 minutes of --time-limit.
+    with pytest.raises(ppsim.ConfigError, match="--time-limit"):
+        ppsim.run(topology="linear", p="2^20", op="broadcast", algo="broadcast_chain")
+    with pytest.raises(ppsim.ConfigError, match="--time-limit must be a positive"):
+        ppsim.run(topology="ring", p=8, time_limit=0)

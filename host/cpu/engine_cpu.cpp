@@ -45,8 +45,9 @@ ChunkPlan plan_for(const RunConfig& c, int64_t procs) {
   Collectives* comm = split_ranks(c);
   if (!comm) return ChunkPlan::for_run(c.threads, 0, procs);
   // All the machine's cores (threads 0) are shared by the ranks on it.
-  const int threads = c.threads > 0 ? c.threads : std::max(1, int(std::thread::hardware_concurrency()) / comm->local_size());
-  return ChunkPlan::for_run(threads, block_begin(procs, comm->rank(), comm->size()), block_end(procs, comm->rank(), comm->size()),
+  const int64_t lo = block_begin(procs, comm->rank(), comm->size()), hi = block_end(procs, comm->rank(), comm->size());
+  const int cores = std::max(1, int(std::thread::hardware_concurrency()) / comm->local_size());
+  return ChunkPlan::for_run(c.threads > 0 ? c.threads : ChunkPlan::automatic_threads(hi - lo, cores), lo, hi,
                             comm->size());
 }
 

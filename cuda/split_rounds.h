@@ -145,16 +145,11 @@ class SplitRoundsRun : RoundsRun<Exec> {
     auto next_message = [&](rules::Crossing& out, const uint64_t*& payload) {
       while (next < sends.size() && ctx.holds(sends[next].to)) ++next;
       if (next == sends.size()) return false;
-      const int64_t s = int64_t(next++);
-      const DevSend& x = sends[size_t(s)];
-      const int64_t first = slot[size_t(x.from - ctx.lo)].sends, end = slot[size_t(x.from - ctx.lo + 1)].sends;
-      const int64_t charged = rules::charged_words(ctx.tokens, x.len);
-      const rules::CostParts cost =
-          direct ? rules::direct_parts(c_.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
-                 : rules::route_parts_with(ctx.machine, c_.cost, x.from, x.to, charged, x.hops, x.route,
-                                           [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
-      out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(sends.data(), first, s), x.len, x.hops,
-                            cost.congestion, cost.startup, cost.word_time};
+      const int64_t n = int64_t(next++);
+      const DevSend& x = sends[size_t(n)];
+      out = rules::crossing_record(ctx.machine, c_.cost, ctx.tokens, direct, sends.data(), slot[size_t(x.from - ctx.lo)].sends,
+                                   slot[size_t(x.from - ctx.lo + 1)].sends, n,
+                                   [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
       payload = words.data() + x.pool_off;
       return true;
     };
@@ -170,23 +165,20 @@ class SplitRoundsRun : RoundsRun<Exec> {
     bool matched = false;
     RoundPeak& peak = import_peaks_[size_t(r - 1)];
     for (const std::vector<uint64_t>& in : imports)
-      for (size_t at = 0; at < in.size();) {
-        const rules::Crossing x = rules::read_crossing(in.data() + at);
-        const uint64_t* payload = in.data() + at + rules::kCrossingWords;
-        at += rules::kCrossingWords + size_t(x.len);
+      rules::for_each_crossing(in, [&](const rules::Crossing& x, size_t at) {
         const Slots& first = slot[size_t(x.to - ctx.lo)];
         DevRecv* match = rules::matching_receive(recvs.data() + first.recvs, slot[size_t(x.to - ctx.lo + 1)].recvs - first.recvs, x.from,
                                                  int(x.occurrence));
         if (!match || match->len != x.len || base + int64_t(payloads.size()) + x.len > pl.store.words) {
           split_error_ = std::min(split_error_, (static_cast<unsigned long long>(t) << 32) | uint64_t(x.from));
-          continue;
+          return;
         }
         match->pool_off = base + int64_t(payloads.size());
-        payloads.insert(payloads.end(), payload, payload + x.len);
+        payloads.insert(payloads.end(), in.data() + at, in.data() + at + x.len);
         matched = true;
         const int64_t combined = rules::charged_combined_words(ctx.tokens, match->act, match->nact, match->len);
         peak = PeakOf{}(peak, RoundPeak{x.congestion, message_time_of(c_.cost, x.startup, x.word_time, x.hops, combined)});
-      }
+      });
     std::vector<std::vector<uint64_t>>().swap(imports);
     if (matched) {
       exec_.upload(pl.recvs_of(t), recvs.data(), recvs.size() * sizeof(DevRecv));

@@ -110,33 +110,42 @@ class SplitRoundsRun : RoundsRun<Exec> {
   // cost its sender's rank knows, and the messages shipped here laid after the block's own in the
   // step's pool and matched with their receives (step_rules.h's rules, as for a local message).
   void exchange(const StepPlan& pl, int64_t t, int r) {
-    const Ctx& ctx = pl.ctx;
-    const RoundTotals& n = pl.totals[r - 1];
-    const uint32_t stamp = uint32_t(t);
-    const Topology& topo = ctx.machine.topo;
-    const bool direct = direct_links(topo);
     std::vector<Slots> slot(size_t(p_ + 1));
-    std::vector<DevSend> sends(size_t(n.sends));
     exec_.download(slot.data(), pl.slot_of(t), slot.size() * sizeof(Slots));
+    if (!direct_links(pl.ctx.machine.topo)) sum_link_loads(pl, t);
+    match_imports(pl, t, r, slot, ship_sends(pl, t, r, slot));
+  }
+
+  // The step's loads of the links summed over the ranks: each rank asks the owners of the links its
+  // messages crossed, and every counter of the executor is left holding the links' totals.
+  void sum_link_loads(const StepPlan& pl, int64_t t) {
+    const uint32_t stamp = uint32_t(t);
+    const int64_t space = link_space(pl.ctx.machine.topo);
+    links_.resize(size_t(space));
+    exec_.download(links_.data(), pl.link_load, links_.size() * sizeof(unsigned long long));
+    const int64_t own_lo = block_begin(space, comm_->rank(), comm_->size()), own_hi = block_end(space, comm_->rank(), comm_->size());
+    std::vector<std::pair<int64_t, int64_t>> asked;
+    for (int64_t id = 0; id < space; ++id)
+      if ((id < own_lo || id >= own_hi) && rules::link_load_at(links_[size_t(id)], stamp) > 0)
+        asked.emplace_back(id, rules::link_load_at(links_[size_t(id)], stamp));
+    int64_t link_words = 0;
+    const std::vector<int64_t> totals = rules::sum_link_counts(
+        *comm_, space, asked, [&](int64_t id) -> unsigned long long& { return links_[size_t(id)]; }, stamp, link_words);
+    for (size_t i = 0; i < asked.size(); ++i)
+      links_[size_t(asked[i].first)] = (static_cast<unsigned long long>(stamp) << 32) | uint64_t(totals[i]);
+    exec_.upload(pl.link_load, links_.data(), links_.size() * sizeof(unsigned long long));
+  }
+
+  // Every message of step t (round r) whose receiver another rank holds, shipped there with its
+  // record (rules/crossing.h); returns what the other ranks shipped here.
+  std::vector<std::vector<uint64_t>> ship_sends(const StepPlan& pl, int64_t t, int r, const std::vector<Slots>& slot) {
+    const Ctx& ctx = pl.ctx;
+    const uint32_t stamp = uint32_t(t);
+    const bool direct = direct_links(ctx.machine.topo);
+    std::vector<DevSend> sends(size_t(pl.totals[r - 1].sends));
     exec_.download(sends.data(), pl.sends_of(t), sends.size() * sizeof(DevSend));
     std::vector<uint64_t> words(size_t(slot.back().words));
     exec_.download(words.data(), pl.pool_of(t), words.size() * 8);
-    if (!direct) {
-      const int64_t space = link_space(topo);
-      links_.resize(size_t(space));
-      exec_.download(links_.data(), pl.link_load, links_.size() * sizeof(unsigned long long));
-      const int64_t own_lo = block_begin(space, comm_->rank(), comm_->size()), own_hi = block_end(space, comm_->rank(), comm_->size());
-      std::vector<std::pair<int64_t, int64_t>> asked;
-      for (int64_t id = 0; id < space; ++id)
-        if ((id < own_lo || id >= own_hi) && rules::link_load_at(links_[size_t(id)], stamp) > 0)
-          asked.emplace_back(id, rules::link_load_at(links_[size_t(id)], stamp));
-      int64_t link_words = 0;
-      const std::vector<int64_t> totals = rules::sum_link_counts(
-          *comm_, space, asked, [&](int64_t id) -> unsigned long long& { return links_[size_t(id)]; }, stamp, link_words);
-      for (size_t i = 0; i < asked.size(); ++i)
-        links_[size_t(asked[i].first)] = (static_cast<unsigned long long>(stamp) << 32) | uint64_t(totals[i]);
-      exec_.upload(pl.link_load, links_.data(), links_.size() * sizeof(unsigned long long));
-    }
     auto sizes = [&](auto&& fn) {
       for (const DevSend& x : sends)
         if (!ctx.holds(x.to)) fn(x.to, x.len);
@@ -154,11 +163,16 @@ class SplitRoundsRun : RoundsRun<Exec> {
       return true;
     };
     rules::SplitTraffic traffic;
-    std::vector<std::vector<uint64_t>> imports = rules::ship_crossing(*comm_, run_processors(c_), sizes, next_message, traffic);
-    std::vector<DevSend>().swap(sends);
-    std::vector<uint64_t>().swap(words);
-    // The imported messages: matched on the host, their payloads laid after the block's own words.
-    std::vector<DevRecv> recvs(size_t(n.recvs));
+    return rules::ship_crossing(*comm_, run_processors(c_), sizes, next_message, traffic);
+  }
+
+  // The messages shipped here: matched with their receives on the host, their payloads laid after
+  // the block's own words in the step's pool, their costs taken into round r's peak. A message
+  // that meets no receive of its length, or no room in the pool, is recorded as a broken rule of
+  // its sender.
+  void match_imports(const StepPlan& pl, int64_t t, int r, const std::vector<Slots>& slot, std::vector<std::vector<uint64_t>> imports) {
+    const Ctx& ctx = pl.ctx;
+    std::vector<DevRecv> recvs(size_t(pl.totals[r - 1].recvs));
     exec_.download(recvs.data(), pl.recvs_of(t), recvs.size() * sizeof(DevRecv));
     std::vector<uint64_t> payloads;
     const int64_t base = slot.back().words;

@@ -10,6 +10,7 @@
 
 #include "algorithms/all.h"
 #include "ppsim/engine.h"
+#include "rules/round_ops.h"
 #include "rules/step_rules.h"
 
 namespace ppsim {
@@ -124,7 +125,7 @@ struct Ctx {
   uint64_t* bufs[kMaxBuffers];
   RunStatus* status;
   // Tests only, host execution only: RunConfig::test_ops_override (a host function).
-  void (*ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&);
+  rules::OpsOverride ops_override;
   PPSIM_HD int nbuf() const { return ports.shape.nbuf; }
   PPSIM_HD int64_t words(int32_t b) const { return ports.shape.words[b]; }
   PPSIM_HD bool holds(int64_t proc) const { return proc >= lo && proc < hi; }
@@ -142,18 +143,6 @@ PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
 
 // The step a message sent in step t arrives in.
 PPSIM_HD inline int64_t arrival(const Ctx& c, int64_t t) { return t + (c.a.lambda > 1 ? c.a.lambda : 1) - 1; }
-
-PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
-  ops.nsend = ops.nrecv = 0;
-  ops.overflow = false;
-#if !defined(__CUDA_ARCH__)
-  if (c.ops_override) {
-    c.ops_override(c.a, i, round, ops);
-    return;
-  }
-#endif
-  algorithm_ops(c.algo, c.a, i, round, ops);
-}
 
 // Initial contents of buffer b, one word per index.
 struct InitBody {
@@ -189,7 +178,7 @@ struct LocalBody {
 // then what the failures leave of them (route: each send's route). A broken rule is flagged (the
 // record names the step the round's messages leave in) and counts as no ops.
 PPSIM_HD inline bool valid_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops, int8_t* route, rules::Losses& lost) {
-  ops_of(c, i, round, ops);
+  rules::read_round_ops(c.algo, c.ops_override, c.a, i, round, ops);  // an overflow is check_ops's first rule
   if (!ops_valid(c, ops, i)) return false;
   if (c.machine.failures) lost = rules::drop_lost(c.machine, ops, i, step, arrival(c, step), route);
   else

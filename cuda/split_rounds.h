@@ -92,7 +92,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
       });
     }
     agreed_phase(*comm_, [&] {
-      const int64_t j = pl.clock.sent_before(t);
+      const int64_t j = pl.ctx.clock.sent_before(t);
       if (j >= 1) {
         const int arrived = pl.round_sent_at(j);
         if (arrived > 0 && pl.totals[arrived - 1].recvs > 0)

@@ -10,6 +10,7 @@
 
 #include "algorithms/all.h"
 #include "ppsim/engine.h"
+#include "rules/round_ops.h"
 #include "rules/step_rules.h"
 
 namespace ppsim {
@@ -118,13 +119,14 @@ struct Ctx {
   rules::Machine machine;  // physical: routes and links
   rules::PortRules ports;  // the port model, and the buffers' shape
   OperatorKind op;
-  bool tokens;  // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
+  bool tokens;             // a barrier: messages carry knowledge tokens (step_rules.h, carries_tokens)
+  rules::Clock clock;      // rounds and steps: which step a round leaves in, and when its messages arrive
   const CostParams* cost;  // in the executor's memory, like the machine's failures (below)
   int64_t lo, hi;
   uint64_t* bufs[kMaxBuffers];
   RunStatus* status;
   // Tests only, host execution only: RunConfig::test_ops_override (a host function).
-  void (*ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&);
+  rules::OpsOverride ops_override;
   PPSIM_HD int nbuf() const { return ports.shape.nbuf; }
   PPSIM_HD int64_t words(int32_t b) const { return ports.shape.words[b]; }
   PPSIM_HD bool holds(int64_t proc) const { return proc >= lo && proc < hi; }
@@ -138,21 +140,6 @@ PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
 // Every rule of step_rules.h's check_ops holds for processor i's ops.
 PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
   return rules::check_ops(c.ports, c.machine, ops, i).what == rules::Broken::none;
-}
-
-// The step a message sent in step t arrives in.
-PPSIM_HD inline int64_t arrival(const Ctx& c, int64_t t) { return t + (c.a.lambda > 1 ? c.a.lambda : 1) - 1; }
-
-PPSIM_HD inline void ops_of(const Ctx& c, int64_t i, int round, StepOps& ops) {
-  ops.nsend = ops.nrecv = 0;
-  ops.overflow = false;
-#if !defined(__CUDA_ARCH__)
-  if (c.ops_override) {
-    c.ops_override(c.a, i, round, ops);
-    return;
-  }
-#endif
-  algorithm_ops(c.algo, c.a, i, round, ops);
 }
 
 // Initial contents of buffer b, one word per index.
@@ -189,9 +176,9 @@ struct LocalBody {
 // then what the failures leave of them (route: each send's route). A broken rule is flagged (the
 // record names the step the round's messages leave in) and counts as no ops.
 PPSIM_HD inline bool valid_ops(const Ctx& c, int64_t i, int round, int64_t step, StepOps& ops, int8_t* route, rules::Losses& lost) {
-  ops_of(c, i, round, ops);
+  rules::read_round_ops(c.algo, c.ops_override, c.a, i, round, ops);  // an overflow is check_ops's first rule
   if (!ops_valid(c, ops, i)) return false;
-  if (c.machine.failures) lost = rules::drop_lost(c.machine, ops, i, step, arrival(c, step), route);
+  if (c.machine.failures) lost = rules::drop_lost(c.machine, ops, i, step, c.clock.arrives(step), route);
   else
     for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
   return true;
@@ -365,7 +352,7 @@ struct UnmatchedBody {
   int64_t step;
   const DevRecv* recvs;
   PPSIM_HD void operator()(int64_t r) const {
-    if (!failed(c) && recvs[r].pool_off < 0 && !rules::receive_lost(c.machine, recvs[r].from, recvs[r].proc, step, arrival(c, step)))
+    if (!failed(c) && recvs[r].pool_off < 0 && !rules::receive_lost(c.machine, recvs[r].from, recvs[r].proc, step, c.clock.arrives(step)))
       flag_error(c, step, recvs[r].proc);
   }
 };

@@ -53,6 +53,7 @@ inline Ctx make_ctx(const RunConfig& c) {
   ctx.ports = run_port_rules(c);
   ctx.op = c.combine;
   ctx.tokens = rules::carries_tokens(c.algorithm->op);
+  ctx.clock = run_clock(c);
   ctx.cost = &c.cost;  // host pointers here (cost, machine.failures): plan() points them at the executor's copies
   const int64_t procs = run_processors(c);
   Collectives* comm = split_ranks(c);
@@ -108,7 +109,6 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
 // store: the step's slots, its sends, receives and payload pool). Step t uses store t % nstores.
 struct StepPlan {
   Ctx ctx;
-  rules::Clock clock;
   int64_t p, total_steps;
   int lambda, nstores;
   bool has_local, check_exchange;  // check_exchange: half-duplex and telephone
@@ -122,9 +122,9 @@ struct StepPlan {
   uint64_t* pool;
   StoreSizes store;  // one store's sends, receives and pool words (its slots: p + 1)
 
-  PPSIM_HD int64_t step_of_round(int r) const { return clock.step_of_round(r); }
+  PPSIM_HD int64_t step_of_round(int r) const { return ctx.clock.step_of_round(r); }
   PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
-  PPSIM_HD int round_sent_at(int64_t t) const { return clock.round_sent_at(t); }
+  PPSIM_HD int round_sent_at(int64_t t) const { return ctx.clock.round_sent_at(t); }
   // Who moves a round's words: a block per processor when its messages average kBlockWords
   // words or more, a warp from kWarpWords, else a thread.
   PPSIM_HD GroupWidth width(int r) const {
@@ -168,7 +168,7 @@ PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
     }
     if (n.recvs != n.sends) exec.each(n.recvs, UnmatchedBody{ctx, t, recvs});
   }
-  const int64_t j = pl.clock.sent_before(t);  // the messages sent in step j arrive now
+  const int64_t j = pl.ctx.clock.sent_before(t);  // the messages sent in step j arrive now
   if (j >= 1) {
     const int arrived = pl.round_sent_at(j);
     if (arrived > 0 && pl.totals[arrived - 1].recvs > 0)
@@ -189,7 +189,7 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
     std::vector<DevSend> sent(static_cast<size_t>(nsends));
     exec.download(sent.data(), pl.sends_of(t), sent.size() * sizeof(DevSend));
     for (const auto& x : sent)  // a barrier's token is charged no words, in the trace as in the report
-      ts.messages.push_back(TraceMessage{x.from, x.to, rules::charged_words(pl.ctx.tokens, x.len), x.src_off, x.buf, t, pl.clock.arrives(t)});
+      ts.messages.push_back(TraceMessage{x.from, x.to, rules::charged_words(pl.ctx.tokens, x.len), x.src_off, x.buf, t, pl.ctx.clock.arrives(t)});
   }
   return ts;
 }
@@ -219,15 +219,15 @@ class RoundsRun {
   template <class T>
   using Array = typename Exec::template Array<T>;
 
-  // The step plan: context, clock, the run's status word and Lin–Yeh's G in the executor's memory.
+  // The step plan: context (its clock included), the run's status word and Lin–Yeh's G in the
+  // executor's memory.
   void plan() {
     pl_ = StepPlan{};
     pl_.ctx = make_ctx(c_);
     pl_.ctx.ops_override = exec_.accepts_test_hook() ? c_.test_ops_override : nullptr;
     pl_.p = p_;
-    pl_.clock = run_clock(c_);
-    pl_.lambda = pl_.clock.lambda;
-    pl_.total_steps = pl_.clock.total_steps();
+    pl_.lambda = pl_.ctx.clock.lambda;
+    pl_.total_steps = pl_.ctx.clock.total_steps();
     pl_.has_local = c_.algorithm->has_local;
     pl_.check_exchange = rules::checks_exchange(c_.ports.model);
     // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a

@@ -92,7 +92,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
       });
     }
     agreed_phase(*comm_, [&] {
-      const int64_t j = pl.clock.sent_before(t);
+      const int64_t j = pl.ctx.clock.sent_before(t);
       if (j >= 1) {
         const int arrived = pl.round_sent_at(j);
         if (arrived > 0 && pl.totals[arrived - 1].recvs > 0)
@@ -110,33 +110,42 @@ class SplitRoundsRun : RoundsRun<Exec> {
   // cost its sender's rank knows, and the messages shipped here laid after the block's own in the
   // step's pool and matched with their receives (step_rules.h's rules, as for a local message).
   void exchange(const StepPlan& pl, int64_t t, int r) {
-    const Ctx& ctx = pl.ctx;
-    const RoundTotals& n = pl.totals[r - 1];
-    const uint32_t stamp = uint32_t(t);
-    const Topology& topo = ctx.machine.topo;
-    const bool direct = direct_links(topo);
     std::vector<Slots> slot(size_t(p_ + 1));
-    std::vector<DevSend> sends(size_t(n.sends));
     exec_.download(slot.data(), pl.slot_of(t), slot.size() * sizeof(Slots));
+    if (!direct_links(pl.ctx.machine.topo)) sum_link_loads(pl, t);
+    match_imports(pl, t, r, slot, ship_sends(pl, t, r, slot));
+  }
+
+  // The step's loads of the links summed over the ranks: each rank asks the owners of the links its
+  // messages crossed, and every counter of the executor is left holding the links' totals.
+  void sum_link_loads(const StepPlan& pl, int64_t t) {
+    const uint32_t stamp = uint32_t(t);
+    const int64_t space = link_space(pl.ctx.machine.topo);
+    links_.resize(size_t(space));
+    exec_.download(links_.data(), pl.link_load, links_.size() * sizeof(unsigned long long));
+    const int64_t own_lo = block_begin(space, comm_->rank(), comm_->size()), own_hi = block_end(space, comm_->rank(), comm_->size());
+    std::vector<std::pair<int64_t, int64_t>> asked;
+    for (int64_t id = 0; id < space; ++id)
+      if ((id < own_lo || id >= own_hi) && rules::link_load_at(links_[size_t(id)], stamp) > 0)
+        asked.emplace_back(id, rules::link_load_at(links_[size_t(id)], stamp));
+    int64_t link_words = 0;
+    const std::vector<int64_t> totals = rules::sum_link_counts(
+        *comm_, space, asked, [&](int64_t id) -> unsigned long long& { return links_[size_t(id)]; }, stamp, link_words);
+    for (size_t i = 0; i < asked.size(); ++i)
+      links_[size_t(asked[i].first)] = (static_cast<unsigned long long>(stamp) << 32) | uint64_t(totals[i]);
+    exec_.upload(pl.link_load, links_.data(), links_.size() * sizeof(unsigned long long));
+  }
+
+  // Every message of step t (round r) whose receiver another rank holds, shipped there with its
+  // record (rules/crossing.h); returns what the other ranks shipped here.
+  std::vector<std::vector<uint64_t>> ship_sends(const StepPlan& pl, int64_t t, int r, const std::vector<Slots>& slot) {
+    const Ctx& ctx = pl.ctx;
+    const uint32_t stamp = uint32_t(t);
+    const bool direct = direct_links(ctx.machine.topo);
+    std::vector<DevSend> sends(size_t(pl.totals[r - 1].sends));
     exec_.download(sends.data(), pl.sends_of(t), sends.size() * sizeof(DevSend));
     std::vector<uint64_t> words(size_t(slot.back().words));
     exec_.download(words.data(), pl.pool_of(t), words.size() * 8);
-    if (!direct) {
-      const int64_t space = link_space(topo);
-      links_.resize(size_t(space));
-      exec_.download(links_.data(), pl.link_load, links_.size() * sizeof(unsigned long long));
-      const int64_t own_lo = block_begin(space, comm_->rank(), comm_->size()), own_hi = block_end(space, comm_->rank(), comm_->size());
-      std::vector<std::pair<int64_t, int64_t>> asked;
-      for (int64_t id = 0; id < space; ++id)
-        if ((id < own_lo || id >= own_hi) && rules::link_load_at(links_[size_t(id)], stamp) > 0)
-          asked.emplace_back(id, rules::link_load_at(links_[size_t(id)], stamp));
-      int64_t link_words = 0;
-      const std::vector<int64_t> totals = rules::sum_link_counts(
-          *comm_, space, asked, [&](int64_t id) -> unsigned long long& { return links_[size_t(id)]; }, stamp, link_words);
-      for (size_t i = 0; i < asked.size(); ++i)
-        links_[size_t(asked[i].first)] = (static_cast<unsigned long long>(stamp) << 32) | uint64_t(totals[i]);
-      exec_.upload(pl.link_load, links_.data(), links_.size() * sizeof(unsigned long long));
-    }
     auto sizes = [&](auto&& fn) {
       for (const DevSend& x : sends)
         if (!ctx.holds(x.to)) fn(x.to, x.len);
@@ -145,48 +154,45 @@ class SplitRoundsRun : RoundsRun<Exec> {
     auto next_message = [&](rules::Crossing& out, const uint64_t*& payload) {
       while (next < sends.size() && ctx.holds(sends[next].to)) ++next;
       if (next == sends.size()) return false;
-      const int64_t s = int64_t(next++);
-      const DevSend& x = sends[size_t(s)];
-      const int64_t first = slot[size_t(x.from - ctx.lo)].sends, end = slot[size_t(x.from - ctx.lo + 1)].sends;
-      const int64_t charged = rules::charged_words(ctx.tokens, x.len);
-      const rules::CostParts cost =
-          direct ? rules::direct_parts(c_.cost, x.from, rules::direct_congestion(sends.data(), first, end, x.to), charged)
-                 : rules::route_parts_with(ctx.machine, c_.cost, x.from, x.to, charged, x.hops, x.route,
-                                           [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
-      out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(sends.data(), first, s), x.len, x.hops,
-                            cost.congestion, cost.startup, cost.word_time};
+      const int64_t n = int64_t(next++);
+      const DevSend& x = sends[size_t(n)];
+      out = rules::crossing_record(ctx.machine, c_.cost, ctx.tokens, direct, sends.data(), slot[size_t(x.from - ctx.lo)].sends,
+                                   slot[size_t(x.from - ctx.lo + 1)].sends, n,
+                                   [&](int64_t id) { return rules::link_load_at(links_[size_t(id)], stamp); });
       payload = words.data() + x.pool_off;
       return true;
     };
     rules::SplitTraffic traffic;
-    std::vector<std::vector<uint64_t>> imports = rules::ship_crossing(*comm_, run_processors(c_), sizes, next_message, traffic);
-    std::vector<DevSend>().swap(sends);
-    std::vector<uint64_t>().swap(words);
-    // The imported messages: matched on the host, their payloads laid after the block's own words.
-    std::vector<DevRecv> recvs(size_t(n.recvs));
+    return rules::ship_crossing(*comm_, run_processors(c_), sizes, next_message, traffic);
+  }
+
+  // The messages shipped here: matched with their receives on the host, their payloads laid after
+  // the block's own words in the step's pool, their costs taken into round r's peak. A message
+  // that meets no receive of its length, or no room in the pool, is recorded as a broken rule of
+  // its sender.
+  void match_imports(const StepPlan& pl, int64_t t, int r, const std::vector<Slots>& slot, std::vector<std::vector<uint64_t>> imports) {
+    const Ctx& ctx = pl.ctx;
+    std::vector<DevRecv> recvs(size_t(pl.totals[r - 1].recvs));
     exec_.download(recvs.data(), pl.recvs_of(t), recvs.size() * sizeof(DevRecv));
     std::vector<uint64_t> payloads;
     const int64_t base = slot.back().words;
     bool matched = false;
     RoundPeak& peak = import_peaks_[size_t(r - 1)];
     for (const std::vector<uint64_t>& in : imports)
-      for (size_t at = 0; at < in.size();) {
-        const rules::Crossing x = rules::read_crossing(in.data() + at);
-        const uint64_t* payload = in.data() + at + rules::kCrossingWords;
-        at += rules::kCrossingWords + size_t(x.len);
+      rules::for_each_crossing(in, [&](const rules::Crossing& x, size_t at) {
         const Slots& first = slot[size_t(x.to - ctx.lo)];
         DevRecv* match = rules::matching_receive(recvs.data() + first.recvs, slot[size_t(x.to - ctx.lo + 1)].recvs - first.recvs, x.from,
                                                  int(x.occurrence));
         if (!match || match->len != x.len || base + int64_t(payloads.size()) + x.len > pl.store.words) {
           split_error_ = std::min(split_error_, (static_cast<unsigned long long>(t) << 32) | uint64_t(x.from));
-          continue;
+          return;
         }
         match->pool_off = base + int64_t(payloads.size());
-        payloads.insert(payloads.end(), payload, payload + x.len);
+        payloads.insert(payloads.end(), in.data() + at, in.data() + at + x.len);
         matched = true;
         const int64_t combined = rules::charged_combined_words(ctx.tokens, match->act, match->nact, match->len);
         peak = PeakOf{}(peak, RoundPeak{x.congestion, message_time_of(c_.cost, x.startup, x.word_time, x.hops, combined)});
-      }
+      });
     std::vector<std::vector<uint64_t>>().swap(imports);
     if (matched) {
       exec_.upload(pl.recvs_of(t), recvs.data(), recvs.size() * sizeof(DevRecv));

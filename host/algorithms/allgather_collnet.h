@@ -10,7 +10,7 @@
 
 namespace ppsim {
 
-struct AllgatherCollnet : AlgorithmDefaults {
+struct AllgatherCollnet : SharpTreeUnit<1, 1> {  // stages: 1 on one node, else 2L + 1
   static constexpr const char* name = "allgather_collnet";
   static constexpr const char* description =
       "NCCL's CollNet (direct): the network's SHARP tree gathers block g of every node for accelerator g, which sends them to its "
@@ -25,11 +25,6 @@ struct AllgatherCollnet : AlgorithmDefaults {
   static const char* rejects(const AlgoParams& a) {
     return switch_unit_rejects(a, name, true);
   }
-  PPSIM_HD static int stages(const AlgoParams& a) {
-    const ClusterNet net = ClusterNet::of(a);
-    return net.N < 2 ? 1 : int(2 * net.L + 1);
-  }
-  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
   static double formula(const AlgoParams&, const CostParams&) { return no_formula(); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {

@@ -14,7 +14,7 @@
 
 namespace ppsim {
 
-struct AllgatherNvls : AlgorithmDefaults {
+struct AllgatherNvls : SharpTreeUnit<2, 2> {  // stages: 2 on one node, else 2L + 2
   static constexpr const char* name = "allgather_nvls";
   static constexpr const char* description =
       "NCCL's NVLS: each accelerator sends its block to the node's NVSwitch once, which multicasts the node's blocks; between nodes "
@@ -29,11 +29,6 @@ struct AllgatherNvls : AlgorithmDefaults {
   static const char* rejects(const AlgoParams& a) {
     return switch_unit_rejects(a, name, true);
   }
-  PPSIM_HD static int stages(const AlgoParams& a) {
-    const ClusterNet net = ClusterNet::of(a);
-    return net.N < 2 ? 2 : int(2 * net.L + 2);
-  }
-  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
 
   static double formula(const AlgoParams& a, const CostParams& c) {
     if (a.p < 2) return 0;

@@ -12,7 +12,7 @@
 
 namespace ppsim {
 
-struct AllreduceCollnet : AlgorithmDefaults {
+struct AllreduceCollnet : SharpTreeUnit<2, 2> {  // stages: 2 on one node, else 2L + 2
   static constexpr const char* name = "allreduce_collnet";
   static constexpr const char* description =
       "NCCL's CollNet (direct): a reduce-scatter over NVLink in each node, every slice through the network's SHARP tree (its switches "
@@ -27,11 +27,6 @@ struct AllreduceCollnet : AlgorithmDefaults {
   static const char* rejects(const AlgoParams& a) {
     return switch_unit_rejects(a, name, true);
   }
-  PPSIM_HD static int stages(const AlgoParams& a) {
-    const ClusterNet net = ClusterNet::of(a);
-    return net.N < 2 ? 2 : int(2 * net.L + 2);
-  }
-  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
   static double formula(const AlgoParams&, const CostParams&) { return no_formula(); }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {

@@ -18,7 +18,7 @@
 
 namespace ppsim {
 
-struct AllreduceNvls : AlgorithmDefaults {
+struct AllreduceNvls : SharpTreeUnit<2, 4> {  // stages: 2 on one node, else 2L + 4
   static constexpr const char* name = "allreduce_nvls";
   static constexpr const char* description =
       "NCCL's NVLS: each node's NVSwitch folds what its accelerators send (rank order) and multicasts the sum; between nodes each "
@@ -33,11 +33,6 @@ struct AllreduceNvls : AlgorithmDefaults {
   static const char* rejects(const AlgoParams& a) {
     return switch_unit_rejects(a, name, true);
   }
-  PPSIM_HD static int stages(const AlgoParams& a) {
-    const ClusterNet net = ClusterNet::of(a);
-    return net.N < 2 ? 2 : int(2 * net.L + 4);
-  }
-  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
 
   static double formula(const AlgoParams& a, const CostParams& c) {
     if (a.p < 2) return 0;

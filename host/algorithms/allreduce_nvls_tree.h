@@ -34,7 +34,7 @@ struct AllreduceNvlsTree : AlgorithmDefaults {
     const ClusterNet net = ClusterNet::of(a);
     return net.N < 2 ? 2 : 2 * node_tree(net, 0).tree_height() + 4;
   }
-  static int rounds(const AlgoParams& a) { return a.p < 2 ? 0 : int(a.segments) + stages(a) - 1; }
+  static int rounds(const AlgoParams& a) { return switch_unit_rounds(a, stages(a)); }
   static double formula(const AlgoParams& a, const CostParams& c) {
     return ClusterNet::of(a).N < 2 ? AllreduceNvls::formula(a, c) : no_formula();
   }

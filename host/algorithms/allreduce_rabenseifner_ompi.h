@@ -18,7 +18,7 @@
 // Open MPI folds with the received words on the left whatever the ranks: ⊕ must be commutative
 // (Open MPI itself takes the linear algorithm for a non-commutative operation).
 #pragma once
-#include "algorithms/recursive_halving.h"
+#include "algorithms/ompi_halving.h"
 
 namespace ppsim {
 
@@ -42,21 +42,6 @@ struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
     const HalvingGroup g = halving_group(a.p, -1);
     return 2 * g.d + (g.r > 0 ? 3 : 0);
   }
-  // The window [start, start + size) a virtual rank v keeps after k halvings of m words.
-  PPSIM_HD static void window(int64_t m, int64_t v, int k, int64_t& start, int64_t& size) {
-    start = 0;
-    size = m;
-    for (int j = 0; j < k; ++j) {
-      const int64_t lower = size / 2;
-      if ((v >> j) & 1) {
-        start += lower;
-        size -= lower;
-      } else {
-        size = lower;
-      }
-    }
-  }
-
   static double formula(const AlgoParams& a, const CostParams& c) {
     if (a.p < 2) return 0;
     if (linear(a)) return double(a.p - 1) * (largest_message_time(c, a.m, true) + largest_message_time(c, a.m, false));
@@ -66,10 +51,7 @@ struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
                              largest_message_time(c, a.m, false)
                        : 0.0;
     for (int k = 1; k <= g.d; ++k) {
-      // The largest half in step k: the upper half of the largest window after k - 1 halvings.
-      int64_t start, size, largest = 0;
-      window(a.m, (int64_t{1} << (k - 1)) - 1, k - 1, start, size);  // upper halves all the way: the largest window
-      largest = size - size / 2;
+      const int64_t largest = ompi_largest_half(a.m, k);
       t += largest_message_time(c, largest, true) + largest_message_time(c, largest, false);
     }
     return t;
@@ -89,18 +71,10 @@ struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
       return;
     }
     const HalvingGroup g = halving_group(a.p, -1);
-    const int64_t lower = a.m / 2, upper = a.m - lower;
     if (g.r > 0) {
       const bool paired = id < 2 * g.r, odd = id % 2 == 1;
-      if (round == 1) {  // swap halves: the even member folds the lower half, the odd the upper
-        if (!paired) return;
-        out.add_send(id ^ 1, kData, odd ? 0 : lower, odd ? lower : upper);
-        out.add_recv(id ^ 1, kData, odd ? lower : 0, odd ? upper : lower, RecvMode::recv_op_slot);
-        return;
-      }
-      if (round == 2) {  // the odd member's folded upper half to the even one
-        if (paired && odd) out.add_send(id - 1, kData, lower, upper);
-        if (paired && !odd) out.add_recv(id + 1, kData, lower, upper, RecvMode::copy);
+      if (round <= 2) {  // the pairs swap halves and fold, the odd member's upper half to the even one
+        ompi_pair_fold(g, a.m, id, round, out);
         return;
       }
       if (round == 2 * g.d + 3) {  // the even member's result to the odd one
@@ -118,18 +92,13 @@ struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
     const bool halving = round <= g.d;
     const int k = halving ? round : g.d - (round - g.d) + 1;  // the halving step of the same bit
     const int64_t partner = real(v ^ (int64_t{1} << (k - 1)));
-    int64_t start, size;
-    window(a.m, v, k - 1, start, size);
-    const int64_t half = size / 2;
-    const bool low = ((v >> (k - 1)) & 1) == 0;
-    const int64_t keep_off = low ? start : start + half, keep = low ? half : size - half;
-    const int64_t give_off = low ? start + half : start, give = size - keep;
+    const OmpiHalves h = ompi_halves(a.m, v, k);
     if (halving) {
-      out.add_send(partner, kData, give_off, give);
-      out.add_recv(partner, kData, keep_off, keep, RecvMode::recv_op_slot);
+      out.add_send(partner, kData, h.give.start, h.give.size);
+      out.add_recv(partner, kData, h.keep.start, h.keep.size, RecvMode::recv_op_slot);
     } else {
-      out.add_send(partner, kData, keep_off, keep);
-      out.add_recv(partner, kData, give_off, give, RecvMode::copy);
+      out.add_send(partner, kData, h.keep.start, h.keep.size);
+      out.add_recv(partner, kData, h.give.start, h.give.size, RecvMode::copy);
     }
   }
 };

@@ -26,7 +26,7 @@
 // Open MPI folds with the received words on the left whatever the ranks: ⊕ must be commutative
 // (Open MPI itself takes the linear reduce for a non-commutative operation).
 #pragma once
-#include "algorithms/allreduce_rabenseifner_ompi.h"
+#include "algorithms/ompi_halving.h"
 
 namespace ppsim {
 
@@ -59,11 +59,6 @@ struct ReduceRabenseifnerOmpi : AlgorithmDefaults {
     const HalvingGroup g = halving_group(a.p, -1);
     return 2 * g.d + (g.r > 0 ? 2 : 0) + (odd_root(a) ? 1 : 0);
   }
-  PPSIM_HD static int64_t window_size(int64_t m, int64_t v, int k) {
-    int64_t start, size;
-    AllreduceRabenseifnerOmpi::window(m, v, k, start, size);
-    return size;
-  }
 
   static double formula(const AlgoParams& a, const CostParams& c) {
     if (a.p < 2) return 0;
@@ -71,15 +66,12 @@ struct ReduceRabenseifnerOmpi : AlgorithmDefaults {
     const HalvingGroup g = halving_group(a.p, -1);
     const int64_t upper = a.m - a.m / 2;
     double t = g.r > 0 ? largest_message_time(c, upper, true) + largest_message_time(c, upper, false) : 0.0;
-    for (int k = 1; k <= g.d; ++k) {  // halving step k: the upper half of the largest window (ceil all the way)
-      const int64_t size = window_size(a.m, (int64_t{1} << (k - 1)) - 1, k - 1);
-      t += largest_message_time(c, size - size / 2, true);
-    }
-    if (odd_root(a)) t += largest_message_time(c, window_size(a.m, 0, g.d), false);
+    for (int k = 1; k <= g.d; ++k) t += largest_message_time(c, ompi_largest_half(a.m, k), true);
+    if (odd_root(a)) t += largest_message_time(c, ompi_window(a.m, 0, g.d).size, false);
     const int64_t vroot = virtual_root(a);
     for (int s = 0; s < g.d; ++s) {
       const int64_t sender = ((1 - ((vroot >> s) & 1)) << s) | ((int64_t{1} << s) - 1);
-      t += largest_message_time(c, window_size(a.m, sender, s + 1), false);
+      t += largest_message_time(c, ompi_window(a.m, sender, s + 1).size, false);
     }
     return t;
   }
@@ -92,18 +84,10 @@ struct ReduceRabenseifnerOmpi : AlgorithmDefaults {
       return;
     }
     const HalvingGroup g = halving_group(a.p, -1);
-    const int64_t lower = a.m / 2, upper = a.m - lower;
     const bool paired = id < 2 * g.r, odd = id % 2 == 1;
     if (g.r > 0) {
-      if (round == 1) {  // swap halves: the even member folds the lower half, the odd the upper
-        if (!paired) return;
-        out.add_send(id ^ 1, kData, odd ? 0 : lower, odd ? lower : upper);
-        out.add_recv(id ^ 1, kData, odd ? lower : 0, odd ? upper : lower, RecvMode::recv_op_slot);
-        return;
-      }
-      if (round == 2) {  // the odd member's folded upper half to the even one
-        if (paired && odd) out.add_send(id - 1, kData, lower, upper);
-        if (paired && !odd) out.add_recv(id + 1, kData, lower, upper, RecvMode::copy);
+      if (round <= 2) {  // the pairs swap halves and fold, the odd member's upper half to the even one
+        ompi_pair_fold(g, a.m, id, round, out);
         return;
       }
       round -= 2;
@@ -116,20 +100,15 @@ struct ReduceRabenseifnerOmpi : AlgorithmDefaults {
       const int64_t v = id < 2 * g.r ? id / 2 : id - g.r;
       const int k = round;
       const int64_t partner = real(v ^ (int64_t{1} << (k - 1)), false);
-      int64_t start, size;
-      AllreduceRabenseifnerOmpi::window(a.m, v, k - 1, start, size);
-      const int64_t half = size / 2;
-      const bool low = ((v >> (k - 1)) & 1) == 0;
-      const int64_t keep_off = low ? start : start + half, keep = low ? half : size - half;
-      const int64_t give_off = low ? start + half : start, give = size - keep;
-      out.add_send(partner, kData, give_off, give);
-      out.add_recv(partner, kData, keep_off, keep, RecvMode::recv_op_slot);
+      const OmpiHalves h = ompi_halves(a.m, v, k);
+      out.add_send(partner, kData, h.give.start, h.give.size);
+      out.add_recv(partner, kData, h.keep.start, h.keep.size, RecvMode::recv_op_slot);
       return;
     }
     round -= g.d;
     if (swapped) {
       if (round == 1) {  // virtual rank 0 (processor 0) hands its window to the root
-        const int64_t w = window_size(a.m, 0, g.d);
+        const int64_t w = ompi_window(a.m, 0, g.d).size;
         if (id == 0) out.add_send(a.root, kData, 0, w);
         if (id == a.root) out.add_recv(0, kData, 0, w, RecvMode::copy);
         return;
@@ -146,14 +125,10 @@ struct ReduceRabenseifnerOmpi : AlgorithmDefaults {
     const int64_t vroot = virtual_root(a), bit = int64_t{1} << s;
     if (((v ^ vroot) >> (s + 1)) != 0) return;  // left in an earlier step
     const int64_t partner = real(v ^ bit, true);
-    int64_t start, size;
-    AllreduceRabenseifnerOmpi::window(a.m, v, s, start, size);  // before halving step s + 1
-    const int64_t half = size / 2;
-    const bool low = (v & bit) == 0;
-    const int64_t keep_off = low ? start : start + half, keep = low ? half : size - half;
-    const int64_t give_off = low ? start + half : start, give = size - keep;
-    if (((v ^ vroot) & bit) != 0) out.add_send(partner, kData, keep_off, keep);  // its window after s + 1 halvings
-    else out.add_recv(partner, kData, give_off, give, RecvMode::copy);             // what it gave in that step
+    // Halving step s + 1, undone.
+    const OmpiHalves h = ompi_halves(a.m, v, s + 1);
+    if (((v ^ vroot) & bit) != 0) out.add_send(partner, kData, h.keep.start, h.keep.size);  // its window after s + 1 halvings
+    else out.add_recv(partner, kData, h.give.start, h.give.size, RecvMode::copy);           // what it gave in that step
   }
 };
 

@@ -136,6 +136,21 @@ PPSIM_HD inline int64_t segment_in(const AlgoParams& a, int round, int stage) {
   return s >= 0 && s < a.segments ? s : -1;
 }
 
+// The rounds of a unit of `stages` stages: segment s is in stage x in round s + x, so the last
+// segment leaves the last stage in round S + stages - 1.
+PPSIM_HD inline int switch_unit_rounds(const AlgoParams& a, int stages) { return a.p < 2 ? 0 : int(a.segments) + stages - 1; }
+
+// A unit that crosses the network by the SHARP trees: on one node OneNode stages, where there is
+// no network; on N > 1 nodes the trees' 2L stages and Around more inside the nodes.
+template <int OneNode, int Around>
+struct SharpTreeUnit : AlgorithmDefaults {
+  PPSIM_HD static int stages(const AlgoParams& a) {
+    const ClusterNet net = ClusterNet::of(a);
+    return net.N < 2 ? OneNode : int(2 * net.L + Around);
+  }
+  static int rounds(const AlgoParams& a) { return switch_unit_rounds(a, stages(a)); }
+};
+
 // The SHARP tree's stages (F .. F + 2L - 1) of round `round` for processor or agent `id`: a rank
 // sends its piece up and takes the result back; a switch of rail j's tree folds (all-reduce) or
 // gathers (all-gather) its children's pieces and returns the whole.

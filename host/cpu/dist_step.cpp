@@ -34,14 +34,8 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
     const int32_t idx = ch.crossing[next++];
     const StoredSend& x = ch.sends[size_t(idx)];
     const int64_t first = s.send_begin[s.at(x.from)], end = first + s.send_count[s.at(x.from)];
-    const int64_t words = rules::charged_words(rules.tokens, x.len);
-    // Its cost but for the words its receive combines, which only the receiver's rank knows.
-    const rules::CostParts cost =
-        direct ? rules::direct_parts(rules.c.cost, x.from, rules::direct_congestion(ch.sends.data(), first, end, x.to), words)
-               : rules::route_parts_with(rules.machine, rules.c.cost, x.from, x.to, words, x.hops, x.route,
-                                         [&](int64_t id) { return loads.load(id, stamp); });
-    out = rules::Crossing{x.from, x.to, x.buf, rules::occurrence(ch.sends.data(), first, int64_t(idx)), x.len, x.hops,
-                          cost.congestion, cost.startup, cost.word_time};
+    out = rules::crossing_record(rules.machine, rules.c.cost, rules.tokens, direct, ch.sends.data(), first, end, int64_t(idx),
+                                 [&](int64_t id) { return loads.load(id, stamp); });
     payload = ch.pool.data() + x.pool_off;
     return true;
   };
@@ -63,28 +57,24 @@ Traffic exchange_crossing(Collectives& comm, const CpuRules& rules, const ChunkP
 
 void match_imports(const CpuRules& rules, const ChunkPlan& plan, StepStore& s, int k, int64_t t) {
   Chunk& ch = s.chunks[size_t(k)];
-  const std::vector<uint64_t>& w = ch.pool;
-  for (size_t at = 0; at < w.size();) {
-    const rules::Crossing x = rules::read_crossing(w.data() + at);
+  rules::for_each_crossing(ch.pool, [&](const rules::Crossing& x, size_t payload) {
     const int64_t from = x.from, to = x.to, len = x.len;
-    const int64_t payload = int64_t(at + rules::kCrossingWords);
-    at += rules::kCrossingWords + size_t(len);
     int32_t nr;
     StoredRecv* rv = recvs_of(s, plan, to, nr);
     StoredRecv* match = rules::matching_receive(rv, nr, from, int(x.occurrence));
     if (!match) {
       ch.fail(from, unmatched_send_text(t, from, to, len));
-      continue;
+      return;
     }
     if (match->len != len) {
       ch.fail(from, length_mismatch_text(t, from, to, len, match->len));
-      continue;
+      return;
     }
     match->pool_chunk = k;
-    match->pool_off = payload;
+    match->pool_off = int64_t(payload);
     ch.matched += 1;
     add_message_cost(ch, rules::MessageCost{x.congestion, message_time_of(rules.c.cost, x.startup, x.word_time, x.hops, match->combined)});
-  }
+  });
 }
 
 int64_t combine_link_loads(Collectives& comm, LinkLoads& loads, StepStore& s, uint32_t stamp) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "algorithms/dispatch.h"
 #include "cpu/schedule_errors.h"
+#include "rules/round_ops.h"
 
 namespace ppsim::cpu {
 
@@ -61,10 +61,7 @@ void post_chunk(const CpuRules& rules, const ProcessorBuffers& bufs, StepStore& 
   int8_t route[kMaxOps] = {};
   StepOps ops;
   for (int64_t i = ch.first; i < ch.last; ++i) {
-    ops.nsend = ops.nrecv = 0;
-    ops.overflow = false;
-    if (ops_override) ops_override(rules.a, i, round, ops);
-    else algorithm_ops(algorithm, rules.a, i, round, ops);
+    rules::read_round_ops(algorithm, ops_override, rules.a, i, round, ops);  // an overflow is check_ops's first rule
     if (const rules::Verdict v = rules::check_ops(rules.ports, rules.machine, ops, i); v.what != rules::Broken::none) {
       ch.fail(i, broken_rule_text(v, ops, i, t, rules.clock.arrives(t), rules.c.ports.model, rules.ports.limit));
       return;

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/dispatch.h"
 #include "loggp/loggp.h"
 #include "ppsim/buffers.h"
 #include "ppsim/config.h"
 #include "ppsim/postal.h"
+#include "rules/round_ops.h"
 
 namespace ppsim::loggp_rounds {
 
@@ -21,11 +21,7 @@ class RoundReader {
       : c_(c), postal_(c.params), a_(postal_.attached(c.params)), rounds_(c.algorithm->rounds(c.params)) {}
   int rounds() const { return rounds_; }
   const StepOps& read(int64_t proc, int round) {
-    ops_.nsend = ops_.nrecv = 0;
-    ops_.overflow = false;
-    if (c_.test_ops_override) c_.test_ops_override(a_, proc, round, ops_);
-    else algorithm_ops(c_.algorithm->id, a_, proc, round, ops_);
-    if (ops_.overflow)
+    if (!rules::read_round_ops(c_.algorithm->id, c_.test_ops_override, a_, proc, round, ops_))
       throw loggp::StuckError("processor " + std::to_string(proc) + ", round " + std::to_string(round) + ": more than " +
                               std::to_string(kMaxOps) + " sends or receives");
     return ops_;

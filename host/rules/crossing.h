@@ -66,6 +66,34 @@ inline Crossing read_crossing(const uint64_t* w) {
   return x;
 }
 
+// The record of send n of a sender whose sends of the step are sends[first, end) (the CPU's
+// StoredSend, the device's DevSend), with the parts of its cost that its sender's rank knows: on a
+// direct-link topology (direct: direct_links of the machine's topology, asked once a step) from its
+// sender's sends, else from load(id), the step's load of link id summed over the ranks
+// (sum_link_counts).
+template <class S, class Load>
+Crossing crossing_record(const Machine& m, const CostParams& c, bool tokens, bool direct, const S* sends, int64_t first, int64_t end,
+                         int64_t n, const Load& load) {
+  const S& x = sends[n];
+  const int64_t words = charged_words(tokens, x.len);
+  // Its cost but for the words its receive combines, which only the receiver's rank knows.
+  const CostParts cost = direct ? direct_parts(c, x.from, direct_congestion(sends, first, end, x.to), words)
+                                : route_parts_with(m, c, x.from, x.to, words, x.hops, x.route, load);
+  return Crossing{x.from, x.to, x.buf, occurrence(sends, first, n), x.len, x.hops, cost.congestion, cost.startup, cost.word_time};
+}
+
+// Every message of what one rank shipped here (ship_crossing), in the order its sender gave them:
+// f(x, at) with its record x and its payload at batch[at].
+template <class F>
+void for_each_crossing(const std::vector<uint64_t>& batch, F&& f) {
+  for (size_t at = 0; at < batch.size();) {
+    const Crossing x = read_crossing(batch.data() + at);
+    at += kCrossingWords;
+    f(x, at);
+    at += size_t(x.len);
+  }
+}
+
 // What a rank sent the others in one step: its crossing messages, their payload words, the words
 // of the link loads it asked for and answered (ids and counts), and the counts and sizes of the
 // all-to-alls.

@@ -9,25 +9,31 @@
 #include <string>
 #include <vector>
 
-#include "best.h"
-#include "bounds_command.h"
-#include "goal_command.h"
-#include "msccl_command.h"
-#include "options.h"
-#include "output_file.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/errors.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "pram_command.h"
-#include "sweep.h"
-#include "timeline_output.h"
-#include "view_command.h"
+#include "study/ranking.h"
+#include "study/run_options.h"
+#include "study/sweep.h"
+// The command line's option tables (the keywords are its options, read by its rules) and the
+// documents of its subcommands that the module returns as they print them.
+#include "cli/best_command.h"
+#include "cli/bounds_command.h"
+#include "cli/goal_command.h"
+#include "cli/msccl_command.h"
+#include "cli/options.h"
+#include "cli/output_file.h"
+#include "cli/pram_command.h"
+#include "cli/sweep_command.h"
+#include "cli/timeline_output.h"
+#include "cli/view_command.h"
 
 namespace py = pybind11;
 using namespace ppsim;
 using namespace ppsim::cli;
+using namespace ppsim::study;
 
 namespace {
 

@@ -20,6 +20,7 @@ LAYERS = [
     ("distributed", ["host/dist/"]),
     ("run", ["host/run/"]),
     ("presentation", ["host/report/"]),
+    ("studies", ["host/study/"]),
     ("command line", ["host/cli/"]),
     ("programs", ["python/", "bench/", "fuzz/", "tests/"]),
 ]

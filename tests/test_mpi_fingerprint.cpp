@@ -33,7 +33,7 @@
 #include "ppsim/algorithm.h"
 #include "ppsim/engine.h"
 #include "test_helpers.h"
-#include "tuning.h"
+#include "study/tuning.h"
 
 namespace {
 
@@ -191,7 +191,7 @@ const std::vector<int64_t> kMs = {1, 13, 64};  // 1: below every fall-back's bou
 std::map<ppsim::Operation, std::map<int, std::vector<std::string>>> named_by_ompi() {
   std::map<ppsim::Operation, std::map<int, std::vector<std::string>>> named;
   for (const auto& a : ppsim::algorithms()) {
-    const int n = ppsim::cli::ompi_algorithm_number(a.name);
+    const int n = ppsim::study::ompi_algorithm_number(a.name);
     if (n != 0) named[a.op][n].push_back(a.name);
   }
   return named;

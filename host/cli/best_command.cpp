@@ -1,7 +1,7 @@
 // `ppsim best`: rank the algorithms of an operation by simulated time over a range of message sizes,
 // beside the ranking by their closed forms, and report where the winner changes (textbook
 // exercises 4.3 and 4.6 answered both ways).
-#include "best.h"
+#include "best_command.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +10,14 @@
 #include <optional>
 
 #include "commands.h"
+#include "options.h"
 #include "output_file.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "spread.h"
-#include "sweep.h"
-#include "tuning.h"
+#include "plot.h"
+#include "study/spread.h"
+#include "study/sweep.h"
+#include "study/tuning.h"
 
 namespace ppsim::cli {
 
@@ -29,28 +31,6 @@ std::string refused_sizes(const BestRefusal& r, size_t sizes) {
   if (r.ms.size() > 6) list += ", ...";
   return " at m = " + list + " (" + std::to_string(r.ms.size()) + " of " + std::to_string(sizes) + " sizes)";
 }
-
-}  // namespace
-
-nlohmann::json best_json(const BestResult& b) {
-  nlohmann::json doc;
-  for (const auto& row : b.rows) {
-    nlohmann::json entries = nlohmann::json::array();
-    for (const auto& e : row.entries) entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", number_or_null(e.formula)}});
-    doc["rows"].push_back(
-        {{"m", row.m},
-         {"best", row.entries[size_t(row.best_sim)].name},
-         {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
-         {"entries", entries}});
-  }
-  for (const auto& c : b.sim_changes) doc["changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
-  for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
-  doc["refused"] = nlohmann::json::array();
-  for (const auto& r : b.refused) doc["refused"].push_back({{"algo", r.name}, {"reason", r.reason}, {"m", r.ms}});
-  return doc;
-}
-
-namespace {
 
 void print_best_text(const BestResult& b) {
   std::cout << "m        best (simulated)                  time          best (closed form)                formula\n";

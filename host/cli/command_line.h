@@ -2,7 +2,7 @@
 //
 // Every subcommand describes its options on a Command (each bound to a field of its own options
 // struct); command_line.cpp, the only unit that includes CLI11, turns the Commands into a parser,
-// parses, and converts each given value with the readers below. So every option error, a number
+// parses, and converts each given value with the studies' number readers (study/usage.h). So every option error, a number
 // that does not read included, is reported before any command runs, and no other file pays for
 // CLI11's compile time.
 #pragma once
@@ -13,21 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "study/usage.h"
+
 namespace ppsim::cli {
 
-// A bad option or combination: one line on stderr, exit code 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// The readers of numbers, the same for every option and every list item. Empty text, a sign
-// where none is allowed, leading zeros ("010": is it ten or eight?), trailing characters,
-// overflow and non-finite values are refused with a UsageError naming `option` and the text.
-// A whole number: decimal digits, or a power B^E ("2^10"), within 64 bits; a leading '-' when
-// `negative_ok`.
-int64_t parse_count(std::string_view text, std::string_view option, bool negative_ok = false);
-// A finite decimal number: "1", "0.5", "-2", "1e-3" (no inf, nan, hex or spaces).
-double parse_real(std::string_view text, std::string_view option);
+// The command line speaks the studies' vocabulary: their options, points and rankings, and their
+// readers of numbers.
+using namespace ppsim::study;
 
 // One subcommand: its name, description and options, and what runs it once they are read.
 class Command {

@@ -1,5 +1,7 @@
-// Options shared by the subcommands that run configurations (run, sweep, best, draw), and turning
-// them into a RunConfig with every check the CLI makes.
+// The options of `run` as the command line registers them (each bound once to a field of
+// study::RunOptions, which turns them into a RunConfig), shared by the subcommands that run
+// configurations (run, sweep, best, draw, view) and the Python module, and the text a run's report
+// prints.
 #pragma once
 #include <initializer_list>
 #include <memory>
@@ -8,59 +10,16 @@
 
 #include "command_line.h"
 #include "ppsim/engine.h"
+#include "study/run_options.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ppsim::cli {
 
-// --input: "iota", "random:SEED", or for the rounded operators "random:SEED:LO:HI"
-InputSpec parse_input(const std::string& text, OperatorKind k);
-
-// Single options read the same way by every subcommand: a name that is unknown is a UsageError.
-Operation parse_op_option(const std::string& text);                               // --op
-OperatorKind parse_combine_option(const std::string& text);                       // --combine
-PortSpec parse_ports_option(const std::string& text);                             // --ports
-// --topology, --logical: the kind named, resolved once (every later question about it is a field).
-const TopologyType& parse_topology_option(const std::string& text, const char* option);
-// "--algo ALGO performs PERFORMS, not WANTED": the algorithm given is for another operation.
-std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted);
-// Neither --p nor --dims was given.
-inline constexpr const char* kNeedProcessors = "give --p (or --dims for mesh, torus, fattree and dragonfly)";
-
-struct RunOptions {
-  std::string machine = "network", logical, logical_dims, map = "identity";
-  std::string topology = "hypercube", p, dims, op = "allreduce", algo, m = "1", ports = "single", routing = "cut-through", combine = "sum",
-              input = "iota", backend = "auto", json, tw_class, model = "linear", goal, protocol, msccl, inter;
-  int64_t root = 0, n = 0, shift = 1, group_stride = 1, group_size = 0, sources = 1, radix = 2, segments = 1, channels = 1;
-  bool exclusive = false;
-  int lambda = 1, threads = 0;
-  double ts = 1.0, tw = 1.0, th = 0.0, gamma = 0.0;
-  // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
-  int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
-  bool trace = false;
-  // OS noise (--model loggp; ppsim/noise.h), stragglers (ppsim/stragglers.h), and the seed of both
-  std::string noise_trace, noise, noise_phases = "ppsim", stragglers;
-  bool noise_cosched = false;
-  // Failures (ppsim/failures.h): proc:P@S and link:A-B@S, comma-separated, and --reroute
-  std::string fail;
-  bool reroute = false;
-  int64_t seed = 1;
-  double straggler_factor = 2.0;
-  // `run` only (add_timeline_options): the timeline and its Gantt chart
-  std::string timeline, plot;
-  int64_t timeline_processors = 64;
-  // `run` only (add_time_limit_option): minutes a run's least time may take
-  double time_limit = 60;
-};
-
 // Registers --timeline, --timeline-processors and --plot (`run`, and the Python module's run).
 void add_timeline_options(Command& command, RunOptions& o);
-// Registers --time-limit (`run`, and the Python module's run), and checks a network run's least
-// time on `ranks` ranks against it before the run starts, as sweep and best check theirs
-// (check_estimated_time: refused past the limit, a note on stderr past a minute unless `quiet`).
-// Throws UsageError.
+// Registers --time-limit (`run`, and the Python module's run; check_run_time applies it).
 void add_time_limit_option(Command& command, RunOptions& o);
-void check_run_time(const RunOptions& o, const RunConfig& c, int ranks, bool quiet);
 
 // Registers the options of `run` on a subcommand.
 void add_run_options(Command& command, RunOptions& o);
@@ -74,17 +33,6 @@ void add_run_options(Command& command, RunOptions& o, std::initializer_list<Desc
 
 // Registers --model and --L --o --g --G --O --S (sweep and best: every point or cell).
 void add_loggp_options(Command& command, RunOptions& o);
-// --L --o --g --G --O --S, checked. Throws UsageError.
-LogGPParams loggp_params(const RunOptions& o);
-
-// --noise-trace or --noise with --noise-cosched, --noise-phases and --seed: the noise of a run
-// whose clocks are `cost` (null when none is asked for). Throws UsageError.
-std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost);
-// --stragglers with --straggler-factor and --seed, for p processors. Throws UsageError.
-Stragglers read_straggler_options(const RunOptions& o, int64_t p);
-
-// --fail and --reroute for configuration c (its topology, algorithm and steps known). Throws UsageError.
-Failures read_failure_options(const RunOptions& o, const RunConfig& c);
 
 // The lines a text report gives the noise (its config and outcome as the JSON report writes them,
 // report.h) and the stragglers.
@@ -92,13 +40,6 @@ void print_noise_text(std::ostream& out, const nlohmann::json& config, const nlo
 void print_stragglers_text(std::ostream& out, const nlohmann::json& stragglers);
 // The lines a text report gives the failures and their damage (failures_json).
 void print_failures_text(std::ostream& out, const nlohmann::json& failures);
-
-// Builds and checks a network configuration (not --machine pram-*). Throws UsageError.
-RunConfig build_config(const RunOptions& o, Backend& backend);
-
-// The machine, operator, input and cost model of a run for `op`, as build_config makes them, but
-// without an algorithm (run --msccl: the program comes from a file). Throws UsageError.
-RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend);
 
 // The text report of a network run, as `ppsim run` prints it (with its trace when c.trace).
 void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r);

@@ -1,10 +1,10 @@
-// `ppsim sweep`: runs the points of the cartesian product of lists and ranges (sweep_points.cpp
-// plans them) on threads, and under mpirun on every rank's (spread.h), writes their rows as each
+// `ppsim sweep`: runs the points of the cartesian product of lists and ranges (study/sweep.h
+// plans them and runs them on threads, and under mpirun on every rank's), writes their rows as each
 // finishes (in point order), as CSV and/or JSON Lines, or else as a table on stdout; a point that
 // cannot run is a row with status "refused" and the reason; a progress bar on a terminal; optional
 // gnuplot plot. Under mpirun every rank plans the same points and rank 0 alone writes, prints and
 // plots: the rows are one process's (wall_seconds aside).
-#include "sweep.h"
+#include "sweep_command.h"
 
 #include <unistd.h>
 
@@ -24,9 +24,11 @@
 #include <thread>
 
 #include "commands.h"
-#include "spread.h"
+#include "options.h"
 #include "output_file.h"
-#include "progress.h"
+#include "plot.h"
+#include "study/progress.h"
+#include "study/spread.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
@@ -104,33 +106,6 @@ void check_sweep_options(const SweepOptions& s) {
   if (!s.plot.empty() && lead_rank()) check_plot_file(s.plot);
 }
 
-// Points at once (on each rank under mpirun): every core for CPU points; for GPU points a few (each
-// run queues its steps on a stream of its own, so independent points overlap on the device), at
-// most the cores. Under mpirun the cores are the node's shared among its ranks.
-int sweep_jobs(const SweepOptions& s, bool any_device) {
-  constexpr int kDeviceJobs = 4;
-  const int cores = rank_cores();
-  return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
-}
-
-// The least time the points that run on the CPU take on `jobs` threads in all (estimate_run_seconds),
-// checked against --time-limit before any point runs.
-void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs) {
-  double seconds = 0, largest = -1;
-  std::string which;
-  for (const SweepPoint& pt : points) {
-    if (!pt.refused.empty() || runs_on_device(pt, device)) continue;
-    const double t = estimate_run_seconds(pt.config);
-    seconds += t;
-    if (t > largest) {
-      largest = t;
-      which = std::string("the longest point: ") + pt.config.algorithm->name + " on " + topology_shape(physical_topology(pt.config)) +
-              " with m = " + std::to_string(pt.config.params.m);
-    }
-  }
-  check_estimated_time(seconds / jobs, s.time_limit, "this sweep", which, s.quiet || !lead_rank());
-}
-
 // Takes rows as points finish and writes them in point order, each whole: to --csv and --jsonl
 // (each completed, and a regular file renamed into place, only when the sweep is), else as a
 // table on stdout. Counts the outcomes in that order, keeps the ok rows for the plot and draws the
@@ -199,64 +174,6 @@ class RowWriter {
   ProgressBar bar_;
 };
 
-// The memory the points running at once hold: a point starts when its estimate fits beside those
-// of the points running (or when none runs: alone it was checked when planned).
-class MemoryGate {
- public:
-  explicit MemoryGate(uint64_t budget) : budget_(budget) {}
-  void enter(uint64_t need) {
-    std::unique_lock<std::mutex> g(lock_);
-    freed_.wait(g, [&] { return running_ == 0 || held_ + need <= budget_; });
-    held_ += need;
-    ++running_;
-  }
-  void leave(uint64_t need) {
-    {
-      std::lock_guard<std::mutex> g(lock_);
-      held_ -= need;
-      --running_;
-    }
-    freed_.notify_all();
-  }
-
- private:
-  std::mutex lock_;
-  std::condition_variable freed_;
-  uint64_t budget_, held_ = 0;
-  int running_ = 0;
-};
-
-// Runs the points on `jobs` threads, and under mpirun on every rank's; rank 0 (`out`) writes the
-// rows. A genuine error (not a refusal) stops the sweep. A row travels as CBOR (exact numbers), alone
-// as under mpirun, so that both write the same rows.
-void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs, RowWriter* out) {
-  // A point on the GPU holds host memory only for its figures; the ranks on a node share its memory.
-  MemoryGate memory(usable_memory_bytes() / uint64_t(node_ranks()));
-  auto work = [&](size_t i) {
-    const SweepPoint& pt = points[i];
-    const uint64_t need = pt.refused.empty() && !runs_on_device(pt, device) ? estimate_run_bytes(pt.config) : 0;
-    memory.enter(need);
-    nlohmann::json row;
-    try {
-      row = sweep_row(s, int64_t(i), pt, run_point(pt, device));
-    } catch (...) {
-      memory.leave(need);
-      throw;
-    }
-    memory.leave(need);
-    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(row);
-    return std::string(bytes.begin(), bytes.end());
-  };
-  auto done = [&](size_t i, const std::string& bytes) { out->put(i, nlohmann::json::from_cbor(bytes)); };
-  try {
-    spread_work(points.size(), jobs, work, done, "sweep stopped");
-  } catch (...) {
-    if (out) out->finish();
-    throw;
-  }
-  if (out) out->finish();
-}
-
 // After the last row, on rank 0: the files committed, the notes, the plot; 1 when a point failed
 // verification.
 int finish_sweep(const SweepOptions& s, RowWriter& out, size_t points) {
@@ -280,18 +197,6 @@ int finish_sweep(const SweepOptions& s, RowWriter& out, size_t points) {
 
 }  // namespace
 
-bool check_points(const std::vector<SweepPoint>& points, bool device) {
-  bool any_runs = false, any_device = false;
-  for (const auto& pt : points) {
-    if (!pt.refused.empty()) continue;
-    any_runs = true;
-    any_device = any_device || runs_on_device(pt, device);
-    if (pt.backend == Backend::cuda && !device) throw UsageError(cuda_backend_refusal(cuda_status()));
-  }
-  if (!any_runs) throw UsageError("no point of the sweep can run: " + points.front().refused);
-  return any_device;
-}
-
 int run_sweep(const SweepOptions& s) {
   // Under mpirun: every rank plans (the same points), rank 0 alone opens the files; a refusal
   // anywhere is agreed on, printed once by rank 0, and ends every rank.
@@ -310,7 +215,13 @@ int run_sweep(const SweepOptions& s) {
     if (!s.plot.empty()) require_writable(s.plot, "--plot");
     out->start();
   });
-  run_points(s, points, device, jobs, out ? &*out : nullptr);
+  try {
+    run_points(s, points, device, jobs, [&](size_t i, nlohmann::json row) { out->put(i, std::move(row)); });
+  } catch (...) {
+    if (out) out->finish();
+    throw;
+  }
+  if (out) out->finish();
   int code = 0;
   on_every_rank([&] {
     if (out) code = finish_sweep(s, *out, points.size());

@@ -2,7 +2,7 @@
 #include "timeline_output.h"
 
 #include "output_file.h"
-#include "sweep.h"
+#include "plot.h"
 
 namespace ppsim::cli {
 

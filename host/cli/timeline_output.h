@@ -11,8 +11,6 @@ void check_timeline_options(const RunOptions& o);
 // Writes the timeline (--timeline) and its Gantt chart (--plot); the chart is refused before
 // anything is written when it would hold too many slices to draw.
 void write_timeline(const RunOptions& o, const Timeline& t);
-// The Gantt chart of a timeline (plot.cpp).
-void plot_timeline(const Timeline& t, const std::string& path);
 // Most slices --plot draws.
 inline constexpr size_t kMaxPlotSlices = 100000;
 

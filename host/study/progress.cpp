@@ -1,15 +1,15 @@
 // Progress bars and the estimated-time check of long commands (progress.h).
-#include "progress.h"
+#include "study/progress.h"
 
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 
-#include "command_line.h"
+#include "study/usage.h"
 #include "ppsim/errors.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 ProgressBar::ProgressBar(size_t total, const char* unit, bool quiet)
     : total_(total), unit_(unit), shown_(!quiet && total > 1 && isatty(2)), start_(std::chrono::steady_clock::now()) {}
@@ -57,4 +57,4 @@ void check_estimated_time(double seconds, double limit_minutes, const std::strin
     std::fprintf(stderr, "ppsim: %s takes at least %s (%s)\n", what.c_str(), duration_text(seconds).c_str(), largest.c_str());
 }
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

@@ -9,7 +9,7 @@
 // `mpirun -np 2` uses its two cores for items. When the items are out, every worker is answered
 // "stop", each rank r > 0 says goodbye, and rank 0 broadcasts the failure, if any, that every rank
 // then throws.
-#include "spread.h"
+#include "study/spread.h"
 
 #include <algorithm>
 #include <atomic>
@@ -24,9 +24,9 @@
 
 #include "dist/world.h"
 #include "ppsim/cuda_backend.h"
-#include "sweep.h"
+#include "study/sweep.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 bool lead_rank() { return dist::rank() == 0; }
 int rank_count() { return dist::size(); }
@@ -277,4 +277,4 @@ void spread_work(size_t n, int jobs, const std::function<std::string(size_t)>& w
   if (const std::string why = words_text_of(failure); !why.empty()) throw AgreedError(false, stopped + ": " + why);
 }
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 // "[#######.......] 12/40 points, 3.1 s elapsed, ~7.2 s left", redrawn in place.
 class ProgressBar {
@@ -29,4 +29,4 @@ class ProgressBar {
 // least a minute. `what`: "this run", "this sweep", ...
 void check_estimated_time(double seconds, double limit_minutes, const std::string& what, const std::string& largest, bool quiet);
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

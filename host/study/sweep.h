@@ -1,4 +1,7 @@
-// `ppsim sweep` and its plot.
+// A sweep: the product of lists of options, each point planned (its configuration built and
+// admitted, or refused with the reason), run, and turned into a row of the sweep's columns; the
+// points spread over threads and MPI ranks with their memory held within the machine's. `ppsim
+// sweep` writes the rows (cli/sweep_command.cpp), the Python module hands them over one by one.
 #pragma once
 #include <functional>
 #include <limits>
@@ -8,9 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "options.h"
+#include "ppsim/engine.h"
+#include "study/run_options.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 struct SweepOptions {
   RunOptions run;  // --p, --dims, --topology, --algo, --m and --ports may hold lists (see expand_counts)
@@ -65,21 +69,19 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
 // Before any row is written: a sweep none of whose points can run, or that asks for a GPU that is
 // not there, is a usage error. Returns whether any point will run on the GPU.
 bool check_points(const std::vector<SweepPoint>& points, bool device);
-int run_sweep(const SweepOptions& s);
-// Registers the options of `sweep` on a subcommand (the CLI's and the Python module's).
-void add_sweep_options(Command& sweep, SweepOptions& s);
 
-// Refuses (UsageError) a --plot-y that is no column, or a Chapter 5 one without --tc and --problem.
-void check_plot_y(const std::string& y, bool chapter5);
-// Refuses (UsageError) a --plot file that cannot be drawn: not .svg or .png, or no gnuplot here.
-void check_plot_file(const std::string& path);
-// Plots rows (time or steps against p, or against m when only m varies) with gnuplot: one curve per
-// series, the closed form dashed in the same colour. Writes `path` (.svg or .png) atomically.
-void plot_sweep(const std::vector<nlohmann::json>& rows, const std::string& path, const std::string& y);
-// gnuplot's terminal for `tmp` (.svg or .png, width x height pixels) and its output file.
-std::string gnuplot_output(const std::string& tmp, int width, int height);
-// Runs gnuplot on script(tmp), the script writing tmp; then renames tmp to `path` (no partial file).
-// Throws UsageError when gnuplot fails.
-void run_gnuplot(const std::string& path, const std::function<std::string(const std::string& tmp)>& script);
+// Points at once (on each rank under mpirun): --jobs, or every core for CPU points; for GPU points
+// a few, at most the cores.
+int sweep_jobs(const SweepOptions& s, bool any_device);
+// The least time the points that run on the CPU take on `jobs` threads in all
+// (estimate_run_seconds), checked against --time-limit before any point runs. Throws UsageError.
+void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs);
+// Runs the points on `jobs` threads, and under mpirun on every rank's, each starting when its
+// memory fits beside the running points'; done(i, row) gets each point's row on rank 0, one call
+// at a time, in the order they finish. A genuine error (not a refusal) stops the sweep and is
+// thrown on every rank. A row travels as CBOR (exact numbers), alone as under mpirun, so that both
+// give the same rows.
+void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs,
+                const std::function<void(size_t, nlohmann::json)>& done);
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

@@ -22,7 +22,7 @@
 // MPICH, so the file cannot hold a comment: the algorithms left out are printed instead.
 // avg_msg_size is bytes per process (allreduce, bcast, reduce, alltoall); allgather, reduce_scatter,
 // gather and scatter have only total_msg_size (bytes of all p blocks). Names: csel_container.c.
-#include "tuning.h"
+#include "study/tuning.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,9 +32,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep.h"
+#include "study/sweep.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 namespace {
 
@@ -298,58 +298,4 @@ std::string tuning_file_text(const CrossoverMap& map, TuningFormat f) {
   return f == TuningFormat::ompi_rules ? ompi_text(map) : mpich_text(map);
 }
 
-void plot_crossover(const CrossoverMap& map, const std::string& path) {
-  check_plot_file(path);
-  // One colour index per algorithm that wins somewhere, in order of first win.
-  std::vector<std::string> winners;
-  for (const auto& row : map.rows)
-    for (const auto& r : row.ranking.rows) {
-      const std::string& w = r.entries[size_t(r.best_sim)].name;
-      if (std::find(winners.begin(), winners.end(), w) == winners.end()) winners.push_back(w);
-    }
-  if (winners.empty()) throw UsageError("--plot: no cell of the map ran");
-  // The grid as an image: column i = the i-th m, row j = the j-th p, value = the winner's index (NaN: none ran).
-  std::string data = "$map << EOD\n";
-  for (size_t j = 0; j < map.rows.size(); ++j)
-    for (size_t i = 0; i < map.ms.size(); ++i) {
-      std::string v = "NaN";
-      for (const auto& r : map.rows[j].ranking.rows)
-        if (r.m == map.ms[i]) {
-          const std::string& w = r.entries[size_t(r.best_sim)].name;
-          v = std::to_string(std::find(winners.begin(), winners.end(), w) - winners.begin());
-        }
-      data += std::to_string(i) + " " + std::to_string(j) + " " + v + "\n";
-    }
-  data += "EOD\n";
-  auto tics = [](const std::vector<int64_t>& values) {
-    std::string t = "(";
-    for (size_t i = 0; i < values.size(); ++i) t += (i ? ", \"" : "\"") + std::to_string(values[i]) + "\" " + std::to_string(i);
-    return t + ")";
-  };
-  const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  // Colour k spans [k, k + 1] of the palette, which the colour box maps onto [k - 1/2, k + 1/2].
-  std::string palette = "set palette defined (";
-  std::string cbtics = "set cbtics (";
-  for (size_t k = 0; k < winners.size(); ++k) {
-    const std::string c = std::string("'") + colours[k % 10] + "'";
-    palette += (k ? ", " : "") + std::to_string(k) + " " + c + ", " + std::to_string(k + 1) + " " + c;
-    std::string label = winners[k];
-    std::replace(label.begin(), label.end(), '_', ' ');
-    cbtics += (k ? ", \"" : "\"") + label + "\" " + std::to_string(k);
-  }
-  palette += ")\n";
-  cbtics += ")\n";
-  run_gnuplot(path, [&](const std::string& tmp) {
-    std::string s = data + gnuplot_output(tmp, 1000, 600);
-    s += "set title 'ppsim: fastest " + std::string(operation_name(map.op)) + " algorithm (simulated) on " + map.topology + "'\n";
-    s += "set xlabel 'message size m (words)'\nset ylabel 'processors p'\n";
-    s += "set xtics " + tics(map.ms) + " rotate by 45 right font ',9'\n";
-    s += "set ytics " + tics(map.ps) + "\n";
-    s += "set xrange [-0.5:" + std::to_string(map.ms.size()) + "-0.5]\nset yrange [-0.5:" + std::to_string(map.ps.size()) + "-0.5]\n";
-    s += "set cbrange [-0.5:" + std::to_string(winners.size()) + "-0.5]\n" + palette + cbtics;
-    s += "set rmargin 28\nunset key\nplot $map using 1:2:3 with image\nunset output\n";
-    return s;
-  });
-}
-
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

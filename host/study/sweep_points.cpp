@@ -4,12 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "commands.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "sweep.h"
+#include "study/sweep.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 const std::vector<std::string> kSweepColumns = {"point",
                                                 "topology",
@@ -344,4 +343,4 @@ nlohmann::json sweep_row(const SweepOptions& s, int64_t index, const SweepPoint&
   return row;
 }
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

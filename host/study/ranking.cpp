@@ -8,15 +8,15 @@
 #include <cmath>
 #include <optional>
 
-#include "best.h"
+#include "study/ranking.h"
 #include "ppsim/report.h"
 #include "ppsim/run.h"
-#include "progress.h"
-#include "spread.h"
-#include "sweep.h"
-#include "tuning.h"
+#include "study/progress.h"
+#include "study/spread.h"
+#include "study/sweep.h"
+#include "study/tuning.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 namespace {
 
@@ -277,4 +277,22 @@ CrossoverMap crossover_map(const BestOptions& b) {
   return map;
 }
 
-}  // namespace ppsim::cli
+nlohmann::json best_json(const BestResult& b) {
+  nlohmann::json doc;
+  for (const auto& row : b.rows) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& e : row.entries) entries.push_back({{"algo", e.name}, {"time", e.time}, {"formula_time", number_or_null(e.formula)}});
+    doc["rows"].push_back(
+        {{"m", row.m},
+         {"best", row.entries[size_t(row.best_sim)].name},
+         {"best_by_formula", row.best_formula < 0 ? nlohmann::json(nullptr) : nlohmann::json(row.entries[size_t(row.best_formula)].name)},
+         {"entries", entries}});
+  }
+  for (const auto& c : b.sim_changes) doc["changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
+  for (const auto& c : b.formula_changes) doc["formula_changes"].push_back({{"m", c.m}, {"from", c.from}, {"to", c.to}});
+  doc["refused"] = nlohmann::json::array();
+  for (const auto& r : b.refused) doc["refused"].push_back({{"algo", r.name}, {"reason", r.reason}, {"m", r.ms}});
+  return doc;
+}
+
+}  // namespace ppsim::study

@@ -1,13 +1,15 @@
-// `ppsim best`: which algorithm wins where.
+// Which algorithm wins where: every candidate of an operation run on one machine at every size,
+// ranked by simulated time and by closed form, with the sizes where the winner changes (`ppsim
+// best`, the Python module's best, and the crossover maps of tuning.h).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "options.h"
+#include "study/run_options.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 struct BestEntry {
   std::string name;
@@ -37,7 +39,7 @@ struct BestResult {
 // The ranking as `ppsim best --json` prints it: rows, changes, formula_changes, refused.
 nlohmann::json best_json(const BestResult& b);
 
-// The options of `best` (the CLI's and the Python module's).
+// The options of a ranking (`best`'s, and the Python module's).
 struct BestOptions {
   RunOptions run;
   std::string m = "1..1024", algos, plot;
@@ -45,7 +47,6 @@ struct BestOptions {
   double time_limit = 60;         // minutes: a ranking whose least time is longer is refused
   bool json = false, quiet = false;
 };
-void add_best_options(Command& best, BestOptions& b);
 
 // Runs every algorithm of b.run.op (or those in b.algos, comma-separated) for each m of b.m on one
 // machine, ranking those that run; those that cannot are listed in `refused`. Everything is
@@ -53,4 +54,4 @@ void add_best_options(Command& best, BestOptions& b);
 // UsageError when no candidate runs at any size, or when one fails verification.
 BestResult rank_algorithms(const BestOptions& b);
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

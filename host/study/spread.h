@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 // Runs work(i) for every i in [0, n), `jobs` at a time on this process's threads and, under
 // mpirun, on every rank's (each rank's own `jobs`). done(i, result) gets each result on rank 0
@@ -35,4 +35,4 @@ int lead_code(int code);
 // Cores for this rank's threads: the node's cores shared among the ranks on it (all of them alone).
 int rank_cores();
 
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

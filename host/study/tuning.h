@@ -1,12 +1,13 @@
-// `ppsim best` over a grid of p and m: the crossover map (the winner of every cell), its heat map,
-// and the tuning files real MPI libraries read (Open MPI coll_tuned rules, MPICH selection JSON).
+// `ppsim best` over a grid of p and m: the crossover map (the winner of every cell), and the tuning
+// files real MPI libraries read (Open MPI coll_tuned rules, MPICH selection JSON). Its heat map is
+// the command line's drawing (cli/plot.h).
 #pragma once
 #include <string>
 #include <vector>
 
-#include "best.h"
+#include "study/ranking.h"
 
-namespace ppsim::cli {
+namespace ppsim::study {
 
 // One row of the map: every m ranked at one p (rows empty when nothing ran at that p).
 struct CrossoverRow {
@@ -47,7 +48,4 @@ int library_winner(const BestRow& row, TuningFormat f, int64_t radix);
 std::string tuning_file_text(const CrossoverMap& map, TuningFormat f);
 std::vector<std::string> left_out_algorithms(const CrossoverMap& map, TuningFormat f);
 
-// Draws the map as a heat map (m across, p up, one colour per winning algorithm) with gnuplot.
-void plot_crossover(const CrossoverMap& map, const std::string& path);
-
-}  // namespace ppsim::cli
+}  // namespace ppsim::study

@@ -1,0 +1,314 @@
+// A run's options turned into a checked RunConfig (run_options.h): the machine, its models, the
+// operation's parameters, the algorithm and the effects, each option read by one rule.
+#include "study/run_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "loggp/loggp.h"
+#include "ppsim/algorithm.h"
+#include "ppsim/mapping.h"
+#include "ppsim/protocol.h"
+#include "study/progress.h"
+
+namespace ppsim::study {
+
+InputSpec parse_input(const std::string& text, OperatorKind k) {
+  const std::string usage = "--input '" + text + "' is neither 'iota' nor 'random:SEED' (fsum, fsum32: also 'random:SEED:LO:HI')";
+  if (text == "iota") return {};
+  const std::string prefix = "random:";
+  if (text.rfind(prefix, 0) != 0) throw UsageError(usage);
+  std::vector<std::string> parts;  // SEED, or SEED, LO, HI
+  for (size_t at = prefix.size();;) {
+    const size_t colon = text.find(':', at);
+    parts.push_back(text.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  const std::string& seed = parts[0];
+  if (seed.empty() || seed.size() > 19 || seed.find_first_not_of("0123456789") != std::string::npos ||
+      (parts.size() != 1 && parts.size() != 3))
+    throw UsageError(usage);
+  InputSpec in{true, std::stoull(seed)};
+  if (parts.size() == 3) {
+    if (!operator_rounded(k)) throw UsageError("--input '" + text + "': a range LO:HI applies to --combine fsum and fsum32 only");
+    auto number = [&](const std::string& s) {
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+        throw UsageError("--input '" + text + "': '" + s + "' is not a finite number");
+      return v;
+    };
+    in.lo = number(parts[1]);
+    in.hi = number(parts[2]);
+    if (!(in.lo < in.hi)) throw UsageError("--input '" + text + "': the range needs LO < HI");
+    const double largest = operator_single(k) ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+    if (!std::isfinite(in.hi - in.lo) || std::fabs(in.lo) > largest || std::fabs(in.hi) > largest)
+      throw UsageError("--input '" + text + "': the range must lie within the format (its width finite)");
+  }
+  return in;
+}
+
+Operation parse_op_option(const std::string& text) {
+  Operation op;
+  if (!parse_operation(text, op)) throw UsageError("--op '" + text + "' is unknown (see `ppsim list`)");
+  return op;
+}
+
+OperatorKind parse_combine_option(const std::string& text) {
+  OperatorKind k;
+  if (!parse_operator(text, k)) throw UsageError("--combine '" + text + "' is unknown (" + operator_names() + ")");
+  return k;
+}
+
+PortSpec parse_ports_option(const std::string& text) {
+  PortSpec spec;
+  if (!parse_port_spec(text, spec))
+    throw UsageError("--ports '" + text + "' is not " + port_spec_names(", ") + " or a number 1.." + std::to_string(kMaxOps));
+  return spec;
+}
+
+const TopologyType& parse_topology_option(const std::string& text, const char* option) {
+  const TopologyType* type = find_topology_type(text);
+  if (!type) throw UsageError(std::string(option) + " '" + text + "' is unknown (see `ppsim list`)");
+  return *type;
+}
+
+std::string wrong_operation(const std::string& algo, Operation performs, const std::string& wanted) {
+  return "--algo " + algo + " performs " + operation_name(performs) + ", not " + wanted;
+}
+
+namespace {
+
+// --topology with --p or --dims: the machine.
+Topology machine_topology(const RunOptions& o) {
+  const TopologyType& type = parse_topology_option(o.topology, "--topology");
+  if (o.p.empty() && o.dims.empty()) throw UsageError(kNeedProcessors);
+  int64_t p = o.p.empty() ? 0 : parse_count(o.p, "--p");
+  if (!o.p.empty() && p < 1) throw UsageError("--p must be at least 1 (got " + o.p + ")");
+  try {
+    return make_topology(type, p, o.dims);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// --tw-class CLASS=X[,CLASS=X...]: link classes of the machine (the physical topology) with per-word
+// times of their own.
+void read_tw_classes(const RunOptions& o, RunConfig& c) {
+  const Topology& machine = physical_topology(c);
+  std::string classes;
+  for (int k = 0; k < topology_link_class_count(machine); ++k) {
+    if (k) classes += ' ';
+    classes += topology_link_class_name(machine, k);
+  }
+  size_t start = 0;
+  uint32_t seen = 0;
+  while (start <= o.tw_class.size() && !o.tw_class.empty()) {
+    const size_t comma = std::min(o.tw_class.find(',', start), o.tw_class.size());
+    const std::string item = o.tw_class.substr(start, comma - start), name = item.substr(0, item.find('='));
+    start = comma + 1;
+    if (item.find('=') == std::string::npos || name.empty())
+      throw UsageError("--tw-class '" + item + "' is not CLASS=X (the classes of " + topology_shape(machine) + ": " + classes + ")");
+    const int k = topology_find_link_class(machine, name);
+    if (k < 0)
+      throw UsageError("--tw-class: " + topology_shape(machine) + " has no link class '" + name + "' (its classes: " + classes + ")");
+    const std::string text = item.substr(name.size() + 1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0)
+      throw UsageError("--tw-class " + name + "='" + text + "' is not a finite non-negative number");
+    if ((seen >> k) & 1u) throw UsageError("--tw-class gives class " + name + " twice");
+    seen |= 1u << k;
+    c.cost.set_class_tw(k, value);
+  }
+}
+
+// --logical, --logical-dims and --map: the algorithm's topology differs from the machine's
+// (textbook §2.7); c.topology becomes the logical one.
+void map_logical_topology(const RunOptions& o, RunConfig& c) {
+  MapKind map_kind;
+  if (!parse_map_kind(o.map, map_kind)) throw UsageError("--map '" + o.map + "' is not identity, gray or snake");
+  if (!o.logical_dims.empty() && o.logical.empty()) throw UsageError("--logical-dims needs --logical");
+  if (o.logical.empty()) {
+    if (map_kind != MapKind::identity) throw UsageError("--map " + o.map + " needs --logical (the topology the algorithm is written for)");
+    return;
+  }
+  const TopologyType& logical = parse_topology_option(o.logical, "--logical");
+  c.mapped = true;
+  c.mapping.kind = map_kind;
+  c.mapping.physical = c.topology;
+  try {
+    c.mapping.logical = make_topology(logical, o.logical_dims.empty() ? c.topology.p : 0, o.logical_dims);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--logical: ") + e.what());
+  }
+  c.topology = c.mapping.logical;
+  std::string bad = mapping_rejects(c.mapping);
+  if (!bad.empty()) throw UsageError(bad);
+}
+
+// --combine, --ports, --routing, --backend and --threads.
+void read_machine_models(const RunOptions& o, RunConfig& c, Backend& backend) {
+  c.combine = parse_combine_option(o.combine);
+  c.ports = parse_ports_option(o.ports);
+  if (o.routing == "cut-through") c.cost.routing = Routing::cut_through;
+  else if (o.routing == "store-and-forward") c.cost.routing = Routing::store_and_forward;
+  else throw UsageError("--routing '" + o.routing + "' is not cut-through or store-and-forward");
+  if (o.backend == "cpu") backend = Backend::cpu;
+  else if (o.backend == "cuda") backend = Backend::cuda;
+  else if (o.backend == "auto") backend = Backend::automatic;
+  else throw UsageError("--backend '" + o.backend + "' is not cpu, cuda or auto");
+  if (o.threads < 0 || o.threads > kMaxThreads)  // libgomp crashes when asked for 100000 threads
+    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " + std::to_string(o.threads) +
+                     ")");
+}
+
+// --n, --exclusive, --shift, --group-stride, --group-size and --sources: each only for its operations.
+void read_operation_params(const RunOptions& o, Operation op, AlgoParams& a) {
+  if (o.n < 0) throw UsageError("--n must be positive");
+  if (o.n > 0 && op != Operation::scan) throw UsageError("--n applies to --op scan only");
+  a.n = o.n;
+  if (o.exclusive && op != Operation::scan) throw UsageError("--exclusive applies to --op scan only");
+  a.exclusive = o.exclusive;
+  if (o.shift < 0) throw UsageError("--shift must not be negative");
+  a.shift = o.shift;
+  if ((o.group_stride != 1 || o.group_size != 0) && op != Operation::multicast)
+    throw UsageError("--group-stride and --group-size apply to --op multicast only");
+  if (o.sources != 1 && op != Operation::kbroadcast && op != Operation::kscatter)
+    throw UsageError("--sources applies to --op kbroadcast and kscatter only");
+  if (o.group_stride < 1 || o.group_size < 0 || o.sources < 1)
+    throw UsageError("--group-stride and --sources must be at least 1, --group-size at least 0");
+  a.group_stride = o.group_stride;
+  a.group_size = o.group_size;
+  a.sources = o.sources;
+  if (o.radix < 2 || o.radix > kMaxOps + 1) throw UsageError("--radix must be between 2 and " + std::to_string(kMaxOps + 1));
+  if (o.segments < 1) throw UsageError("--segments must be at least 1");
+  if (o.channels < 1 || o.channels > kMaxOps) throw UsageError("--channels must be between 1 and " + std::to_string(kMaxOps));
+  a.radix = int32_t(o.radix);
+  a.segments = o.segments;
+  a.channels = int32_t(o.channels);
+  if (!o.inter.empty()) {  // what it may be, the hierarchical all-reduce says (its rejects)
+    const AlgorithmInfo* inter = find_algorithm(o.inter);
+    if (!inter) throw UsageError("--inter '" + o.inter + "' is unknown (see `ppsim list`)");
+    a.inter = int16_t(inter->id);
+  }
+}
+
+}  // namespace
+
+LogGPParams loggp_params(const RunOptions& o) {
+  for (int64_t v : {o.loggp_L, o.loggp_o, o.loggp_g, o.loggp_G, o.loggp_O, o.loggp_S})
+    if (v < 0) throw UsageError("--L, --o, --g, --G, --O and --S must not be negative");
+  const LogGPParams g{uint64_t(o.loggp_L), uint64_t(o.loggp_o), uint64_t(o.loggp_g),
+                      uint64_t(o.loggp_G), uint64_t(o.loggp_O), uint64_t(o.loggp_S)};
+  if (g.L > loggp::kMaxParam || g.o > loggp::kMaxParam || g.g > loggp::kMaxParam || g.S > loggp::kMaxParam)
+    throw UsageError("--L, --o, --g and --S must be at most 2^40");
+  if (g.G > loggp::kMaxPerByte || g.O > loggp::kMaxPerByte) throw UsageError("--G and --O must be at most 2^20 (ns per byte)");
+  return g;
+}
+
+namespace {
+
+// --model and its parameters: those of the other model must keep their defaults.
+void read_cost_model(const RunOptions& o, CostParams& cost) {
+  const RunOptions d;
+  const bool loggp_given = o.loggp_L != d.loggp_L || o.loggp_o != d.loggp_o || o.loggp_g != d.loggp_g || o.loggp_G != d.loggp_G ||
+                           o.loggp_O != d.loggp_O || o.loggp_S != d.loggp_S;
+  if (o.model == "linear") {
+    if (loggp_given) throw UsageError("--L, --o, --g, --G, --O and --S apply to --model loggp");
+    cost.model = CostModel::linear;
+    return;
+  }
+  if (o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
+  if (o.ts != d.ts || o.tw != d.tw || o.th != d.th || o.gamma != d.gamma || !o.tw_class.empty() || o.routing != d.routing)
+    throw UsageError("--ts, --tw, --th, --gamma, --tw-class and --routing apply to --model linear (loggp takes --L --o --g --G --O --S)");
+  if (o.lambda != d.lambda) throw UsageError("--lambda is the postal model's latency; under --model loggp the latency is --L");
+  cost.model = CostModel::loggp;
+  cost.loggp = loggp_params(o);
+}
+
+// --m, --input, --root, --lambda, the operation's parameters and the cost model.
+void read_params(const RunOptions& o, Operation op, RunConfig& c) {
+  int64_t m = parse_count(o.m, "--m");
+  c.input = parse_input(o.input, c.combine);
+  c.params = params_for(c.topology, m, o.root);
+  c.params.lambda = o.lambda;
+  read_operation_params(o, op, c.params);
+  c.params.kports = c.ports.model == PortModel::kport ? c.ports.k : 1;
+  c.params.all_port = c.ports.model == PortModel::all;
+  c.cost.ts = o.ts;
+  c.cost.tw = o.tw;
+  c.cost.th = o.th;
+  c.cost.gamma = o.gamma;
+  read_cost_model(o, c.cost);
+  c.cost.stragglers = read_straggler_options(o, c.params.p);
+  c.noise = read_noise_options(o, c.cost);
+  c.threads = o.threads;
+  c.trace = o.trace;
+  if (!std::isfinite(o.ts) || !std::isfinite(o.tw) || !std::isfinite(o.th) || !std::isfinite(o.gamma))
+    throw UsageError("--ts, --tw, --th and --gamma must be finite");
+}
+
+// --algo, or the default algorithm of the operation on this topology; when there is none, why the
+// first algorithm of the operation that refuses it does.
+const AlgorithmInfo* choose_algorithm(const RunOptions& o, Operation op, const RunConfig& c) {
+  if (!o.algo.empty()) {
+    const AlgorithmInfo* a = find_algorithm(o.algo);
+    if (!a) throw UsageError("--algo '" + o.algo + "' is unknown (see `ppsim list`)");
+    if (a->op != op) throw UsageError(wrong_operation(o.algo, a->op, operation_name(op)));
+    return a;
+  }
+  if (const AlgorithmInfo* a = default_algorithm(op, c.topology, c.params, c.combine)) return a;
+  std::string why;
+  for (const auto& a : algorithms())
+    if (a.op == op) {
+      why = algorithm_rejects(a, c.topology, c.params, c.combine);
+      if (!why.empty()) break;
+    }
+  throw UsageError(std::string("no registered algorithm performs ") + operation_name(op) + " on " + topology_shape(c.topology) +
+                   (why.empty() ? " (see `ppsim list`)" : ": " + why));
+}
+
+// --protocol: NCCL's latencies and bandwidth factors put into the linear model's costs.
+void read_protocol(const RunOptions& o, RunConfig& c) {
+  if (o.protocol.empty()) return;
+  Protocol p;
+  if (!parse_protocol(o.protocol, p)) throw UsageError("--protocol '" + o.protocol + "' is not simple, ll or ll128");
+  if (c.cost.model != CostModel::linear) throw UsageError("--protocol applies to --model linear (its costs are t_s and t_w)");
+  apply_protocol(c, p);
+}
+
+}  // namespace
+
+RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend) {
+  RunConfig c;
+  c.topology = machine_topology(o);
+  map_logical_topology(o, c);
+  read_machine_models(o, c, backend);
+  read_params(o, op, c);
+  read_tw_classes(o, c);
+  return c;
+}
+
+RunConfig build_config(const RunOptions& o, Backend& backend) {
+  const Operation op = parse_op_option(o.op);
+  RunConfig c = build_machine_config(o, op, backend);
+  c.algorithm = choose_algorithm(o, op, c);
+  read_protocol(o, c);
+  c.failures = read_failure_options(o, c);
+  return c;
+}
+
+void check_run_time(const RunOptions& o, const RunConfig& c, int ranks, bool quiet) {
+  // As sweep and best do, the configuration is checked first: a run that cannot be has no time
+  // (its memory is checked where it runs, on its backend). Split across ranks, each runs its share.
+  validate_config(c, false);
+  const std::string which = std::string(c.algorithm->name) + " on " + topology_shape(physical_topology(c)) + " with m = " + std::to_string(c.params.m);
+  check_estimated_time(estimate_run_seconds(c) / ranks, o.time_limit, "this run", which, quiet);
+}
+
+}  // namespace ppsim::study

@@ -41,7 +41,7 @@ def unit_name(output):
         return None
     folder, target, rest = m.group(1) or "", m.group(2), m.group(3)
     if rest.startswith("Unity/"):
-        return "%s (unity batch %s)" % (target, re.sub(r"\D", "", rest)), target
+        return "%s (unity %s)" % (target, re.sub(r"^Unity/unity_(.*)_cxx\.cxx$", r"\1", rest)), target
     if rest.startswith("cmake_pch"):
         return "%s (precompiled header)" % target, target
     return os.path.join(folder, rest), target

@@ -4,7 +4,7 @@
 // counts taken from the schedule of the ppsim algorithm (one send of len words = one message of 8 len
 // bytes, ppsim's processor x = MPI rank x, root 0, the fully connected machine):
 // - Forced: for every ppsim algorithm that the Open MPI rules name (a nonzero Open MPI number in
-//   tuning.cpp's table), Open MPI forced to that number (coll_tuned_<collective>_algorithm) must send
+//   study/tuning.cpp's table), Open MPI forced to that number (coll_tuned_<collective>_algorithm) must send
 //   exactly what ppsim's unit sends, rank by rank and peer by peer, at p that are and are not powers
 //   of two and at m that do and do not reach the algorithms' fall-backs. Numbers the installed Open MPI
 //   lacks (ompi_info lists the ones it has) are skipped and named. Allreduce 2 runs a reduce and a bcast
@@ -39,7 +39,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kWordBytes = 8;  // as tuning.cpp: one word is one MPI_DOUBLE
+constexpr int64_t kWordBytes = 8;  // as study/tuning.cpp: one word is one MPI_DOUBLE
 constexpr int kRadix = 3;          // the k-nomial trees' radix, given to both (not Open MPI's default 4)
 // The radix ppsim runs an algorithm with: kRadix for the k-nomial trees and for Open MPI's
 // nonoverlapping all-reduce (its bcast may be the k-nomial one, at the same MCA radix); 2 elsewhere

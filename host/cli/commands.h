@@ -7,8 +7,8 @@ namespace ppsim::cli {
 
 Command list_command();    // list_command.cpp
 Command run_command();     // run_command.cpp (network) and pram_command.cpp (--machine pram-*)
-Command sweep_command();   // sweep_command.cpp (sweep_points.cpp plans the points, plot.cpp draws them)
-Command best_command();    // best_command.cpp (ranking.cpp ranks, tuning.cpp writes MPI tuning files)
+Command sweep_command();   // sweep_command.cpp (study/sweep.h plans and runs the points, plot.cpp draws them)
+Command best_command();    // best_command.cpp (study/ranking.h ranks, study/tuning.h makes MPI tuning files)
 Command draw_command();    // draw_command.cpp
 Command view_command();    // view_command.cpp (the page: view_page.html)
 Command bounds_command();  // bounds_command.cpp

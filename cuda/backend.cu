@@ -306,6 +306,9 @@ class DeviceExec {
     PPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp_.get(), bytes, in, out, op, init, n, stream_));
   }
   void zero(void* dst, size_t bytes) { PPSIM_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, stream_)); }
+  // (The host executor counts launches per step between these; nothing to do on the device.)
+  void start_of_steps() {}
+  void end_of_step() {}
   void upload(void* dst, const void* src, size_t bytes) {
     PPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
     PPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // src may be a temporary of the caller

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ppsim/cuda_backend.h"
@@ -23,6 +24,7 @@ namespace {
 // what it really takes (one run at a time per thread).
 struct HostMemory {
   uint64_t live = 0, peak = 0;
+  int64_t allocations = 0;  // growths of an array: a cudaMalloc each on the device
 };
 thread_local HostMemory host_memory;
 
@@ -38,6 +40,7 @@ class HostArray {
     if (n <= data_.size()) return;
     host_memory.live += (n - data_.size()) * sizeof(T);
     host_memory.peak = std::max(host_memory.peak, host_memory.live);
+    ++host_memory.allocations;
     data_.resize(n);
   }
   T* get() { return data_.data(); }
@@ -66,12 +69,14 @@ class HostExec {
   uint64_t budget = 0, required = 0, live_at_require = 0;
   template <class Body>
   void each(int64_t n, const Body& body) {
+    ++launches;
     for (int64_t x = 0; x < n; ++x) body(x);
   }
   // One lane per processor, or (lanes > 1, for warp and block widths) that many threads, one per
   // lane, each walking the processors in order and meeting the others at the body's barriers.
   template <class Body>
   void groups(int64_t n, const Body& body, rounds::GroupWidth width) {
+    ++launches;
     if (lanes <= 1 || width == rounds::GroupWidth::thread) {
       for (int64_t i = 0; i < n; ++i) body(i, 0, 1);
       return;
@@ -96,11 +101,13 @@ class HostExec {
   int team_threads = 0;
   bool whole_run_fits(int64_t p, long long words) const { return team_threads > 0 && rounds::whole_run_fits(p, words); }
   void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
+    ++launches;
     as_team([&](auto& team) {
       for (int r = 1; r <= nrounds; ++r) rounds::size_round(pl, team, r, out);
     });
   }
   void steps_in_one_launch(const rounds::StepPlan& pl) {
+    ++launches;
     as_team([&](auto& team) {
       for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, team, t);
     });
@@ -136,24 +143,42 @@ class HostExec {
   void reserve_scratch(uint64_t) {}
   template <class T, class Fn, class Op>
   void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    launches += kLaunchesPerCubCall;
     for (int64_t i = 0; i < n; ++i) init = op(init, fn(i));
     *out = init;
   }
   template <class T, class Fn, class Op>
   void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
+    launches += kLaunchesPerCubCall;
     for (int64_t i = 0; i < n; ++i) {
       const T v = fn(i);
       out[i] = init;
       init = op(init, v);
     }
   }
-  void zero(void* dst, size_t bytes) { std::memset(dst, 0, bytes); }
-  void upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+  void zero(void* dst, size_t bytes) {
+    ++launches;
+    std::memset(dst, 0, bytes);
+  }
+  void upload(void* dst, const void* src, size_t bytes) {
+    ++uploads;
+    std::memcpy(dst, src, bytes);
+  }
   void download(void* dst, const void* src, size_t bytes) {
     std::memcpy(dst, src, bytes);
     ++downloads;  // on the device, each is a wait for the stream: a return to the host
   }
   int64_t downloads = 0;
+  // What the device executor (backend.cu) would launch: a scan or reduction stores the context
+  // for CUB, then CUB runs two kernels.
+  static constexpr int kLaunchesPerCubCall = 3;
+  int64_t launches = 0, uploads = 0;
+  std::vector<int64_t> step_launches;
+  void end_of_step() { step_launches.push_back(launches - std::exchange(launches_before_step_, launches)); }
+  void start_of_steps() { launches_before_step_ = launches; }
+
+ private:
+  int64_t launches_before_step_ = 0;
 };
 
 }  // namespace
@@ -179,6 +204,10 @@ RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe) 
   probe.required_bytes = exec.required;
   probe.live_at_require = exec.live_at_require;
   probe.peak_bytes = host_memory.peak;
+  probe.launches = exec.launches;
+  probe.uploads = exec.uploads;
+  probe.allocations = host_memory.allocations;
+  probe.step_launches = std::move(exec.step_launches);
   return r;
 }
 

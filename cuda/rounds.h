@@ -331,8 +331,10 @@ class RoundsRun {
     if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
       exec_.steps_in_one_launch(pl_);
     } else {
+      exec_.start_of_steps();
       for (int64_t t = 1; t <= pl_.total_steps; ++t) {
         run_step(host_pl, exec_, t);
+        exec_.end_of_step();
         if (c_.trace) result.trace.push_back(trace_step(host_pl, exec_, t, fetch_buffers(), [&] { read_status(); }));
       }
     }

@@ -53,12 +53,21 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nu
 // of budget_bytes (0: no limit); peak_bytes is the most its arrays held at once. team_threads > 0
 // runs the runs the device gives one thread block whole (few processors, short messages) as that
 // many threads running the block's code, meeting at the same barriers.
+//
+// It also counts what the run would ask of a device (bench/device_proxies.cpp prints them): the
+// launches the device executor would make (a kernel for each body pass, three for a scan or
+// reduction: the context stored, then CUB's two; one for a memset or a whole-run launch), how many
+// of them each step made (step_launches[t - 1]: empty when the whole run was one launch), the
+// uploads (each one a wait for the stream today), and the device allocations (each growth of an
+// array: a cudaMalloc, and a cudaFree at the end of the run).
 struct HostRoundsProbe {
   int lanes = 1;
   int team_threads = 0;
   uint64_t budget_bytes = 0;
   int64_t host_waits = 0;
   uint64_t required_bytes = 0, live_at_require = 0, peak_bytes = 0;
+  int64_t launches = 0, uploads = 0, allocations = 0;
+  std::vector<int64_t> step_launches;
 };
 RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe);
 

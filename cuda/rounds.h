@@ -209,6 +209,7 @@ class RoundsRun {
     allocate();
     RunResult result;
     result.backend = exec_.backend();
+    result.step_path = "records";
     run_steps(result);
     read_figures(result);
     verify(result);

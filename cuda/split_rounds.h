@@ -50,6 +50,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
     agreed_phase(*comm_, [&] { allocate(); });
     RunResult result;
     result.backend = exec_.backend();
+    result.step_path = "records";
     import_peaks_.assign(size_t(std::max(1, nrounds_)), RoundPeak{0, 0.0});
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();

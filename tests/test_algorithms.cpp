@@ -6,6 +6,7 @@
 // refused with a ConfigError, never run silently.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,25 @@ std::vector<Case> all_cases(bool lean = false) {
   return cases;
 }
 
+// The configuration of a case: m words (2p where the algorithm splits its message into p parts),
+// a shift of p/2 + 1, a multicast to every other processor, k sources where p = 2^d, and the port
+// model the algorithm needs.
+RunConfig case_config(const Case& k) {
+  const AlgorithmInfo* info = find_algorithm(k.algo);
+  const int64_t m = info->needs_m_divisible_by_p() ? 2 * k.p : 2;  // message splitting: m/p words per part
+  RunConfig c = testing_support::make_config(k.algo, k.kind, k.dims.empty() ? k.p : 0, k.dims, m, k.combine, k.root);
+  c.params.shift = k.p > 2 ? k.p / 2 + 1 : 1;
+  if (info->op == Operation::multicast) {  // every other processor from the root, as far as that goes
+    c.params.group_stride = 2;
+    c.params.group_size = k.p % 2 == 1 ? (k.p + 1) / 2 : k.p / 2;
+  }
+  if (info->op == Operation::kbroadcast || info->op == Operation::kscatter) c.params.sources = is_pow2(k.p) ? std::min<int64_t>(4, k.p) : 1;
+  c.input = InputSpec{k.random_input, 12345};
+  if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
+  if (c.algorithm->needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
+  return c;
+}
+
 // One suite, compiled once, instantiated per backend (Kokkos style); the CUDA instantiation skips
 // with the reason when this machine has no usable device.
 class AlgorithmSuite : public ::testing::TestWithParam<std::tuple<Runner, Case>> {};
@@ -170,18 +190,7 @@ TEST_P(AlgorithmSuite, MatchesTheSequentialReference) {
     static const CudaStatus status = cuda_status();
     if (!status.usable) GTEST_SKIP() << "CUDA backend: " << status.why;
   }
-  const AlgorithmInfo* info = find_algorithm(k.algo);
-  const int64_t m = info->needs_m_divisible_by_p() ? 2 * k.p : 2;  // message splitting: m/p words per part
-  RunConfig c = testing_support::make_config(k.algo, k.kind, k.dims.empty() ? k.p : 0, k.dims, m, k.combine, k.root);
-  c.params.shift = k.p > 2 ? k.p / 2 + 1 : 1;
-  if (info->op == Operation::multicast) {  // every other processor from the root, as far as that goes
-    c.params.group_stride = 2;
-    c.params.group_size = k.p % 2 == 1 ? (k.p + 1) / 2 : k.p / 2;
-  }
-  if (info->op == Operation::kbroadcast || info->op == Operation::kscatter) c.params.sources = is_pow2(k.p) ? std::min<int64_t>(4, k.p) : 1;
-  c.input = InputSpec{k.random_input, 12345};
-  if (c.algorithm->sends_per_step > 1) c.ports = PortSpec{PortModel::kport, c.algorithm->sends_per_step};
-  if (c.algorithm->needs_all_port()) c.ports = PortSpec{PortModel::all, kMaxOps};
+  const RunConfig c = case_config(k);
   std::string why = algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine);
   if (!why.empty()) {
     // Only the declared limitations may refuse a configuration.
@@ -220,6 +229,55 @@ INSTANTIATE_TEST_SUITE_P(Cuda, AlgorithmSuite, ::testing::Combine(::testing::Val
                          backend_case_name);
 INSTANTIATE_TEST_SUITE_P(CudaRoundsOnHost, AlgorithmSuite,
                          ::testing::Combine(::testing::Values(Runner::cuda_host), ::testing::ValuesIn(all_cases(true))), backend_case_name);
+
+// The CPU backend's two step paths, the pull step and the records, give the same report and the
+// same buffers bit for bit on every case (the floating-point times compared as bits too), and the
+// pull step runs every case it takes: a message that did not arrive as it expected would send the
+// run back to the records without a word.
+class StepPathSuite : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StepPathSuite, PullStepGivesTheRecordsBitForBit) {
+  RunConfig c = case_config(GetParam());
+  c.cost.tw = 0.3;  // every term of the time in play
+  c.cost.th = 0.7;
+  c.cost.gamma = 0.1;
+  c.cost.stragglers.factor = 3;  // the middle processor's sends take three times as long
+  c.cost.stragglers.listed = 1;
+  c.cost.stragglers.list[0] = GetParam().p / 2;
+  RunConfig records = c;
+  records.step_path = StepPath::records;
+  const RunResult a = run_cpu(c), b = run_cpu(records);
+  EXPECT_EQ(b.step_path, "records");
+  if (const char* why = pull_step_refusal(c)) {
+    EXPECT_EQ(a.step_path, "records") << why;
+  } else {
+    EXPECT_EQ(a.step_path, "pull");
+  }
+  EXPECT_TRUE(a.verified);
+  EXPECT_EQ(a.buffers, b.buffers);
+  ASSERT_EQ(a.per_step.size(), b.per_step.size());
+  for (size_t s = 0; s < a.per_step.size(); ++s) {
+    const StepStats &x = a.per_step[s], &y = b.per_step[s];
+    EXPECT_EQ(x.messages, y.messages) << "step " << x.step;
+    EXPECT_EQ(x.words, y.words) << "step " << x.step;
+    EXPECT_EQ(x.link_hops, y.link_hops) << "step " << x.step;
+    EXPECT_EQ(x.max_link_load, y.max_link_load) << "step " << x.step;
+    EXPECT_EQ(std::bit_cast<uint64_t>(x.time), std::bit_cast<uint64_t>(y.time)) << "step " << x.step << ": " << x.time << " against " << y.time;
+  }
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.time), std::bit_cast<uint64_t>(b.time));
+}
+
+// The cases the algorithms accept (the registry suite checks the refusals).
+std::vector<Case> accepted_cases() {
+  std::vector<Case> out;
+  for (const Case& k : all_cases(true)) {
+    const RunConfig c = case_config(k);
+    if (algorithm_rejects(*c.algorithm, c.topology, c.params, c.combine).empty()) out.push_back(k);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, StepPathSuite, ::testing::ValuesIn(accepted_cases()), case_name);
 
 // The verification is not a check that cannot fail: corrupt one word and it reports it.
 TEST(Verification, DetectsACorruptedWord) {

@@ -327,7 +327,7 @@ TEST(Failures, DroppedAndReroutedCosts) {
 
 // The device rounds (on the host executor) and the CPU give the same figures, step by step, the
 // same damage and the same buffers, over algorithms of every kind with failures of both kinds.
-TEST(Failures, DeviceRoundsEqualTheCpu) {
+TEST(Failures, DeviceRoundsAndTheCpuStepPathsAgree) {
   struct Case {
     const char* algo;
     TopologyKind kind;
@@ -360,8 +360,20 @@ TEST(Failures, DeviceRoundsEqualTheCpu) {
     c.failures = k.link ? link_failure(c.topology, k.a, k.b, k.step, k.reroute) : proc_failure(k.a, k.step);
     const std::string what = std::string(k.algo) + " on " + topology_shape(c.topology);
     const RunResult cpu = run_simulation(c, Backend::cpu);
+    EXPECT_EQ(cpu.step_path, "pull") << what;
+    RunConfig on_records = c;
+    on_records.step_path = StepPath::records;
+    const RunResult records = run_simulation(on_records, Backend::cpu);
     const RunResult dev = run_device_rounds_on_host(c);
+    EXPECT_EQ(cpu.buffers, records.buffers) << what;
     ASSERT_EQ(cpu.per_step.size(), dev.per_step.size()) << what;
+    ASSERT_EQ(cpu.per_step.size(), records.per_step.size()) << what;
+    for (size_t s = 0; s < cpu.per_step.size(); ++s)
+      EXPECT_TRUE(cpu.per_step[s].messages == records.per_step[s].messages && cpu.per_step[s].words == records.per_step[s].words &&
+                  cpu.per_step[s].link_hops == records.per_step[s].link_hops && cpu.per_step[s].max_link_load == records.per_step[s].max_link_load &&
+                  cpu.per_step[s].time == records.per_step[s].time && cpu.per_step[s].dropped == records.per_step[s].dropped &&
+                  cpu.per_step[s].rerouted == records.per_step[s].rerouted)
+          << what << " step " << s + 1 << ": the pull step and the records differ";
     for (size_t s = 0; s < cpu.per_step.size(); ++s) {
       const StepStats &x = cpu.per_step[s], &y = dev.per_step[s];
       EXPECT_EQ(x.messages, y.messages) << what << " step " << s + 1;

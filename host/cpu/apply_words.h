@@ -25,11 +25,38 @@ inline void apply_words(uint64_t* dst, const uint64_t* src, int64_t len, RecvMod
   }
 }
 
+// The same words written to another place: dst[w] is what old[w] becomes when src[w] arrives (the
+// pull step's new generation of a buffer: old is the one the step began with, and stays as it was).
+template <OperatorKind K, RecvMode M>
+inline void apply_run_from(uint64_t* __restrict dst, const uint64_t* __restrict old, const uint64_t* __restrict src, int64_t len) {
+  auto op = [](uint64_t x, uint64_t y) { return combine<K>(x, y); };
+  for (int64_t w = 0; w < len; ++w) dst[w] = rules::received_word<M>(op, src[w], old[w]);
+}
+
+template <OperatorKind K>
+inline void apply_words_from(uint64_t* dst, const uint64_t* old, const uint64_t* src, int64_t len, RecvMode mode) {
+  switch (mode) {
+    case RecvMode::copy: std::memcpy(dst, src, size_t(len) * sizeof(uint64_t)); return;
+    case RecvMode::recv_op_slot: apply_run_from<K, RecvMode::recv_op_slot>(dst, old, src, len); return;
+    case RecvMode::slot_op_recv: apply_run_from<K, RecvMode::slot_op_recv>(dst, old, src, len); return;
+  }
+}
+
 using ApplyFn = void (*)(uint64_t*, const uint64_t*, int64_t, RecvMode);
+using ApplyFromFn = void (*)(uint64_t*, const uint64_t*, const uint64_t*, int64_t, RecvMode);
 inline ApplyFn apply_for(OperatorKind k) {
   switch (k) {
 #define PPSIM_APPLY_CASE(kind, name, law) \
   case OperatorKind::kind: return apply_words<OperatorKind::kind>;
+    PPSIM_OPERATORS(PPSIM_APPLY_CASE)
+#undef PPSIM_APPLY_CASE
+  }
+  return nullptr;
+}
+inline ApplyFromFn apply_from_for(OperatorKind k) {
+  switch (k) {
+#define PPSIM_APPLY_CASE(kind, name, law) \
+  case OperatorKind::kind: return apply_words_from<OperatorKind::kind>;
     PPSIM_OPERATORS(PPSIM_APPLY_CASE)
 #undef PPSIM_APPLY_CASE
   }

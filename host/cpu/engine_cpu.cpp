@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "cpu/match_step.h"
 #include "cpu/post_step.h"
 #include "cpu/processor_buffers.h"
+#include "cpu/pull_run.h"
 #include "cpu/step_cost.h"
 #include "cpu/step_store.h"
 #include "ppsim/engine.h"
@@ -62,6 +64,7 @@ class CpuRun {
 
   RunResult run() {
     RunResult r;
+    r.step_path = "records";
     const bool local = rules_.c.algorithm->has_local;
     if (local) bufs_.local_phase(rules_, plan_, LocalPhase::before_first_step);
     if (rules_.c.trace) record_trace(r, stores_[0], 0);
@@ -221,7 +224,11 @@ RunResult run_cpu(const RunConfig& c) {
   if (c.ranks && c.ranks->size() > 1) return run_split(c, *c.ranks);
   validate_config(c);
   auto start = std::chrono::steady_clock::now();
-  RunResult r = cpu::CpuRun(c).run();
+  // The pull step where it applies; the record path where it does not, or where a rule broke (its
+  // report words the error).
+  std::optional<RunResult> pulled;
+  if (c.step_path == StepPath::automatic && !pull_step_refusal(c)) pulled = cpu::run_pull(c);
+  RunResult r = pulled ? std::move(*pulled) : cpu::CpuRun(c).run();
   finish_verification(c, r);  // against the sequential reference (rules/reference.cpp)
   if (!c.keep_buffers && (r.verified || !c.verify)) std::vector<std::vector<uint64_t>>().swap(r.buffers);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -371,6 +371,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   json doc;
   doc["config"] = config_json(c, requested);
   doc["backend_used"] = r.backend;
+  if (!r.step_path.empty()) doc["step_path"] = r.step_path;
   if (c.mapped) doc["mapping"] = mapping_json(c, machine);
   doc["topology"] = topology_json(machine);
   add_cost(doc, c, r);

@@ -20,6 +20,11 @@ namespace ppsim {
 
 enum class Backend : int8_t { cpu, cuda, automatic };
 
+// How the CPU backend runs a step: the pull step wherever it applies (host/cpu/pull_run.h), or
+// the record path (every message posted as a record, its payload copied, matched, then delivered)
+// for every step. Both give the same figures and buffers, bit for bit.
+enum class StepPath : int8_t { automatic, records };
+
 inline constexpr int kMaxThreads = 1024;  // CPU threads of one run, and points of a sweep at once
 
 struct RunConfig {
@@ -45,6 +50,7 @@ struct RunConfig {
   double base_latency = 0;
   int threads = 0;     // 0: all the machine has
   bool trace = false;  // keep buffers and messages after every step (small runs only)
+  StepPath step_path = StepPath::automatic;
   bool verify = true;
   // false: RunResult::buffers comes back empty unless verification fails (sweeps and benchmarks
   // need only the figures); the CUDA backend then verifies on the device instead of copying back.

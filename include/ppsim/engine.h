@@ -12,4 +12,8 @@ namespace ppsim {
 
 RunResult run_cpu(const RunConfig& c);
 
+// Why the CPU backend runs this configuration on the record path rather than the pull step
+// (RunConfig::step_path); nullptr where the pull step takes it.
+const char* pull_step_refusal(const RunConfig& c);
+
 }  // namespace ppsim

@@ -65,6 +65,9 @@ struct RunResult {
   std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
   std::vector<TraceStep> trace;
   std::string backend = "cpu";
+  // How the steps ran: "pull" (the CPU backend's pull step, host/cpu/pull_run.h) or "records" (the
+  // CPU backend's record path, and the device rounds); empty for the LogGP and PRAM models.
+  std::string step_path;
   // --model loggp: every processor's finishing time (ns), the lowest processor finishing last (time
   // is its finish), the events LogGP took, the seconds its timing took (part of wall_seconds), and
   // which timing gave them: "rounds" (lockstep, round by round), "windows" (every processor on its

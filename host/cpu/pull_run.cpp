@@ -1,0 +1,397 @@
+// The CPU backend's pull step (pull_run.h). A step is one pass over the processors (two on routed
+// topologies, whose link loads are all counted before any message is costed, and a short third one
+// where some processor defers its writes), each chunk of processors on a thread of its own:
+//
+//   for each processor i: its ops (once), checked; the failures applied;
+//     for each receive of i, in receive order: the sender's ops (once per sender), the send that
+//       meets the receive (rules::find_send_to), the message's figures and cost, and its words
+//       applied from the sender's buffer, as the step began (rules/pull_rules.h says why they are).
+//
+// Every word is received_word applied to start-of-step values in the receiver's receive order, as
+// on the record path, and every figure comes from the same rules (step_rules.h), so the two paths
+// give the same buffers and reports bit for bit (tests/test_algorithms.cpp holds them to it).
+#include "cpu/pull_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "cpu/apply_words.h"
+#include "cpu/cpu_rules.h"
+#include "cpu/processor_buffers.h"
+#include "cpu/step_cost.h"
+#include "cpu/step_store.h"
+#include "rules/pull_rules.h"
+#include "rules/round_ops.h"
+
+namespace ppsim::cpu {
+
+// Algorithms that post more sends (and receives) a step than this keep the record path: each
+// receive asks its sender for the sender's ops again, which costs more than a record once a
+// processor hears from many.
+constexpr int kMaxPullSends = 4;
+
+namespace {
+
+// One chunk's share of a step.
+struct PullChunk {
+  int64_t first = 0, last = 0;  // processors [first, last)
+  StepStats stats;
+  int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
+  bool broken = false;            // a rule broke, or a message did not arrive as expected
+  std::vector<uint64_t> scratch;  // a strided message's words, gathered
+  // Processors that defer their writes (rules::StepWrites): their messages' words kept aside, one
+  // entry of staged_at per receive (the words' place in staged, -1: lost), and each processor with
+  // its first entry.
+  std::vector<uint64_t> staged;
+  std::vector<int64_t> staged_at;
+  std::vector<std::pair<int64_t, size_t>> deferred;
+
+  void start_step() {
+    stats = StepStats{};
+    sent = matched = 0;
+    broken = false;
+    staged.clear();
+    staged_at.clear();
+    deferred.clear();
+  }
+};
+
+class PullRun {
+ public:
+  explicit PullRun(const RunConfig& c)
+      : rules_(c), plan_(ChunkPlan::for_run(c.threads, 0, rules_.p)), bufs_(rules_, plan_), loads_(rules_.topo()),
+        apply_(apply_for(c.combine)), apply_from_(apply_from_for(c.combine)), algorithm_(c.algorithm->id), ops_override_(c.test_ops_override),
+        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr),
+        // The exchange rules hold a step's sends against its arrivals: at lambda = 1 they are one step.
+        check_exchange_(rules::checks_exchange(c.ports.model) && rules_.clock.lambda == 1) {
+    chunks_.resize(size_t(plan_.count));
+    for (int k = 0; k < plan_.count; ++k) {
+      chunks_[size_t(k)].first = std::min(rules_.p, k * plan_.len);
+      chunks_[size_t(k)].last = std::min(rules_.p, (k + 1) * plan_.len);
+    }
+    for (int b = 0; b < rules_.nbuf(); ++b) generation_[b][0] = bufs_.slot(b, 0);
+    parity_[0].assign(size_t(rules_.p), 0);
+    parity_[1].assign(size_t(rules_.p), 0);
+  }
+
+  // False where the record path must run the configuration instead.
+  bool run(RunResult& r) {
+    const bool local = rules_.c.algorithm->has_local;
+    if (local) bufs_.local_phase(rules_, plan_, LocalPhase::before_first_step);
+    const int64_t total_steps = rules_.clock.total_steps();
+    for (int64_t t = 1; t <= total_steps; ++t) {
+      StepStats st;
+      st.step = t;
+      if (const int round = rules_.clock.round_sent_at(t); round > 0 && !pull_round(round, t, st)) return false;
+      add_step(r, st, rules_.clock.lambda);
+    }
+    settle_generations();
+    if (local) bufs_.local_phase(rules_, plan_, LocalPhase::after_last_step);
+    r.steps = total_steps;
+    add_local_folds(r, rules_.c.cost.gamma, rules_.c.algorithm->local_combined_words(rules_.c.params), rules_.clock.lambda);
+    r.buffers = bufs_.release(rules_.a.p);
+    return true;
+  }
+
+ private:
+  template <class Body>
+  void each_chunk(Body&& body) {
+    const int n = plan_.count;
+#if defined(PPSIM_HAVE_OPENMP)
+#pragma omp parallel for schedule(static, 1) num_threads(n) if (n > 1)
+#endif
+    for (int k = 0; k < n; ++k) body(chunks_[size_t(k)]);
+  }
+  bool any_broken() const {
+    for (const PullChunk& ch : chunks_)
+      if (ch.broken) return true;
+    return false;
+  }
+
+  // Round `round`, sent in step t (its messages arrive before the next round is sent: a round-based
+  // algorithm, or lambda = 1): its figures into st.
+  bool pull_round(int round, int64_t t, StepStats& st) {
+    const bool generations = generations_.load(std::memory_order_relaxed);
+    for (PullChunk& ch : chunks_) ch.start_step();
+    if (!direct_) {
+      each_chunk([&](PullChunk& ch) { count_links(ch, round, t); });
+      if (any_broken()) return false;
+    }
+    each_chunk([&](PullChunk& ch) { pull_chunk(ch, round, t, generations); });
+    if (any_broken()) return false;
+    bool deferred = false;
+    for (const PullChunk& ch : chunks_) deferred |= !ch.deferred.empty();
+    if (deferred) each_chunk([&](PullChunk& ch) { apply_deferred(ch, round, generations); });
+    int64_t sent = 0, matched = 0;
+    for (const PullChunk& ch : chunks_) {
+      sent += ch.sent;
+      matched += ch.matched;
+      st.messages += ch.stats.messages;
+      st.words += ch.stats.words;
+      st.link_hops += ch.stats.link_hops;
+      st.max_link_load = std::max(st.max_link_load, ch.stats.max_link_load);
+      st.time = std::max(st.time, ch.stats.time);
+      st.dropped += ch.stats.dropped;
+      st.rerouted += ch.stats.rerouted;
+    }
+    ++pulls_;
+    return sent == matched;  // a send no receive met breaks the schedule
+  }
+
+  // Processor i's ops of the round, checked, and what the failures leave of its sends.
+  bool own_ops(PullChunk& ch, int64_t i, int round, int64_t t, StepOps& ops, int8_t* route) const {
+    if (!rules::read_round_ops(algorithm_, ops_override_, rules_.a, i, round, ops) ||
+        rules::check_ops(rules_.ports, rules_.machine, ops, i).what != rules::Broken::none)
+      return false;
+    if (failures_) {
+      const rules::Losses lost = rules::drop_lost(rules_.machine, ops, i, t, rules_.clock.arrives(t), route);
+      ch.stats.dropped += lost.dropped;
+      ch.stats.rerouted += lost.rerouted;
+    }
+    return true;
+  }
+
+  // Routed topologies: every message of the round loads the links of its route before any is costed.
+  [[gnu::flatten]] void count_links(PullChunk& ch, int round, int64_t t) {
+    StepOps ops;
+    int8_t route[kMaxOps] = {};
+    const uint32_t stamp = uint32_t(t);
+    unsigned long long* loads = loads_.counts.data();
+    for (int64_t i = ch.first; i < ch.last; ++i) {
+      if (!own_ops(ch, i, round, t, ops, route)) {
+        ch.broken = true;
+        return;
+      }
+      for (int n = 0; n < ops.nsend; ++n)
+        rules::for_each_message_link(rules_.machine, i, ops.send[n].to, route[n], [&](int64_t id) { rules::count_link(&loads[id], stamp); });
+    }
+    ch.stats = StepStats{};  // the pull counts the losses
+  }
+
+  [[gnu::flatten]] void pull_chunk(PullChunk& ch, int round, int64_t t, bool generations) {
+    const rules::Machine& m = rules_.machine;
+    const CostParams& cost = rules_.c.cost;
+    const int64_t arrives = rules_.clock.arrives(t);
+    const uint8_t* parity_now = parity_[pulls_ & 1].data();
+    uint8_t* parity_next = parity_[(pulls_ + 1) & 1].data();
+    StepOps own, peer;
+    int8_t own_route[kMaxOps] = {}, peer_route[kMaxOps] = {};
+    bool arriving[kMaxOps];
+    for (int64_t i = ch.first; i < ch.last; ++i) {
+      if (!own_ops(ch, i, round, t, own, own_route)) {
+        ch.broken = true;
+        return;
+      }
+      ch.sent += own.nsend;
+      const uint8_t now = generations ? parity_now[i] : 0;
+      parity_next[i] = now;
+      if (own.nrecv == 0) continue;
+      for (int n = 0; n < own.nrecv; ++n) arriving[n] = !(failures_ && rules::receive_lost(m, own.recv[n].from, i, t, arrives));
+      const rules::StepWrites writes = rules::step_writes(rules_.ports.shape, own, arriving);
+      if (writes.new_generation) {
+        make_generations(writes.new_generation & ~now);  // the buffers whose new generation is the second
+        parity_next[i] = now ^ writes.new_generation;
+      }
+      if (writes.defer) ch.deferred.emplace_back(i, ch.staged_at.size());
+      uint8_t begun = 0;  // buffers whose new generation this processor has begun to write
+      int64_t peer_id = -1;
+      bool exchange_checked = !check_exchange_ || own.nsend == 0;
+      for (int n = 0; n < own.nrecv; ++n) {
+        const Recv& rv = own.recv[n];
+        const int64_t f = rv.from;
+        if (f != peer_id) {
+          peer_id = f;
+          if (!rules::read_round_ops(algorithm_, ops_override_, rules_.a, f, round, peer)) {
+            ch.broken = true;
+            return;
+          }
+          if (failures_) rules::drop_lost(m, peer, f, t, arrives, peer_route);
+        }
+        const int s = rules::find_send_to(peer, i, rules::earlier_receives_from(own, n));
+        if (s < 0 && !arriving[n]) {  // lost to a failure
+          if (writes.defer) ch.staged_at.push_back(-1);
+          continue;
+        }
+        if (s < 0 || !arriving[n] || peer.send[s].len != rv.len || !rules::send_ok(rules_.ports.shape, peer.send[s], f, rules_.ports.p)) {
+          ch.broken = true;
+          return;
+        }
+        const Send& x = peer.send[s];
+        if (!exchange_checked) {  // the exchange rules: its first send against its first arrival
+          exchange_checked = true;
+          if (rules::exchange_rule(rules_.c.ports.model, own.send[0].to, f) != rules::Exchange::ok) {
+            ch.broken = true;
+            return;
+          }
+        }
+        const int route = failures_ ? peer_route[s] : 0;
+        const int64_t hops = rules::message_hops(m, f, i, route), words = rules::charged_words(rules_.tokens, x.len);
+        const int64_t combined = rules::charged_combined_words(rules_.tokens, rv.act, rv.nact, rv.len);
+        const rules::MessageCost c =
+            direct_ ? rules::direct_cost(cost, f, rules::direct_congestion(peer.send, 0, peer.nsend, i), words, hops, combined)
+                    : rules::route_cost(m, cost, f, i, words, hops, combined, route, loads_.counts.data(), uint32_t(t));
+        ch.matched += 1;
+        ch.stats.messages += 1;
+        ch.stats.words += words;
+        ch.stats.link_hops += hops;
+        ch.stats.max_link_load = std::max(ch.stats.max_link_load, int64_t(c.congestion));
+        ch.stats.time = std::max(ch.stats.time, c.time);
+        const uint64_t* src = sent_words(ch, x, f, generations ? (parity_now[f] >> x.buf) & 1 : 0);
+        if (writes.defer) {
+          ch.staged_at.push_back(int64_t(ch.staged.size()));
+          ch.staged.insert(ch.staged.end(), src, src + x.len);
+          continue;
+        }
+        apply_receive(rv, i, src, now, writes.new_generation, begun);
+      }
+    }
+  }
+
+  // The words of send x of processor f, as its buffer held them when the step began (generation g
+  // of the buffer): in place where they are contiguous, else gathered into the chunk's scratch.
+  const uint64_t* sent_words(PullChunk& ch, const Send& x, int64_t f, int g) const {
+    const uint64_t* src = generation_[x.buf][g] + f * rules_.words(x.buf) + x.src_off;
+    if (x.run == 0 || x.run >= x.len) return src;
+    ch.scratch.resize(size_t(x.len));
+    for (int64_t at = 0; at < x.len; at += x.run)  // the last run may be short
+      std::copy(src + (at / x.run) * x.stride, src + (at / x.run) * x.stride + std::min(x.run, x.len - at), ch.scratch.begin() + at);
+    return ch.scratch.data();
+  }
+
+  // Receive rv of processor i applied from its message's words src: each action in place, or in
+  // the new generation of a buffer that i rewrites (the first action there reads the old one).
+  void apply_receive(const Recv& rv, int64_t i, const uint64_t* src, uint8_t now, uint8_t new_generation, uint8_t& begun) const {
+    for (int q = 0; q < rv.nact; ++q) {
+      const RecvAction& act = rv.act[q];
+      const int b = act.buf;
+      const uint8_t bit = uint8_t(1u << b);
+      const int g = (now >> b) & 1;
+      const int64_t at = i * rules_.words(b) + act.dst_off;
+      if (!(new_generation & bit)) {
+        apply_action(generation_[b][g] + at, act, src, rv.len);
+      } else if (begun & bit) {
+        apply_action(generation_[b][g ^ 1] + at, act, src, rv.len);
+      } else {  // the action that rewrites all of b (rules::step_writes)
+        begun |= bit;
+        rewrite(generation_[b][g ^ 1] + at, generation_[b][g] + at, src + act.msg_off, rules_.words(b), act.mode);
+      }
+    }
+  }
+
+  // dst[w] as old[w] becomes when src[w] arrives.
+  void rewrite(uint64_t* dst, const uint64_t* old, const uint64_t* src, int64_t len, RecvMode mode) const {
+    if (!rules_.tokens) return apply_from_(dst, old, src, len, mode);
+    for (int64_t w = 0; w < len; ++w) dst[w] = rules::received_token(mode, src[w], old[w], rules_.p);
+  }
+
+  // One action's words applied to the slots at dst (the record path's Delivery::apply_action).
+  void apply_action(uint64_t* dst, const RecvAction& act, const uint64_t* src, int64_t len) const {
+    const rules::ActionSpan span = rules::action_span(act, len);
+    src += act.msg_off;
+    if (rules_.tokens) {
+      for (int64_t w = 0; w < span.len; ++w) {
+        uint64_t& slot = dst[span.slot_index(w)];
+        slot = rules::received_token(act.mode, src[w], slot, rules_.p);
+      }
+      return;
+    }
+    if (span.len == 1 && act.mode == RecvMode::copy) {
+      *dst = *src;
+      return;
+    }
+    if (span.run == span.len) return apply_(dst, src, span.len, act.mode);
+    for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
+      apply_(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
+  }
+
+  // The processors that deferred their writes apply what arrived, once every reader has read.
+  void apply_deferred(PullChunk& ch, int round, bool generations) {
+    StepOps own;
+    const uint8_t* parity_now = parity_[pulls_ & 1].data();
+    for (const auto& [i, first] : ch.deferred) {
+      rules::read_round_ops(algorithm_, ops_override_, rules_.a, i, round, own);
+      const uint8_t now = generations ? parity_now[i] : 0;
+      for (int n = 0; n < own.nrecv; ++n) {
+        const int64_t at = ch.staged_at[first + size_t(n)];
+        if (at < 0) continue;
+        const Recv& rv = own.recv[n];
+        for (int q = 0; q < rv.nact; ++q) {
+          const int b = rv.act[q].buf;
+          apply_action(generation_[b][(now >> b) & 1] + i * rules_.words(b) + rv.act[q].dst_off, rv.act[q], ch.staged.data() + at, rv.len);
+        }
+      }
+    }
+  }
+
+  // The second generation of the buffers in `bits`, taken the first time a processor writes one.
+  // Left uninitialised: a processor writes all of its words before anyone reads them.
+  void make_generations(uint8_t bits) {
+    for (int b = 0; b < rules_.nbuf(); ++b)
+      if (bits & (1u << b))
+        std::call_once(second_once_[b], [&] {
+          second_[b].reset(new uint64_t[size_t(rules_.p * rules_.words(b))]);
+          generation_[b][1] = second_[b].get();
+          generations_.store(true, std::memory_order_relaxed);
+        });
+  }
+
+  // After the last step every processor's words are in the first generation.
+  void settle_generations() {
+    if (!generations_.load()) return;
+    const uint8_t* parity = parity_[pulls_ & 1].data();
+    for (int b = 0; b < rules_.nbuf(); ++b) {
+      if (!second_[b]) continue;
+      const int64_t w = rules_.words(b);
+      for (int64_t i = 0; i < rules_.p; ++i)
+        if ((parity[i] >> b) & 1) std::memcpy(generation_[b][0] + i * w, generation_[b][1] + i * w, size_t(w) * sizeof(uint64_t));
+    }
+  }
+
+  const CpuRules rules_;
+  const ChunkPlan plan_;
+  ProcessorBuffers bufs_;
+  LinkLoads loads_;
+  const ApplyFn apply_;
+  const ApplyFromFn apply_from_;
+  const AlgorithmId algorithm_;
+  const rules::OpsOverride ops_override_;
+  const bool direct_, failures_, check_exchange_;
+  std::vector<PullChunk> chunks_;
+  // Buffer b's generations: [0] the buffers' own, [1] taken when first needed; a processor's
+  // parity byte has bit b set where its words of b are in generation 1. parity_[k & 1] holds them
+  // as the k-th pulled round begins, and that round writes the other.
+  uint64_t* generation_[kMaxBuffers][2] = {};
+  std::unique_ptr<uint64_t[]> second_[kMaxBuffers];
+  std::once_flag second_once_[kMaxBuffers];
+  std::atomic<bool> generations_{false};
+  std::vector<uint8_t> parity_[2];
+  int64_t pulls_ = 0;
+};
+
+}  // namespace
+
+std::optional<RunResult> run_pull(const RunConfig& c) {
+  RunResult r;
+  r.step_path = "pull";
+  if (!PullRun(c).run(r)) return std::nullopt;
+  return r;
+}
+
+}  // namespace ppsim::cpu
+
+namespace ppsim {
+
+const char* pull_step_refusal(const RunConfig& c) {
+  if (c.trace) return "--trace shows every step's messages, which the record path keeps";
+  if (c.ranks && c.ranks->size() > 1) return "a run split across ranks ships its crossing messages as records";
+  if (c.algorithm->postal_native() && c.params.lambda > 1) return "its messages are in flight while later steps write the buffers";
+  if (c.algorithm->sends_per_step > cpu::kMaxPullSends || c.ports.model == PortModel::all) return "its processors hear from many senders a step";
+  return nullptr;
+}
+
+}  // namespace ppsim

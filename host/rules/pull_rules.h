@@ -1,0 +1,96 @@
+// The pull step's rules (docs/DESIGN.md §2, "Two ways to run a step"): a receiver finds what it
+// receives by asking its sender for the sender's ops of the round, since ops are a pure function
+// of (processor, round), and reads the words where the sender keeps them: no record written by
+// anyone, no copy of the payload. What makes that safe is decided from one processor's own ops:
+//
+//   which send a receive meets      find_send_to: the k-th receive from f meets the k-th send of f
+//                                   to it (matching_receive's rule, seen from the other end)
+//   whether a sender's words stay   a processor writes a buffer it sends from only in a new
+//     as the step began               generation of that buffer (when its first arriving action on
+//                                   it rewrites every word: recursive doubling, scans), or in
+//                                   place where no word it writes is one it sends; else it defers
+//                                   its writes until every reader has read (StepWrites)
+//
+// Plain PPSIM_HD code, as step_rules.h: the CPU backend's pull step (host/cpu/pull_run.cpp) runs
+// it, and any executor that runs processors in parallel can.
+#pragma once
+#include <cstdint>
+
+#include "rules/step_rules.h"
+
+namespace ppsim::rules {
+
+// The index of the k-th send of `ops` to processor `to` (its sends after the failures), or -1.
+PPSIM_HD inline int find_send_to(const StepOps& ops, int64_t to, int k) {
+  for (int n = 0; n < ops.nsend; ++n)
+    if (ops.send[n].to == to && k-- == 0) return n;
+  return -1;
+}
+
+// Receives of `ops` before receive n from the same processor: receive n meets that many sends of
+// its sender to this processor first.
+PPSIM_HD inline int earlier_receives_from(const StepOps& ops, int n) {
+  int k = 0;
+  for (int q = 0; q < n; ++q) k += ops.recv[q].from == ops.recv[n].from;
+  return k;
+}
+
+// Whether two slices of one buffer may share a word: [off, off + extent) against the other's
+// (strided slices are taken as their whole extent, which can only say yes too often).
+PPSIM_HD inline bool extents_meet(int64_t off_a, int64_t extent_a, int64_t off_b, int64_t extent_b) {
+  return off_a < off_b + extent_b && off_b < off_a + extent_a;
+}
+
+// Whether action `act` of a receive of msg_len words writes every word of a buffer of `words`
+// words, each once, in order.
+PPSIM_HD inline bool rewrites_buffer(const RecvAction& act, int64_t msg_len, int64_t words) {
+  const ActionSpan span = action_span(act, msg_len);
+  return act.dst_off == 0 && span.len == words && (span.run == span.len || span.run == span.stride);
+}
+
+// How one processor writes its buffers in one step, from its own ops (after the failures) and the
+// receives that will arrive (arrives[n]: receive n's message arrives, receive_lost says otherwise):
+//   new_generation  bit b: the first arriving action on buffer b rewrites all of it, and the
+//                   processor sends from b: it writes b's other generation, and its senders'
+//                   readers read the one the step began with;
+//   defer           some buffer it sends from is written in place where a send reads: it keeps
+//                   what arrives aside and writes it only once every reader has read.
+struct StepWrites {
+  uint8_t new_generation = 0;
+  bool defer = false;
+};
+PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, const bool* arrives) {
+  StepWrites w;
+  uint8_t sent = 0;
+  for (int n = 0; n < ops.nsend; ++n) sent |= uint8_t(1u << ops.send[n].buf);
+  if (sent == 0) return w;  // nothing it holds is read this step
+  uint8_t decided = 0;
+  for (int n = 0; n < ops.nrecv; ++n) {
+    if (!arrives[n]) continue;
+    const Recv& r = ops.recv[n];
+    for (int q = 0; q < r.nact; ++q) {
+      const RecvAction& act = r.act[q];
+      const uint8_t bit = uint8_t(1u << act.buf);
+      if (!(sent & bit)) continue;
+      if (!(decided & bit)) {
+        decided |= bit;
+        if (rewrites_buffer(act, r.len, shape.words[act.buf])) {
+          w.new_generation |= bit;
+          continue;
+        }
+      }
+      if (w.new_generation & bit) continue;  // later actions write the new generation too
+      const ActionSpan span = action_span(act, r.len);
+      const int64_t extent = slice_extent(span.len, span.run, span.stride);
+      for (int s = 0; s < ops.nsend && !w.defer; ++s) {
+        const Send& x = ops.send[s];
+        if (x.buf == act.buf && extents_meet(act.dst_off, extent, x.src_off, slice_extent(x.len, x.run == 0 ? x.len : x.run, x.run == 0 ? x.len : x.stride)))
+          w.defer = true;
+      }
+      if (w.defer) return StepWrites{0, true};
+    }
+  }
+  return w;
+}
+
+}  // namespace ppsim::rules

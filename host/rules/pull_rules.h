@@ -61,6 +61,19 @@ struct StepWrites {
 };
 PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, const bool* arrives) {
   StepWrites w;
+  if (ops.nsend == 1 && ops.nrecv == 1 && ops.recv[0].nact == 1) {  // the common case, as the loops below decide it
+    const Send& x = ops.send[0];
+    const Recv& r = ops.recv[0];
+    const RecvAction& act = r.act[0];
+    if (!arrives[0] || act.buf != x.buf) return w;
+    if (rewrites_buffer(act, r.len, shape.words[act.buf])) {
+      w.new_generation = uint8_t(1u << act.buf);
+      return w;
+    }
+    const ActionSpan span = action_span(act, r.len);
+    w.defer = extents_meet(act.dst_off, slice_extent(span.len, span.run, span.stride), x.src_off, slice_extent(x.len, x.run, x.stride));
+    return w;
+  }
   uint8_t sent = 0;
   for (int n = 0; n < ops.nsend; ++n) sent |= uint8_t(1u << ops.send[n].buf);
   if (sent == 0) return w;  // nothing it holds is read this step
@@ -84,7 +97,7 @@ PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, c
       const int64_t extent = slice_extent(span.len, span.run, span.stride);
       for (int s = 0; s < ops.nsend && !w.defer; ++s) {
         const Send& x = ops.send[s];
-        if (x.buf == act.buf && extents_meet(act.dst_off, extent, x.src_off, slice_extent(x.len, x.run == 0 ? x.len : x.run, x.run == 0 ? x.len : x.stride)))
+        if (x.buf == act.buf && extents_meet(act.dst_off, extent, x.src_off, slice_extent(x.len, x.run, x.stride)))
           w.defer = true;
       }
       if (w.defer) return StepWrites{0, true};

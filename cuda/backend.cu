@@ -66,6 +66,41 @@ __global__ void single_lane_kernel(int64_t n, const __grid_constant__ Body body)
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
 }
 
+// The same three for bodies that return a tally (rounds::PullTally): each thread adds up its
+// processors' tallies in registers, the warp combines them with shuffles once every lane has left
+// its loop, and one lane commits the sum: an atomic per warp and word, not one per message.
+__device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
+  for (int d = 16; d > 0; d /= 2) {
+    rounds::PullTally o;
+    o.matched = __shfl_down_sync(0xffffffffu, t.matched, d);
+    o.max_load = __shfl_down_sync(0xffffffffu, t.max_load, d);
+    o.time_bits = __shfl_down_sync(0xffffffffu, t.time_bits, d);
+    t.add(o);
+  }
+  return t;
+}
+template <class Body>
+__global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  rounds::PullTally t{0, 0, 0};
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(body(i, 0, 1));
+  t = warp_tally(t);
+  if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
+}
+template <class Body>
+__global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  const int lane = int(threadIdx.x % kGroup);
+  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
+  rounds::PullTally t{0, 0, 0};
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(body(i, lane, kGroup));
+  if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
+}
+template <class Body>
+__global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  rounds::PullTally t{0, 0, 0};
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(body(i, int(threadIdx.x), int(blockDim.x)));
+  if (threadIdx.x == 0) rounds::commit_tally(out, t);
+}
+
 // A whole small run in one thread block (block_exec.h): the launches of a step, not its work,
 // dominate runs of thousands of steps over a few thousand processors.
 struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
@@ -243,6 +278,26 @@ class DeviceExec {
       case rounds::GroupWidth::block:
         block_kernel<<<grid_for(n, 1), kBlock, 0, stream_>>>(n, body);
         PPSIM_CUDA_CHECK_LAUNCH("block_kernel");
+        break;
+    }
+  }
+
+  // groups, for bodies that return a tally: committed once per warp (or block) into out.
+  template <class Body>
+  void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
+    if (n <= 0) return;
+    switch (width) {
+      case rounds::GroupWidth::thread:
+        single_lane_tally_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+        PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
+        break;
+      case rounds::GroupWidth::warp:
+        group_tally_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body, out);
+        PPSIM_CUDA_CHECK_LAUNCH("group_tally_kernel");
+        break;
+      case rounds::GroupWidth::block:
+        block_tally_kernel<<<grid_for(n, 1), kBlock, 0, stream_>>>(n, body, out);
+        PPSIM_CUDA_CHECK_LAUNCH("block_tally_kernel");
         break;
     }
   }

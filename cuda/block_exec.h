@@ -37,6 +37,14 @@ class TeamExec {
     for (int64_t i = team_.rank(); i < n; i += team_.size()) body(i, 0, 1);
     team_.sync();
   }
+  // Each thread adds up its processors' tallies and commits the sum once.
+  template <class Body>
+  PPSIM_HD void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
+    PullTally t{0, 0, 0};
+    for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(body(i, 0, 1));
+    commit_tally(out, t);
+    team_.sync();
+  }
   // init is the operator's identity (zero for the sums, (0, 0) for the peaks).
   template <class T, class Fn, class Op>
   PPSIM_HD void reduce(int64_t n, const Fn& fn, const Op& op, T init, T* out) {

@@ -95,6 +95,15 @@ class HostExec {
       });
     for (auto& t : threads) t.join();
   }
+  // groups, for bodies that return a tally (rounds::PullTally): each lane (thread) adds up its
+  // own and commits the sum once, as a warp does on the device.
+  template <class Body>
+  void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
+    std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{0, 0, 0});
+    groups(
+        n, [&](int64_t i, int lane, int count) { sums[size_t(lane)].add(body(i, lane, count)); }, width);
+    for (const rounds::PullTally& t : sums) rounds::commit_tally(out, t);
+  }
   int lanes = 1;
   // The device runs small runs whole in one thread block (block_exec.h); with team_threads > 0
   // this executor runs the same team code on that many threads, else every run step by step.

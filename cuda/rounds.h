@@ -16,6 +16,7 @@
 // holds run_rounds, the entry point of both.
 #pragma once
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -121,6 +122,10 @@ struct StepPlan {
   DevRecv* recvs;
   uint64_t* pool;
   StoreSizes store;  // one store's sends, receives and pool words (its slots: p + 1)
+  // The pull step (DESIGN §2, "Two ways to run a step"): no stores; a round is one pass (two on
+  // routed topologies) over the processors.
+  bool pull = false;
+  PullState pulled{};
 
   PPSIM_HD int64_t step_of_round(int r) const { return ctx.clock.step_of_round(r); }
   PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
@@ -143,16 +148,40 @@ struct StepPlan {
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out) {
-  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
+  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0, 0, 0}, out + (r - 1));
 }
 
 // Step t: the round sent in it (every processor's slots in one scan, the messages posted, matched
 // to their receives and loaded onto their links, the round's peak load and time), then the
 // messages that arrive in it delivered. Written once for every executor: kernels launched from the
 // host, the host itself, or one thread block running a whole run.
+// Step t on the pull step: the round sent in it (its link loads counted first on a routed
+// topology) pulled by its receivers, which apply its words at once (the round's messages arrive
+// before the next round leaves: round-based, or lambda = 1); after the last step, every
+// processor's words back in the buffers' first generation, then the algorithm's local work.
+PPSIM_HD_TEMPLATE
+template <class Exec>
+PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
+  const Ctx& ctx = pl.ctx;
+  if (const int r = pl.round_sent_at(t); r > 0) {
+    if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBody{ctx, r, t, pl.link_load});
+    exec.groups_tally(pl.p, PullBody{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)}, pl.width(r),
+                      pl.pulled.round_out + 3 * (r - 1));
+  }
+  if (t != pl.total_steps) return;
+  const int last = ctx.clock.rounds;
+  for (int b = 0; b < ctx.nbuf(); ++b)
+    if (pl.pulled.generations) exec.each(pl.p * ctx.words(b), SettleBody{ctx, b, pl.pulled.next_parity_of(last, pl.p), pl.pulled.second[b]});
+  if (pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, t});
+}
+
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
+  if (pl.pull) {
+    pull_step(pl, exec, t);
+    return;
+  }
   const Ctx& ctx = pl.ctx;
   Slots* slot = pl.slot_of(t);
   DevSend* sends = pl.sends_of(t);
@@ -206,10 +235,11 @@ class RoundsRun {
   RunResult run() {
     plan();
     size_rounds();
+    choose_step_path();
     allocate();
     RunResult result;
     result.backend = exec_.backend();
-    result.step_path = "records";
+    result.step_path = pl_.pull ? "pull" : "records";
     run_steps(result);
     read_figures(result);
     verify(result);
@@ -265,7 +295,7 @@ class RoundsRun {
   // read back once (the host sizes the stores and reports the figures from them).
   void size_rounds() {
     dev_totals_.ensure(size_t(std::max(1, nrounds_)));
-    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});  // totals_[r - 1]: round r
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
     else
@@ -274,13 +304,39 @@ class RoundsRun {
     if (!comm_) read_status();  // a split run's ranks agree on it first (split_failed)
   }
 
+  // The pull step where it applies (pull_step_refusal) and no processor of any round would have
+  // to defer its writes (the sizing pass counted them).
+  void choose_step_path() {
+    pl_.pull = !comm_ && c_.step_path == StepPath::automatic && !pull_step_refusal(c_, Backend::cuda);
+    for (const RoundTotals& t : totals_) pl_.pull = pl_.pull && t.defers == 0;
+  }
+
+  // The pull step's arrays: the parity bytes, the buffers' second generations (where a round
+  // rewrites a buffer it sends from), and the rounds' matched receives and peaks.
+  void allocate_pull() {
+    bool rewrites = false;
+    for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
+    pl_.pulled.generations = rewrites;
+    parity_.ensure(size_t(2 * std::max<int64_t>(1, p_)));
+    exec_.zero(parity_.get(), size_t(2 * p_));
+    pl_.pulled.parity = parity_.get();
+    const size_t rounds = size_t(std::max(1, nrounds_));
+    round_out_.ensure(3 * rounds);
+    exec_.zero(round_out_.get(), 3 * rounds * sizeof(unsigned long long));
+    pl_.pulled.round_out = round_out_.get();
+    for (int b = 0; b < pl_.ctx.nbuf() && rewrites; ++b) {
+      second_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
+      pl_.pulled.second[b] = second_[b].get();
+    }
+  }
+
   // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
   void allocate() {
-    pl_.store = largest_round(totals_, comm_ != nullptr);
+    pl_.store = pl_.pull ? StoreSizes{0, 0, 0} : largest_round(totals_, comm_ != nullptr);
     const uint64_t scratch =
         std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
                  exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
-    exec_.require(run_bytes(c_, pl_.store, pl_.nstores, scratch));
+    exec_.require(pl_.pull ? pull_run_bytes(scratch) : run_bytes(c_, pl_.store, pl_.nstores, scratch));
     exec_.reserve_scratch(scratch);
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
       bufs_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
@@ -292,7 +348,8 @@ class RoundsRun {
       exec_.zero(link_load_.get(), size_t(link_space(topo)) * sizeof(unsigned long long));
       pl_.link_load = link_load_.get();
     }
-    const size_t nstores = size_t(pl_.nstores);
+    if (pl_.pull) allocate_pull();
+    const size_t nstores = pl_.pull ? 0 : size_t(pl_.nstores);
     slot_.ensure(nstores * size_t(p_ + 1));
     sends_.ensure(nstores * size_t(pl_.store.sends));
     recvs_.ensure(nstores * size_t(pl_.store.recvs));
@@ -301,15 +358,36 @@ class RoundsRun {
     pl_.sends = sends_.get();
     pl_.recvs = recvs_.get();
     pl_.pool = pool_.get();
-    peaks_.ensure(size_t(std::max(1, nrounds_)));
-    exec_.zero(peaks_.get(), size_t(std::max(1, nrounds_)) * sizeof(RoundPeak));
-    pl_.peaks = peaks_.get();
+    if (!pl_.pull) {  // (the pull step keeps its peaks with its matched receives)
+      peaks_.ensure(size_t(std::max(1, nrounds_)));
+      exec_.zero(peaks_.get(), size_t(std::max(1, nrounds_)) * sizeof(RoundPeak));
+      pl_.peaks = peaks_.get();
+    }
     if (pl_.ctx.machine.failures) {
       lost_.ensure(size_t(2 * std::max(1, nrounds_)));
       exec_.zero(lost_.get(), size_t(2 * std::max(1, nrounds_)) * sizeof(unsigned long long));
       pl_.lost = lost_.get();
     }
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) exec_.each(p_ * pl_.ctx.words(b), InitBody{pl_.ctx, c_.algorithm->op, c_.input, b});
+  }
+
+  // What a run on the pull step takes: the buffers (twice where a round rewrites one it sends
+  // from), the link counters, the parity bytes, the rounds' counts, the executor's scratch and the
+  // verification's table.
+  uint64_t pull_run_bytes(uint64_t scratch) const {
+    bool rewrites = false;
+    for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
+    uint64_t bytes = 0;
+    for (int b = 0; b < pl_.ctx.nbuf(); ++b) bytes += uint64_t(p_ * pl_.ctx.words(b)) * 8 * (rewrites ? 2 : 1);
+    const Topology& t = physical_topology(c_);
+    if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;
+    const uint64_t rounds = uint64_t(std::max(1, nrounds_));
+    bytes += 2 * uint64_t(p_) + rounds * 3 * 8 + (c_.failures.any() ? 2 * rounds * 8 : 0) + scratch;
+    if (c_.verify && !c_.keep_buffers) {
+      bytes += verification_table_words(c_) * 8 + kTallies * sizeof(unsigned long long);
+      if (c_.failures.any()) bytes += damage_bytes(c_);
+    }
+    return bytes;
   }
 
   std::vector<std::vector<uint64_t>> fetch_buffers() {
@@ -354,10 +432,30 @@ class RoundsRun {
     record_figures(result, read_peaks());
   }
   std::vector<RoundPeak> read_peaks() {
+    if (pl_.pull) return read_pulled_peaks();
     std::vector<RoundPeak> peaks(size_t(std::max(1, nrounds_)));
     exec_.download(peaks.data(), peaks_.get(), peaks.size() * sizeof(RoundPeak));
     return peaks;
   }
+  // The pull step's peaks, and its check that every send met its receive: a round's receives
+  // that met a send are as many as its sends, or a rule broke (the CPU backend words it).
+  std::vector<RoundPeak> read_pulled_peaks() {
+    const size_t rounds = size_t(std::max(1, nrounds_));
+    std::vector<unsigned long long> out(3 * rounds);
+    exec_.download(out.data(), round_out_.get(), out.size() * sizeof(unsigned long long));
+    std::vector<RoundPeak> peaks(rounds);
+    for (size_t r = 0; r < size_t(nrounds_); ++r) {
+      if (out[3 * r] != static_cast<unsigned long long>(totals_[r].sends)) {
+        run_cpu(c_);
+        throw ScheduleError("round " + std::to_string(r + 1) + ": a send met no receive (detected by the " + exec_.name() + ")");
+      }
+      double time;
+      std::memcpy(&time, &out[3 * r + 2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
+      peaks[r] = RoundPeak{static_cast<long long>(out[3 * r + 1]), time};
+    }
+    return peaks;
+  }
+
   // Every step's figures from the rounds' totals and peaks (a split run's summed over its ranks).
   void record_figures(RunResult& result, const std::vector<RoundPeak>& peaks) {
     std::vector<unsigned long long> lost(size_t(2 * std::max(1, nrounds_)), 0);
@@ -419,6 +517,9 @@ class RoundsRun {
   Array<uint64_t> pool_;
   Array<RoundPeak> peaks_;
   Array<unsigned long long> lost_;
+  Array<uint8_t> parity_;
+  Array<unsigned long long> round_out_;
+  Array<uint64_t> second_[kMaxBuffers];
 };
 
 }  // namespace rounds

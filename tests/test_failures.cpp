@@ -353,7 +353,7 @@ TEST(Failures, DeviceRoundsAndTheCpuStepPathsAgree) {
       {"allreduce_hypercube", TopologyKind::hypercube, 4096, "", false, 3000, 0, 12, false},
   };
   for (const Case& k : cases) {
-    RunConfig c = make_config(k.algo, k.kind, k.p, k.dims, 3);
+    RunConfig c = make_config(k.algo, k.kind, k.p, k.dims, 16);  // long enough for the pull step on routed topologies too
     c.cost.ts = 1;
     c.cost.tw = 0.5;
     c.cost.th = 0.125;

@@ -486,12 +486,12 @@ std::optional<RunResult> run_pull(const RunConfig& c) {
 
 namespace ppsim {
 
-const char* pull_step_refusal(const RunConfig& c) {
+const char* pull_step_refusal(const RunConfig& c, Backend backend) {
   if (c.trace) return "--trace shows every step's messages, which the record path keeps";
   if (c.ranks && c.ranks->size() > 1) return "a run split across ranks ships its crossing messages as records";
   if (c.algorithm->postal_native() && c.params.lambda > 1) return "its messages are in flight while later steps write the buffers";
   if (c.algorithm->sends_per_step > cpu::kMaxPullSends || c.ports.model == PortModel::all) return "its processors hear from many senders a step";
-  if (!direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords)
+  if (backend == Backend::cpu && !direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords)
     return "its messages are too short, on a routed topology, for the pull step to gain";
   return nullptr;
 }

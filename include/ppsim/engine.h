@@ -12,8 +12,10 @@ namespace ppsim {
 
 RunResult run_cpu(const RunConfig& c);
 
-// Why the CPU backend runs this configuration on the record path rather than the pull step
-// (RunConfig::step_path); nullptr where the pull step takes it.
-const char* pull_step_refusal(const RunConfig& c);
+// Why a backend runs this configuration on the record path rather than the pull step
+// (RunConfig::step_path; docs/DESIGN.md §2); nullptr where the pull step takes it. The device
+// rounds also keep the records where a processor would have to defer its writes (their sizing
+// pass tells).
+const char* pull_step_refusal(const RunConfig& c, Backend backend = Backend::cpu);
 
 }  // namespace ppsim

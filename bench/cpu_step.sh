@@ -4,23 +4,21 @@
 # the hypercube (routed: link loads counted), each point run REPS times alternating the two
 # programs. Prints the median of each run's own wall time (buffers, steps and verification; not
 # the process start), messages and words per second, and the ratio new/old of the rates. The
-# older program is built from OLD (a commit of this repository, in a fresh clone, without CUDA)
-# unless --old-binary gives one. The machine should be otherwise quiet.
+# older program is OLD: a commit of this repository (built here in a fresh clone, without CUDA)
+# or the path of a ppsim program built from one. The machine should be otherwise quiet.
 #
-#   bash bench/cpu_step.sh [--old-binary PATH] [OLD_COMMIT] [REPS]     (defaults: cf69c22, 3)
+#   bash bench/cpu_step.sh [OLD] [REPS]     (defaults: cf69c22, 3)
 set -euo pipefail
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-old_binary=
-label=
-if [[ "${1:-}" == "--old-binary" ]]; then
-  old_binary=${2:?"cpu_step: --old-binary needs a path"}
-  label=$(basename "$old_binary")
-  shift 2
-fi
 old=${1:-cf69c22}
-label=${label:-$old}
 reps=${2:-3}
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "cpu_step: REPS must be a positive whole number (got $reps)" >&2; exit 2; }
+old_binary=
+label=$old
+if [[ -f "$old" && -x "$old" ]]; then
+  old_binary=$old
+  label=$(basename "$old")
+fi
 new_binary=$top/build/ppsim
 [[ -x "$new_binary" ]] || { echo "cpu_step: build this checkout first (cmake --build build): no $new_binary" >&2; exit 2; }
 work=$(mktemp -d)

@@ -16,6 +16,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <atomic>
 #include <mutex>
@@ -142,6 +143,18 @@ template <class Fn>
 struct StoredBody {
   const Fn* fn;
   PPSIM_HD auto operator()(int64_t i) const { return (*fn)(i); }
+};
+// Every round's values laid end to end, round r's processor i at (r - 1) n + i: their round is the
+// key of a reduction by key, their value the stored body's fn(r, i).
+struct RoundOfIndex {
+  int64_t n;
+  PPSIM_HD int operator()(int64_t k) const { return int(k / n); }
+};
+template <class Fn>
+struct StoredRoundBody {
+  const Fn* fn;
+  int64_t n;
+  PPSIM_HD auto operator()(int64_t k) const { return (*fn)(int(k / n) + 1, k % n); }
 };
 constexpr size_t kStoredBodyBytes = 4096;
 
@@ -351,6 +364,21 @@ class DeviceExec {
     PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, out, n, op, init, stream_));
     temp_.ensure(bytes + 1);
     PPSIM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.get(), bytes, in, out, n, op, init, stream_));
+  }
+  // Every round's totals in one pass (the sizing): fn(r, i) summed over i, for every round r, by a
+  // reduction by key whose keys are the rounds, in order.
+  template <class Fn>
+  void reduce_rounds(int64_t n, int nrounds, const Fn& fn, rounds::RoundTotals* out) {
+    if (n <= 0 || nrounds <= 0) return;
+    const auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RoundOfIndex{n});
+    const auto values = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), StoredRoundBody<Fn>{store(fn), n});
+    const int64_t items = n * int64_t(nrounds);
+    size_t bytes = 0;
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(nullptr, bytes, keys, thrust::make_discard_iterator(), values, out, thrust::make_discard_iterator(),
+                                                    rounds::SumOf{}, items, stream_));
+    temp_.ensure(bytes + 1);
+    PPSIM_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(temp_.get(), bytes, keys, thrust::make_discard_iterator(), values, out,
+                                                    thrust::make_discard_iterator(), rounds::SumOf{}, items, stream_));
   }
   template <class T, class Fn, class Op>
   void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {

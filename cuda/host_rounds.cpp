@@ -156,6 +156,17 @@ class HostExec {
     for (int64_t i = 0; i < n; ++i) init = op(init, fn(i));
     *out = init;
   }
+  // Every round's totals, fn(r, i) summed over i for r = 1 .. nrounds: one reduction by key on the
+  // device.
+  template <class Fn>
+  void reduce_rounds(int64_t n, int nrounds, const Fn& fn, rounds::RoundTotals* out) {
+    launches += kLaunchesPerCubCall;
+    for (int r = 1; r <= nrounds; ++r) {
+      rounds::RoundTotals t{0, 0, 0, 0, 0, 0, 0};
+      for (int64_t i = 0; i < n; ++i) t = t + fn(r, i);
+      out[r - 1] = t;
+    }
+  }
   template <class T, class Fn, class Op>
   void exclusive_scan(int64_t n, const Fn& fn, const Op& op, T init, T* out) {
     launches += kLaunchesPerCubCall;

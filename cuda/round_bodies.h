@@ -230,6 +230,12 @@ struct RoundCount {
   PPSIM_HD RoundTotals operator()(int64_t i) const { return counted_ops(c, c.lo + i, round, step, true); }
 };
 
+// Sizing, every round in one pass: processor i's contribution to round r's totals.
+struct RoundsCount {
+  Ctx c;
+  PPSIM_HD RoundTotals operator()(int r, int64_t i) const { return counted_ops(c, c.lo + i, r, c.clock.step_of_round(r), true); }
+};
+
 // A step's slots: one processor's sends, receives and payload words (index hi - lo: none, so that
 // the exclusive scan over hi - lo + 1 indices ends with the step's totals).
 struct SlotCount {

@@ -298,8 +298,7 @@ class RoundsRun {
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
-    else
-      for (int r = 1; r <= nrounds_; ++r) size_round(pl_, exec_, r, dev_totals_.get());
+    else exec_.reduce_rounds(p_, nrounds_, RoundsCount{pl_.ctx}, dev_totals_.get());  // every round in one pass
     exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
     if (!comm_) read_status();  // a split run's ranks agree on it first (split_failed)
   }

@@ -18,9 +18,12 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda_check.h"
 #include "ppsim/cuda_backend.h"
@@ -165,33 +168,80 @@ unsigned grid_for(int64_t items, int64_t per_block) {
   return unsigned(blocks);
 }
 
-// A device array that only grows (to exactly what is asked: the memory check counts exact sizes).
+// The stream a thread's device arrays are ordered on: the DeviceExec of the run on that thread
+// (the legacy default stream outside any run).
+thread_local cudaStream_t array_stream = nullptr;
+
+// Device memory is taken and given back in stream order (cudaMallocAsync, cudaFreeAsync) from
+// the device's default pool, which keeps what runs give back instead of returning it to the
+// driver: a run after the first in a process takes its arrays from what the earlier ones left, and
+// no cudaFree waits for the whole device (which stalled the other points of a sweep). The pool
+// orders reuse across streams itself.
+void keep_device_memory() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  static std::mutex m;
+  static std::vector<int> kept;
+  const std::lock_guard<std::mutex> lock(m);
+  if (std::find(kept.begin(), kept.end(), device) != kept.end()) return;
+  kept.push_back(device);
+  cudaMemPool_t pool;
+  uint64_t keep = UINT64_MAX;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess || cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+    cudaGetLastError();  // (the driver's own policy then: still correct, only slower)
+}
+
+// Bytes the current device's pool holds free for the next allocation (taken from the driver by
+// earlier runs and given back to the pool).
+uint64_t pool_spare_bytes() {
+  int device = 0;
+  cudaMemPool_t pool;
+  uint64_t reserved = 0, used = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return reserved > used ? reserved - used : 0;
+}
+
+// A device array that only grows (to exactly what is asked: the memory check counts exact sizes),
+// ordered on the stream of the run that took it.
 template <class T>
 class DeviceArray {
  public:
   DeviceArray() = default;
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), cap_(o.cap_) {
+  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), cap_(o.cap_), stream_(o.stream_) {
     o.ptr_ = nullptr;
     o.cap_ = 0;
   }
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
-  }
+  ~DeviceArray() { release(); }
   void ensure(size_t n) {
     if (n <= cap_) return;
-    if (ptr_) PPSIM_CUDA_CHECK(cudaFree(ptr_));
+    release();
+    stream_ = array_stream;
+    const uint64_t bytes = uint64_t(n) * sizeof(T);  // exact: a run's sizes are known before it allocates
+    cuda_check_malloc(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), bytes, stream_), bytes, __FILE__, __LINE__);
+    cap_ = n;
+  }
+  // Gives the memory back to the pool, after the work queued on its stream so far.
+  void release() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
     ptr_ = nullptr;
     cap_ = 0;
-    PPSIM_CUDA_MALLOC(&ptr_, uint64_t(n) * sizeof(T));  // exact: a run's sizes are known before it allocates
-    cap_ = n;
   }
   T* get() const { return ptr_; }
 
  private:
   T* ptr_ = nullptr;
   size_t cap_ = 0;
+  cudaStream_t stream_ = nullptr;
 };
 
 // Device 0's name and memory (the name is asked once: cudaGetDeviceProperties is slow).
@@ -247,12 +297,19 @@ class DeviceExec {
   using Array = DeviceArray<T>;
 
   explicit DeviceExec(std::string device) : device_(std::move(device)) {
+    keep_device_memory();
     PPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    outer_stream_ = std::exchange(array_stream, stream_);
     body_.ensure(kStoredBodyBytes);
   }
   DeviceExec(const DeviceExec&) = delete;
   DeviceExec& operator=(const DeviceExec&) = delete;
-  ~DeviceExec() { cudaStreamDestroy(stream_); }
+  ~DeviceExec() {
+    temp_.release();  // (in stream order, before the stream goes)
+    body_.release();
+    array_stream = outer_stream_;
+    cudaStreamDestroy(stream_);
+  }
 
   std::string name() const { return "device"; }
   std::string backend() const { return "cuda"; }
@@ -263,6 +320,7 @@ class DeviceExec {
   void require(uint64_t need) const {
     size_t free_b = 0, total_b = 0;
     PPSIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    free_b += pool_spare_bytes();  // what earlier runs gave back is free to this one
     const uint64_t spare = free_b / 50 + (uint64_t{64} << 20);
     if (need + spare > free_b)
       throw ConfigError("this run needs about " + gib_text(need) + " of device memory but only " + gib_text(free_b) + " is free on " +
@@ -403,7 +461,7 @@ class DeviceExec {
 
  private:
   std::string device_;
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_ = nullptr, outer_stream_ = nullptr;
   DeviceArray<unsigned char> temp_;
   DeviceArray<unsigned char> body_;  // the body of the scan or reduction under way (store)
 };

@@ -24,29 +24,63 @@ namespace {
 // what it really takes (one run at a time per thread).
 struct HostMemory {
   uint64_t live = 0, peak = 0;
-  int64_t allocations = 0;  // growths of an array: a cudaMalloc each on the device
+  int64_t allocations = 0;  // blocks the pool did not have: what the device takes from its driver
 };
 thread_local HostMemory host_memory;
 
+// The device's memory pool as the host executor sees it (backend.cu keeps what runs give back and
+// hands it to later runs): blocks given back are kept per thread and taken again by size, so a run
+// after the first in a process counts no allocation, as on the device.
+struct HostPool {
+  std::vector<std::vector<unsigned char>> kept;
+  // A kept block of at least `bytes` (the smallest such), or a new one.
+  std::vector<unsigned char> take(size_t bytes) {
+    size_t best = kept.size();
+    for (size_t k = 0; k < kept.size(); ++k)
+      if (kept[k].size() >= bytes && (best == kept.size() || kept[k].size() < kept[best].size())) best = k;
+    if (best == kept.size()) {
+      ++host_memory.allocations;
+      return std::vector<unsigned char>(bytes);
+    }
+    std::vector<unsigned char> block = std::move(kept[best]);
+    kept.erase(kept.begin() + ptrdiff_t(best));
+    return block;
+  }
+  void give(std::vector<unsigned char> block) {
+    if (!block.empty()) kept.push_back(std::move(block));
+  }
+};
+thread_local HostPool host_pool;
+
+// An array that only grows, in a block of the pool; its words are whatever the block held (as on
+// the device, nothing is zeroed unless the rounds zero it).
 template <class T>
 class HostArray {
  public:
   HostArray() = default;
   HostArray(const HostArray&) = delete;
   HostArray& operator=(const HostArray&) = delete;
-  HostArray(HostArray&& o) noexcept : data_(std::move(o.data_)) { o.data_.clear(); }
-  ~HostArray() { host_memory.live -= data_.size() * sizeof(T); }
+  HostArray(HostArray&& o) noexcept : block_(std::move(o.block_)), n_(std::exchange(o.n_, 0)) {}
+  ~HostArray() { release(); }
   void ensure(size_t n) {
-    if (n <= data_.size()) return;
-    host_memory.live += (n - data_.size()) * sizeof(T);
+    if (n <= n_) return;
+    release();
+    host_memory.live += n * sizeof(T);
     host_memory.peak = std::max(host_memory.peak, host_memory.live);
-    ++host_memory.allocations;
-    data_.resize(n);
+    block_ = host_pool.take(n * sizeof(T));
+    n_ = n;
   }
-  T* get() { return data_.data(); }
+  T* get() { return n_ ? reinterpret_cast<T*>(block_.data()) : nullptr; }
 
  private:
-  std::vector<T> data_;
+  void release() {
+    host_memory.live -= n_ * sizeof(T);
+    host_pool.give(std::move(block_));
+    block_.clear();
+    n_ = 0;
+  }
+  std::vector<unsigned char> block_;  // (operator new's alignment: enough for every type held)
+  size_t n_ = 0;
 };
 
 class HostExec {

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   };
   std::cout << "Launches: a kernel for each body pass, 3 for a scan or reduction (the context stored, then CUB's two), 1 for a\n"
                "memset or for a run the device runs whole in one thread block (then 'whole run' a step). Waits: downloads (each a\n"
-               "stream synchronization); uploads synchronize too today. Allocations: blocks the device's memory pool did not\n"
+               "stream synchronization); uploads from pageable memory return once staged, without a wait. Allocations: blocks the device's memory pool did not\n"
                "hold, in the run and in the same run made again in the same process. Evaluations: calls of the algorithm's ops\n"
                "per processor and round. Counted by the rounds executed on the host, the device's own logic; no GPU needed.\n\n";
   std::cout << "| point | p | m | steps | launches a step | launches outside the steps | waits (downloads) | uploads | "

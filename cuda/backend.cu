@@ -450,10 +450,9 @@ class DeviceExec {
   // (The host executor counts launches per step between these; nothing to do on the device.)
   void start_of_steps() {}
   void end_of_step() {}
-  void upload(void* dst, const void* src, size_t bytes) {
-    PPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
-    PPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // src may be a temporary of the caller
-  }
+  // src may be a temporary of the caller: from pageable memory (all the rounds upload) the copy
+  // returns once the bytes are staged, so no wait for the stream is needed to free it.
+  void upload(void* dst, const void* src, size_t bytes) { PPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_)); }
   void download(void* dst, const void* src, size_t bytes) {
     PPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     PPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));

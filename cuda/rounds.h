@@ -93,13 +93,10 @@ inline uint64_t run_bytes(const RunConfig& c, const StoreSizes& n, int nstores, 
   const uint64_t store =
       uint64_t(p + 1) * sizeof(Slots) + uint64_t(n.sends) * sizeof(DevSend) + uint64_t(n.recvs) * sizeof(DevRecv) + uint64_t(n.words) * 8;
   bytes += uint64_t(nstores) * store;
-  bytes += uint64_t(std::max(1, c.algorithm->rounds(c.params))) * sizeof(RoundPeak);  // the rounds' peaks
-  if (c.failures.any()) bytes += uint64_t(2 * std::max(1, c.algorithm->rounds(c.params))) * sizeof(unsigned long long);  // their losses
   bytes += scratch;
   if (c.verify && !c.keep_buffers && !split_ranks(c)) {
     const uint64_t table = verification_table_words(c);
     if (table > uint64_t(n.words)) bytes += table * 8;
-    bytes += kTallies * sizeof(unsigned long long);
     if (c.failures.any()) bytes += damage_bytes(c);
   }
   return bytes;
@@ -232,6 +229,8 @@ class RoundsRun {
       : c_(c), exec_(exec), comm_(split_ranks(c)), p_(make_ctx(c).hi - make_ctx(c).lo), nrounds_(c.algorithm->rounds(c.params)),
         postal_(c.params) {}
 
+  // A run waits for the executor twice: after the sizing pass, and once at the end, when the
+  // status, the figures and the verification's tallies come back together.
   RunResult run() {
     plan();
     size_rounds();
@@ -241,8 +240,12 @@ class RoundsRun {
     result.backend = exec_.backend();
     result.step_path = pl_.pull ? "pull" : "records";
     run_steps(result);
-    read_figures(result);
-    verify(result);
+    QueuedCheck<Exec> check;  // verified where the buffers are, unless they come back anyway
+    const bool on_device = c_.verify && !c_.keep_buffers;
+    if (on_device) queue_check(check, c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words), c_.failures.any(), tallies());
+    const std::vector<unsigned long long> end = read_end();
+    read_figures(result, end);
+    verify(result, check, end.data() + 1 + 5 * slots());
     return result;
   }
 
@@ -264,10 +267,10 @@ class RoundsRun {
     // Messages in flight at once: a postal-native algorithm sends in every step (lambda stores); a
     // round-based one every lambda steps, and its messages arrive before its next round (one store).
     pl_.nstores = run_store_count(c_);
-    status_.ensure(1);
+    control_.ensure(control_words());
     const RunStatus clear{kNoError};
-    exec_.upload(status_.get(), &clear, sizeof clear);
-    pl_.ctx.status = status_.get();
+    exec_.upload(status(), &clear, sizeof clear);
+    pl_.ctx.status = status();
     postal_g_.ensure(postal_.values().size());
     exec_.upload(postal_g_.get(), postal_.values().data(), postal_.values().size() * sizeof(int64_t));
     postal_.attach(pl_.ctx.a, postal_g_.get());
@@ -281,10 +284,35 @@ class RoundsRun {
     }
   }
 
+  // The run's control block in the executor's memory, read back whole at two points only (after
+  // the sizing pass, and at the end), each one download: the rounds' totals, the status word, the
+  // rounds' figures (the pull step's matched receives and peaks, or the records' peaks) and the
+  // messages the failures dropped and rerouted. R = max(1, rounds) below.
+  static_assert(sizeof(RoundTotals) == 7 * sizeof(unsigned long long) && sizeof(RoundPeak) == 2 * sizeof(unsigned long long) &&
+                    sizeof(RunStatus) == sizeof(unsigned long long),
+                "the control block's parts are whole words");
+  size_t slots() const { return size_t(std::max(1, nrounds_)); }
+  size_t control_words() const { return 12 * slots() + 1 + kTallies; }
+  RoundTotals* dev_totals() { return reinterpret_cast<RoundTotals*>(control_.get()); }                     // [0, 7R)
+  RunStatus* status() { return reinterpret_cast<RunStatus*>(control_.get() + 7 * slots()); }               // 7R
+  unsigned long long* figures() { return control_.get() + 7 * slots() + 1; }                               // [7R + 1, 10R + 1)
+  unsigned long long* lost_counts() { return control_.get() + 10 * slots() + 1; }                          // [10R + 1, 12R + 1)
+  unsigned long long* tallies() { return control_.get() + 12 * slots() + 1; }                              // the verification's
+
+  // The end of the block (status, figures, losses, the verification's tallies), in one download.
+  std::vector<unsigned long long> read_end() {
+    std::vector<unsigned long long> end(5 * slots() + 1 + kTallies);
+    exec_.download(end.data(), status(), end.size() * sizeof(unsigned long long));
+    return end;
+  }
+
   // A rule was broken: the CPU backend, running the same rules, gives the exact message.
   void read_status() {
     RunStatus s{};
-    exec_.download(&s, status_.get(), sizeof s);
+    exec_.download(&s, status(), sizeof s);
+    check_status(s);
+  }
+  void check_status(const RunStatus& s) {
     if (s.error == kNoError) return;
     run_cpu(c_);
     throw ScheduleError("step " + std::to_string(s.error >> 32) + ": processor " + std::to_string(s.error & 0xffffffffull) +
@@ -294,13 +322,14 @@ class RoundsRun {
   // Sizing: every round's totals, kept in the executor's memory (the steps read them there) and
   // read back once (the host sizes the stores and reports the figures from them).
   void size_rounds() {
-    dev_totals_.ensure(size_t(std::max(1, nrounds_)));
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
-    if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals_.get(), nrounds_);
-    else exec_.reduce_rounds(p_, nrounds_, RoundsCount{pl_.ctx}, dev_totals_.get());  // every round in one pass
-    exec_.download(totals_.data(), dev_totals_.get(), totals_.size() * sizeof(RoundTotals));
-    if (!comm_) read_status();  // a split run's ranks agree on it first (split_failed)
+    if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals(), nrounds_);
+    else exec_.reduce_rounds(p_, nrounds_, RoundsCount{pl_.ctx}, dev_totals());  // every round in one pass
+    std::vector<unsigned long long> head(7 * slots() + 1);  // the totals and the status word: one download
+    exec_.download(head.data(), control_.get(), head.size() * sizeof(unsigned long long));
+    std::memcpy(totals_.data(), head.data(), totals_.size() * sizeof(RoundTotals));
+    if (!comm_) check_status(RunStatus{head.back()});  // a split run's ranks agree on it first (split_failed)
   }
 
   // The pull step where it applies (pull_step_refusal) and no processor of any round would have
@@ -319,10 +348,7 @@ class RoundsRun {
     parity_.ensure(size_t(2 * std::max<int64_t>(1, p_)));
     exec_.zero(parity_.get(), size_t(2 * p_));
     pl_.pulled.parity = parity_.get();
-    const size_t rounds = size_t(std::max(1, nrounds_));
-    round_out_.ensure(3 * rounds);
-    exec_.zero(round_out_.get(), 3 * rounds * sizeof(unsigned long long));
-    pl_.pulled.round_out = round_out_.get();
+    pl_.pulled.round_out = figures();
     for (int b = 0; b < pl_.ctx.nbuf() && rewrites; ++b) {
       second_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
       pl_.pulled.second[b] = second_[b].get();
@@ -357,22 +383,16 @@ class RoundsRun {
     pl_.sends = sends_.get();
     pl_.recvs = recvs_.get();
     pl_.pool = pool_.get();
-    if (!pl_.pull) {  // (the pull step keeps its peaks with its matched receives)
-      peaks_.ensure(size_t(std::max(1, nrounds_)));
-      exec_.zero(peaks_.get(), size_t(std::max(1, nrounds_)) * sizeof(RoundPeak));
-      pl_.peaks = peaks_.get();
-    }
+    exec_.zero(figures(), 5 * slots() * sizeof(unsigned long long));  // the figures and the losses
+    if (!pl_.pull) pl_.peaks = reinterpret_cast<RoundPeak*>(figures());
     if (pl_.ctx.machine.failures) {
-      lost_.ensure(size_t(2 * std::max(1, nrounds_)));
-      exec_.zero(lost_.get(), size_t(2 * std::max(1, nrounds_)) * sizeof(unsigned long long));
-      pl_.lost = lost_.get();
+      pl_.lost = lost_counts();
     }
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) exec_.each(p_ * pl_.ctx.words(b), InitBody{pl_.ctx, c_.algorithm->op, c_.input, b});
   }
 
   // What a run on the pull step takes: the buffers (twice where a round rewrites one it sends
-  // from), the link counters, the parity bytes, the rounds' counts, the executor's scratch and the
-  // verification's table.
+  // from), the link counters, the parity bytes, the executor's scratch and the verification's table.
   uint64_t pull_run_bytes(uint64_t scratch) const {
     bool rewrites = false;
     for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
@@ -380,10 +400,9 @@ class RoundsRun {
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) bytes += uint64_t(p_ * pl_.ctx.words(b)) * 8 * (rewrites ? 2 : 1);
     const Topology& t = physical_topology(c_);
     if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;
-    const uint64_t rounds = uint64_t(std::max(1, nrounds_));
-    bytes += 2 * uint64_t(p_) + rounds * 3 * 8 + (c_.failures.any() ? 2 * rounds * 8 : 0) + scratch;
+    bytes += 2 * uint64_t(p_) + scratch;
     if (c_.verify && !c_.keep_buffers) {
-      bytes += verification_table_words(c_) * 8 + kTallies * sizeof(unsigned long long);
+      bytes += verification_table_words(c_) * 8;
       if (c_.failures.any()) bytes += damage_bytes(c_);
     }
     return bytes;
@@ -405,7 +424,7 @@ class RoundsRun {
     if (c_.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();
-    pl_.totals = dev_totals_.get();
+    pl_.totals = dev_totals();
     if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
       exec_.steps_in_one_launch(pl_);
     } else {
@@ -425,40 +444,45 @@ class RoundsRun {
     }
   }
 
-  // Back on the host: the first broken rule, then every step's figures.
-  void read_figures(RunResult& result) {
-    read_status();
-    record_figures(result, read_peaks());
+  // Back on the host (the block's end, read once): the first broken rule, then every step's figures.
+  void read_figures(RunResult& result, const std::vector<unsigned long long>& end) {
+    check_status(RunStatus{end[0]});
+    record_figures(result, peaks_from(end.data() + 1),
+                   std::vector<unsigned long long>(end.begin() + 1 + 3 * ptrdiff_t(slots()), end.begin() + 1 + 5 * ptrdiff_t(slots())));
   }
-  std::vector<RoundPeak> read_peaks() {
-    if (pl_.pull) return read_pulled_peaks();
-    std::vector<RoundPeak> peaks(size_t(std::max(1, nrounds_)));
-    exec_.download(peaks.data(), peaks_.get(), peaks.size() * sizeof(RoundPeak));
-    return peaks;
-  }
-  // The pull step's peaks, and its check that every send met its receive: a round's receives
-  // that met a send are as many as its sends, or a rule broke (the CPU backend words it).
-  std::vector<RoundPeak> read_pulled_peaks() {
-    const size_t rounds = size_t(std::max(1, nrounds_));
-    std::vector<unsigned long long> out(3 * rounds);
-    exec_.download(out.data(), round_out_.get(), out.size() * sizeof(unsigned long long));
-    std::vector<RoundPeak> peaks(rounds);
+  // The rounds' peaks from the block's figures: the records' RoundPeaks, or the pull step's matched
+  // receives and peaks, with its check that every send met its receive (a round's receives that met
+  // a send are as many as its sends, or a rule broke: the CPU backend words it).
+  std::vector<RoundPeak> peaks_from(const unsigned long long* fig) {
+    std::vector<RoundPeak> peaks(slots());
+    if (!pl_.pull) {
+      std::memcpy(peaks.data(), fig, slots() * sizeof(RoundPeak));
+      return peaks;
+    }
     for (size_t r = 0; r < size_t(nrounds_); ++r) {
-      if (out[3 * r] != static_cast<unsigned long long>(totals_[r].sends)) {
+      if (fig[3 * r] != static_cast<unsigned long long>(totals_[r].sends)) {
         run_cpu(c_);
         throw ScheduleError("round " + std::to_string(r + 1) + ": a send met no receive (detected by the " + exec_.name() + ")");
       }
       double time;
-      std::memcpy(&time, &out[3 * r + 2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
-      peaks[r] = RoundPeak{static_cast<long long>(out[3 * r + 1]), time};
+      std::memcpy(&time, &fig[3 * r + 2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
+      peaks[r] = RoundPeak{static_cast<long long>(fig[3 * r + 1]), time};
     }
     return peaks;
   }
+  // The records' peaks and the losses, read alone (a run split across ranks combines them first).
+  std::vector<RoundPeak> read_peaks() {
+    const std::vector<unsigned long long> end = read_end();
+    return peaks_from(end.data() + 1);
+  }
+  std::vector<unsigned long long> read_lost() {
+    const std::vector<unsigned long long> end = read_end();
+    return std::vector<unsigned long long>(end.begin() + 1 + 3 * ptrdiff_t(slots()), end.begin() + 1 + 5 * ptrdiff_t(slots()));
+  }
 
-  // Every step's figures from the rounds' totals and peaks (a split run's summed over its ranks).
-  void record_figures(RunResult& result, const std::vector<RoundPeak>& peaks) {
-    std::vector<unsigned long long> lost(size_t(2 * std::max(1, nrounds_)), 0);
-    if (pl_.lost) exec_.download(lost.data(), pl_.lost, lost.size() * sizeof(unsigned long long));
+  // Every step's figures from the rounds' totals and peaks (a split run's summed over its ranks)
+  // and the failures' losses ([dropped, rerouted] a round).
+  void record_figures(RunResult& result, const std::vector<RoundPeak>& peaks, const std::vector<unsigned long long>& lost) {
     for (int64_t t = 1; t <= pl_.total_steps; ++t) {
       StepStats st;
       st.step = t;
@@ -478,16 +502,18 @@ class RoundsRun {
     add_local_folds(result, c_.cost.gamma, c_.algorithm->local_combined_words(c_.params), pl_.lambda);
   }
 
-  // Verified where the buffers are, unless they come back anyway. A run with failures counts its
-  // damage there too; a run with mismatches and no failures is verified again on the host for the
-  // exact report (which words, what was expected).
-  void verify(RunResult& result) {
+  // Verified where the buffers are (check, queued before the end was read; n its tallies), unless
+  // they come back anyway. A run with failures counts its damage there too; a run with mismatches
+  // and no failures is verified again on the host for the exact report (which words, what was
+  // expected).
+  void verify(RunResult& result, QueuedCheck<Exec>& check, const unsigned long long* n) {
     if (c_.keep_buffers || !c_.verify) {
       if (c_.keep_buffers) result.buffers = fetch_buffers();
       finish_verification(c_, result);
-    } else if (c_.failures.any()) {
-      record_verification(c_, count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words), true), result);
-    } else if (Verification v = count_mismatches(c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words)); v.mismatches == 0) {
+      return;
+    }
+    Verification v = finish_check(check, c_, exec_, pl_.ctx, n);
+    if (c_.failures.any() || v.mismatches == 0) {
       record_verification(c_, std::move(v), result);
     } else {
       result.buffers = fetch_buffers();
@@ -503,9 +529,8 @@ class RoundsRun {
   const PostalTable postal_;  // Lin–Yeh's G for the run: the postal algorithms' steps read it
   StepPlan pl_{};
   std::vector<RoundTotals> totals_;
-  Array<RunStatus> status_;
+  Array<unsigned long long> control_;  // see control_words()
   Array<int64_t> postal_g_;
-  Array<RoundTotals> dev_totals_;
   Array<CostParams> cost_;
   Array<Failures> failures_;
   Array<uint64_t> bufs_[kMaxBuffers];
@@ -514,10 +539,7 @@ class RoundsRun {
   Array<DevSend> sends_;
   Array<DevRecv> recvs_;
   Array<uint64_t> pool_;
-  Array<RoundPeak> peaks_;
-  Array<unsigned long long> lost_;
   Array<uint8_t> parity_;
-  Array<unsigned long long> round_out_;
   Array<uint64_t> second_[kMaxBuffers];
 };
 

@@ -23,14 +23,12 @@ class SplitRoundsRun : RoundsRun<Exec> {
   using Base::allocate;
   using Base::c_;
   using Base::comm_;
-  using Base::dev_totals_;
   using Base::exec_;
   using Base::nrounds_;
   using Base::p_;
   using Base::pl_;
   using Base::plan;
   using Base::size_rounds;
-  using Base::status_;
   using Base::totals_;
 
  public:
@@ -54,7 +52,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
     import_peaks_.assign(size_t(std::max(1, nrounds_)), RoundPeak{0, 0.0});
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();
-    pl_.totals = dev_totals_.get();
+    pl_.totals = this->dev_totals();
     agreed_phase(*comm_, [&] {
       if (pl_.has_local) exec_.each(p_, LocalBody{pl_.ctx, LocalPhase::before_first_step});
     });
@@ -63,7 +61,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
     if (split_failed()) return broken_rule();
     std::vector<RoundPeak> peaks = this->read_peaks();
     combine_rounds(peaks);
-    this->record_figures(result, peaks);
+    this->record_figures(result, peaks, this->read_lost());
     agreed_phase(*comm_, [&] { result.buffers = fetch_block(); });
     if (c_.verify) agreed_phase(*comm_, [&] { record_verification(c_, verify_block(c_, result.buffers, *comm_), result); });
     if (c_.keep_buffers) agreed_phase(*comm_, [&] { gather_blocks(*comm_, result.buffers); });
@@ -204,7 +202,7 @@ class SplitRoundsRun : RoundsRun<Exec> {
   // Whether a rule was broken on any rank (on the executor, or by a message shipped here).
   bool split_failed() {
     RunStatus s{};
-    exec_.download(&s, status_.get(), sizeof s);
+    exec_.download(&s, this->status(), sizeof s);
     split_error_ = std::min(split_error_, s.error);
     int64_t any[1] = {split_error_ != kNoError ? 1 : 0};
     comm_->sum(any, 1);

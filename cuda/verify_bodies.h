@@ -274,39 +274,62 @@ inline uint64_t damage_bytes(const RunConfig& c) {
   return uint64_t(damage_counts(c.params.p)) * sizeof(unsigned long long) + kFirstMismatches * (sizeof(int64_t) + kFirstMismatches * sizeof(Mismatch));
 }
 
-// The verification's counts (without `damage` no examples: Verification::first stays empty),
-// computed by the executor's bodies. The fold table lives in `spare` (spare_words words no longer needed: the
-// run's message pool) when it fits there, else in memory of its own. With `damage` (a run with
-// failures) also every damaged processor's missing and wrong words and the first mismatches, as
-// the host's verify_buffers gives them, so that only those come back.
+// A verification queued on the executor: its kernels are on their way, its tallies land in
+// `tally` (kTallies words of executor memory), and its arrays live until it is finished.
 template <class Exec>
-Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0,
-                              bool damage = false) {
-  const Operation op = c.algorithm->op;
-  typename Exec::template Array<uint64_t> own;
-  typename Exec::template Array<unsigned long long> counter;
+struct QueuedCheck {
+  typename Exec::template Array<uint64_t> own;               // the fold table, where the spare space is too small
+  typename Exec::template Array<unsigned long long> counter;  // the tallies, where the caller gave no place for them
+  typename Exec::template Array<unsigned long long> per_proc;
   rules::FoldRef ref;
+  unsigned long long* tally = nullptr;
+  bool damage = false;
+};
+
+// Queues the verification's counts (without `damage` no examples: Verification::first stays
+// empty), computed by the executor's bodies, into `tally` (null: memory of its own). The fold
+// table lives in `spare` (spare_words words no longer needed: the run's message pool) when it fits
+// there, else in memory of its own. With `damage` (a run with failures) the counts also give every
+// damaged processor's missing and wrong words, for finish_check.
+template <class Exec>
+void queue_check(QueuedCheck<Exec>& q, const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare, uint64_t spare_words, bool damage,
+                 unsigned long long* tally) {
+  const Operation op = c.algorithm->op;
   if (rules::needs_fold(op)) {
     const uint64_t need = verification_table_words(c);
     uint64_t* table = spare;
     if (!spare || need > spare_words) {
-      own.ensure(size_t(need));
-      table = own.get();
+      q.own.ensure(size_t(need));
+      table = q.own.get();
     }
-    ref = fold_reference(c, exec, table);
+    q.ref = fold_reference(c, exec, table);
   }
-  counter.ensure(kTallies);
-  exec.zero(counter.get(), kTallies * sizeof(unsigned long long));
+  if (!tally) {
+    q.counter.ensure(kTallies);
+    tally = q.counter.get();
+  }
+  q.tally = tally;
+  q.damage = damage;
+  exec.zero(tally, kTallies * sizeof(unsigned long long));
   const int32_t b = rules::checked_buffer(op);
-  typename Exec::template Array<unsigned long long> per_proc;
   const int64_t p = c.params.p;
   if (damage) {
-    per_proc.ensure(size_t(damage_counts(p)));
-    exec.zero(per_proc.get(), size_t(damage_counts(p)) * sizeof(unsigned long long));
+    q.per_proc.ensure(size_t(damage_counts(p)));
+    exec.zero(q.per_proc.get(), size_t(damage_counts(p)) * sizeof(unsigned long long));
   }
-  exec.each(p * ctx.words(b), CheckBody{ctx, op, c.input, b, ref, counter.get(), damage ? per_proc.get() : nullptr});
-  unsigned long long n[kTallies] = {};
-  exec.download(n, counter.get(), sizeof n);
+  exec.each(p * ctx.words(b), CheckBody{ctx, op, c.input, b, q.ref, tally, damage ? q.per_proc.get() : nullptr});
+}
+
+// The verification from its tallies n (read back by the caller), and with damage its listing
+// (which reads back only the damaged processors' counts).
+template <class Exec>
+Verification finish_check(QueuedCheck<Exec>& q, const RunConfig& c, Exec& exec, const Ctx& ctx, const unsigned long long* n) {
+  const Operation op = c.algorithm->op;
+  const int32_t b = rules::checked_buffer(op);
+  const rules::FoldRef& ref = q.ref;
+  const bool damage = q.damage;
+  auto& per_proc = q.per_proc;
+  const int64_t p = c.params.p;
   Verification v;
   v.mismatches = int64_t(n[kMismatches]);
   v.max_ulps = n[kMaxUlps];
@@ -351,6 +374,17 @@ Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, ui
   for (const Mismatch& m : first)
     if (m.proc >= 0 && v.first.size() < size_t(kFirstMismatches)) v.first.push_back(m);
   return v;
+}
+
+// The verification's counts, queued and read back at once (see queue_check).
+template <class Exec>
+Verification count_mismatches(const RunConfig& c, Exec& exec, const Ctx& ctx, uint64_t* spare = nullptr, uint64_t spare_words = 0,
+                              bool damage = false) {
+  QueuedCheck<Exec> q;
+  queue_check(q, c, exec, ctx, spare, spare_words, damage, nullptr);
+  unsigned long long n[kTallies] = {};
+  exec.download(n, q.tally, sizeof n);
+  return finish_check(q, c, exec, ctx, n);
 }
 
 }  // namespace rounds

@@ -28,15 +28,21 @@ struct FoldInputBody {
   PPSIM_HD void operator()(int64_t x) const { table[x] = rules::fold_input(op, k, in, a, width, x); }
 };
 
-// One level of an ordered tree fold: row i (a multiple of 2d) absorbs row i + d on its right.
-// After the levels d = 1, 2, 4, ... < count, row 0 holds row 0 ⊕ row 1 ⊕ ... ⊕ row count-1.
+// Levels of an ordered tree fold: at level d, row i (a multiple of 2d) absorbs row i + d on its
+// right; after the levels d = 1, 2, 4, ... < count, row 0 holds row 0 ⊕ row 1 ⊕ ... ⊕ row
+// count-1. One pass does the levels d, 2d, ..., d 2^(levels - 1): each thread folds one subtree of
+// 2^levels rows of one column (from row (x / width) d 2^levels), level by level, so the words are
+// those of one pass a level.
 struct TreeFoldBody {
   OperatorKind k;
   uint64_t* table;
   int64_t count, width, d;
+  int levels;
   PPSIM_HD void operator()(int64_t x) const {
-    const int64_t i = (x / width) * 2 * d, w = x % width;
-    if (i + d < count) table[i * width + w] = combine_dyn(k, table[i * width + w], table[(i + d) * width + w]);
+    const int64_t span = d << levels, first = (x / width) * span, w = x % width;
+    for (int64_t dd = d; dd < span; dd *= 2)
+      for (int64_t i = first; i < first + span && i + dd < count; i += 2 * dd)
+        table[i * width + w] = combine_dyn(k, table[i * width + w], table[(i + dd) * width + w]);
   }
 };
 
@@ -239,6 +245,9 @@ rules::FloatRef* exact_reference(const RunConfig& c, Exec& exec, uint64_t* table
   return refs;
 }
 
+// Levels of the tree fold a pass folds: each thread folds 2^kFoldLevels rows of a column.
+inline constexpr int kFoldLevels = 5;
+
 // The reference a verification reads, computed in `table` (verification_table_words(c) words):
 // the exact sums of a rounded operator, or the folded table of the others (a scan ping-pongs
 // between the table's two halves).
@@ -261,8 +270,9 @@ rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
     }
     ref.fold = from;
   } else {
-    for (int64_t d = 1; d < count; d *= 2)
-      exec.each(((count + 2 * d - 1) / (2 * d)) * width, TreeFoldBody{c.combine, table, count, width, d});
+    // kFoldLevels levels a pass (a run of 2^20 processors: 4 launches, not 20)
+    for (int64_t d = 1; d < count; d <<= kFoldLevels)
+      exec.each(((count + (d << kFoldLevels) - 1) / (d << kFoldLevels)) * width, TreeFoldBody{c.combine, table, count, width, d, kFoldLevels});
     ref.fold = table;
   }
   return ref;

@@ -436,7 +436,7 @@ struct DeliverBody {
 // order as its values do, so an integer maximum is exact and order-free).
 struct PullState {
   bool generations;           // some buffer has a second generation
-  uint8_t* parity;            // [2 * processors]: round r reads parity + (r & 1) * processors, writes the other
+  uint8_t* parity;            // [2 * processors]: round r > 1 reads parity + (r & 1) * processors; every round writes the other
   uint64_t* second[kMaxBuffers];
   // [3 * rounds]: round r's receives that met their send, its most loaded link, and its longest
   // time's bits, at 3(r - 1): one read at the end of the run.
@@ -519,7 +519,8 @@ struct PullBody {
     if (lane == 0 && losses.dropped > 0) atomic_add(&lost[0], static_cast<unsigned long long>(losses.dropped));
     if (lane == 0 && losses.rerouted > 0) atomic_add(&lost[1], static_cast<unsigned long long>(losses.rerouted));
     const uint8_t* parity_now = st.parity_of(round, procs);
-    const uint8_t now = st.generations ? parity_now[x] : 0;
+    const bool parities = st.generations && round > 1;  // before round 2 every word is in the first generation
+    const uint8_t now = parities ? parity_now[x] : 0;
     bool arriving[kMaxOps];
     arriving_receives(c, own, i, step, arriving);
     const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
@@ -556,7 +557,7 @@ struct PullBody {
         }
       }
       if (lane == 0) tally.add(cost(peer, msg, rv, f, i, peer_route[s]));
-      const uint8_t g = st.generations ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
+      const uint8_t g = parities ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
       const uint64_t* src = st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off;
       const int64_t run = msg.run == 0 || msg.run >= msg.len ? msg.len : msg.run, stride = run == msg.len ? msg.len : msg.stride;
       for (int q = 0; q < rv.nact; ++q) {

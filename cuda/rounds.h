@@ -345,8 +345,7 @@ class RoundsRun {
     bool rewrites = false;
     for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
     pl_.pulled.generations = rewrites;
-    parity_.ensure(size_t(2 * std::max<int64_t>(1, p_)));
-    exec_.zero(parity_.get(), size_t(2 * p_));
+    parity_.ensure(size_t(2 * std::max<int64_t>(1, p_)));  // (round 1 reads none: every word is in the first generation)
     pl_.pulled.parity = parity_.get();
     pl_.pulled.round_out = figures();
     for (int b = 0; b < pl_.ctx.nbuf() && rewrites; ++b) {
@@ -383,7 +382,7 @@ class RoundsRun {
     pl_.sends = sends_.get();
     pl_.recvs = recvs_.get();
     pl_.pool = pool_.get();
-    exec_.zero(figures(), 5 * slots() * sizeof(unsigned long long));  // the figures and the losses
+    exec_.zero(figures(), (5 * slots() + kTallies) * sizeof(unsigned long long));  // the figures, the losses and the tallies
     if (!pl_.pull) pl_.peaks = reinterpret_cast<RoundPeak*>(figures());
     if (pl_.ctx.machine.failures) {
       pl_.lost = lost_counts();

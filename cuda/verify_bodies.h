@@ -246,7 +246,7 @@ rules::FloatRef* exact_reference(const RunConfig& c, Exec& exec, uint64_t* table
 }
 
 // Levels of the tree fold a pass folds: each thread folds 2^kFoldLevels rows of a column.
-inline constexpr int kFoldLevels = 5;
+inline constexpr int kFoldLevels = 7;
 
 // The reference a verification reads, computed in `table` (verification_table_words(c) words):
 // the exact sums of a rounded operator, or the folded table of the others (a scan ping-pongs
@@ -270,7 +270,7 @@ rules::FoldRef fold_reference(const RunConfig& c, Exec& exec, uint64_t* table) {
     }
     ref.fold = from;
   } else {
-    // kFoldLevels levels a pass (a run of 2^20 processors: 4 launches, not 20)
+    // kFoldLevels levels a pass (a run of 2^20 processors: 3 launches, not 20)
     for (int64_t d = 1; d < count; d <<= kFoldLevels)
       exec.each(((count + (d << kFoldLevels) - 1) / (d << kFoldLevels)) * width, TreeFoldBody{c.combine, table, count, width, d, kFoldLevels});
     ref.fold = table;
@@ -297,7 +297,8 @@ struct QueuedCheck {
 };
 
 // Queues the verification's counts (without `damage` no examples: Verification::first stays
-// empty), computed by the executor's bodies, into `tally` (null: memory of its own). The fold
+// empty), computed by the executor's bodies, into `tally` (zeroed by the caller; null: memory of
+// its own). The fold
 // table lives in `spare` (spare_words words no longer needed: the run's message pool) when it fits
 // there, else in memory of its own. With `damage` (a run with failures) the counts also give every
 // damaged processor's missing and wrong words, for finish_check.
@@ -317,10 +318,10 @@ void queue_check(QueuedCheck<Exec>& q, const RunConfig& c, Exec& exec, const Ctx
   if (!tally) {
     q.counter.ensure(kTallies);
     tally = q.counter.get();
+    exec.zero(tally, kTallies * sizeof(unsigned long long));
   }
   q.tally = tally;
   q.damage = damage;
-  exec.zero(tally, kTallies * sizeof(unsigned long long));
   const int32_t b = rules::checked_buffer(op);
   const int64_t p = c.params.p;
   if (damage) {

@@ -79,13 +79,18 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
     o.matched = __shfl_down_sync(0xffffffffu, t.matched, d);
     o.max_load = __shfl_down_sync(0xffffffffu, t.max_load, d);
     o.time_bits = __shfl_down_sync(0xffffffffu, t.time_bits, d);
+    o.sends = __shfl_down_sync(0xffffffffu, t.sends, d);
+    o.words = __shfl_down_sync(0xffffffffu, t.words, d);
+    o.hops = __shfl_down_sync(0xffffffffu, t.hops, d);
+    o.defers = __shfl_down_sync(0xffffffffu, t.defers, d);
+    o.regenerates = __shfl_down_sync(0xffffffffu, t.regenerates, d);
     t.add(o);
   }
   return t;
 }
 template <class Body>
 __global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0};
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(body(i, 0, 1));
   t = warp_tally(t);
   if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
@@ -94,13 +99,13 @@ template <class Body>
 __global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
-  rounds::PullTally t{0, 0, 0};
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(body(i, lane, kGroup));
   if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
 }
 template <class Body>
 __global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0};
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(body(i, int(threadIdx.x), int(blockDim.x)));
   if (threadIdx.x == 0) rounds::commit_tally(out, t);
 }

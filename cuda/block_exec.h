@@ -40,7 +40,7 @@ class TeamExec {
   // Each thread adds up its processors' tallies and commits the sum once.
   template <class Body>
   PPSIM_HD void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
-    PullTally t{0, 0, 0};
+    PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(body(i, 0, 1));
     commit_tally(out, t);
     team_.sync();

@@ -71,14 +71,14 @@ class HostArray {
     n_ = n;
   }
   T* get() { return n_ ? reinterpret_cast<T*>(block_.data()) : nullptr; }
-
- private:
   void release() {
     host_memory.live -= n_ * sizeof(T);
     host_pool.give(std::move(block_));
     block_.clear();
     n_ = 0;
   }
+
+ private:
   std::vector<unsigned char> block_;  // (operator new's alignment: enough for every type held)
   size_t n_ = 0;
 };
@@ -133,7 +133,7 @@ class HostExec {
   // own and commits the sum once, as a warp does on the device.
   template <class Body>
   void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
-    std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{0, 0, 0});
+    std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{0, 0, 0, 0, 0, 0, 0, 0});
     groups(
         n, [&](int64_t i, int lane, int count) { sums[size_t(lane)].add(body(i, lane, count)); }, width);
     for (const rounds::PullTally& t : sums) rounds::commit_tally(out, t);

@@ -435,11 +435,11 @@ struct DeliverBody {
 // peaks (the most loaded link, and the bits of the longest time: a non-negative double's bits
 // order as its values do, so an integer maximum is exact and order-free).
 struct PullState {
-  bool generations;           // some buffer has a second generation
+  bool generations;           // the buffers have second generations (else a processor that needs one is tallied)
   uint8_t* parity;            // [2 * processors]: round r > 1 reads parity + (r & 1) * processors; every round writes the other
   uint64_t* second[kMaxBuffers];
-  // [3 * rounds]: round r's receives that met their send, its most loaded link, and its longest
-  // time's bits, at 3(r - 1): one read at the end of the run.
+  // [kTallyWords * rounds]: round r's tally (PullTally's words, in order) at kTallyWords (r - 1): one
+  // read at the end of the run.
   unsigned long long* round_out;
   PPSIM_HD const uint8_t* parity_of(int round, int64_t procs) const { return parity + (round & 1) * procs; }
   PPSIM_HD uint8_t* next_parity_of(int round, int64_t procs) const { return parity + ((round + 1) & 1) * procs; }
@@ -450,18 +450,33 @@ struct PullState {
 // load and time (as bits) of their messages. Executors add them up where they run (a thread over
 // its processors, then its warp) and add each sum to the round's words once (commit_tally): one
 // atomic per warp, not per message on three words every processor shares.
+// The pull step needs no sizing pass: the round's sends, words and link-hops are tallied here
+// too, and so are the processors that could not take the pull step as the run was set up (defers:
+// it would have to put off its writes; regenerates: it would write a buffer's second generation,
+// which the run did not take): the host then runs the configuration again as they need.
 struct PullTally {
-  unsigned long long matched, max_load, time_bits;
+  unsigned long long matched, max_load, time_bits, sends, words, hops, defers, regenerates;
   PPSIM_HD void add(const PullTally& o) {
     matched += o.matched;
     max_load = max_load > o.max_load ? max_load : o.max_load;
     time_bits = time_bits > o.time_bits ? time_bits : o.time_bits;
+    sends += o.sends;
+    words += o.words;
+    hops += o.hops;
+    defers += o.defers;
+    regenerates += o.regenerates;
   }
 };
+inline constexpr int kTallyWords = 8;  // a round's tally in the executor's memory
 PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
   if (t.matched) atomic_add(&out[0], t.matched);
   if (t.max_load) atomic_max(&out[1], t.max_load);
   if (t.time_bits) atomic_max(&out[2], t.time_bits);
+  if (t.sends) atomic_add(&out[3], t.sends);
+  if (t.words) atomic_add(&out[4], t.words);
+  if (t.hops) atomic_add(&out[5], t.hops);
+  if (t.defers) atomic_add(&out[6], t.defers);
+  if (t.regenerates) atomic_add(&out[7], t.regenerates);
 }
 
 // Routed topologies: every message of the round loads the links of its route before any is
@@ -507,7 +522,7 @@ struct PullBody {
 
   // Returns what this processor adds to the round's figures (lane 0's; the other lanes' are empty).
   PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const {
-    PullTally tally{0, 0, 0};
+    PullTally tally{0, 0, 0, 0, 0, 0, 0, 0};
     const int64_t i = c.lo + x, procs = c.hi - c.lo;
     StepOps own;
     int8_t own_route[kMaxOps];
@@ -525,8 +540,10 @@ struct PullBody {
     arriving_receives(c, own, i, step, arriving);
     const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
     if (lane == 0) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
-    if (writes.defer) {  // the sizing pass counted none: the run is on the records then
-      if (lane == 0) flag_error(c, step, i);
+    if (lane == 0) tally.sends = static_cast<unsigned long long>(own.nsend);
+    if (writes.defer || (writes.new_generation && !st.generations)) {  // the run goes again, as it needs (PullTally)
+      tally.defers = lane == 0 && writes.defer;
+      tally.regenerates = lane == 0 && !writes.defer;
       return tally;
     }
     uint8_t begun = 0;  // buffers whose new generation this processor has begun to write
@@ -592,7 +609,8 @@ struct PullBody {
         direct_links(c.machine.topo)
             ? rules::direct_cost(*c.cost, f, rules::direct_congestion(peer.send, 0, peer.nsend, i), words, hops, combined)
             : rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(step));
-    return PullTally{1, static_cast<unsigned long long>(m.congestion), double_bits(m.time)};
+    return PullTally{1, static_cast<unsigned long long>(m.congestion), double_bits(m.time), 0, static_cast<unsigned long long>(words),
+                     static_cast<unsigned long long>(hops), 0, 0};
   }
   PPSIM_HD static unsigned long long double_bits(double v) {
 #if defined(__CUDA_ARCH__)

@@ -16,6 +16,7 @@
 // holds run_rounds, the entry point of both.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <chrono>
 #include <string>
@@ -163,7 +164,7 @@ PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
   if (const int r = pl.round_sent_at(t); r > 0) {
     if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBody{ctx, r, t, pl.link_load});
     exec.groups_tally(pl.p, PullBody{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)}, pl.width(r),
-                      pl.pulled.round_out + 3 * (r - 1));
+                      pl.pulled.round_out + kTallyWords * (r - 1));
   }
   if (t != pl.total_steps) return;
   const int last = ctx.clock.rounds;
@@ -225,28 +226,45 @@ TraceStep trace_step(const StepPlan& pl, Exec& exec, int64_t t, std::vector<std:
 template <class Exec>
 class RoundsRun {
  public:
-  RoundsRun(const RunConfig& c, Exec& exec)
+  // generations: on the pull step, take the buffers' second generations whatever the operation
+  // (a run that found it needed them goes again with them).
+  RoundsRun(const RunConfig& c, Exec& exec, bool generations = false)
       : c_(c), exec_(exec), comm_(split_ranks(c)), p_(make_ctx(c).hi - make_ctx(c).lo), nrounds_(c.algorithm->rounds(c.params)),
-        postal_(c.params) {}
+        postal_(c.params), force_generations_(generations) {}
 
-  // A run waits for the executor twice: after the sizing pass, and once at the end, when the
-  // status, the figures and the verification's tallies come back together.
+  // A run on the pull step waits for the executor once, at the end, when the status, the figures
+  // and the verification's tallies come back together; on the records also after the sizing pass.
   RunResult run() {
     plan();
-    size_rounds();
     choose_step_path();
+    if (pl_.pull) plan_pulled_rounds();
+    else size_rounds();
     allocate();
     RunResult result;
     result.backend = exec_.backend();
     result.step_path = pl_.pull ? "pull" : "records";
     run_steps(result);
-    QueuedCheck<Exec> check;  // verified where the buffers are, unless they come back anyway
-    const bool on_device = c_.verify && !c_.keep_buffers;
-    if (on_device) queue_check(check, c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words), c_.failures.any(), tallies());
-    const std::vector<unsigned long long> end = read_end();
-    read_figures(result, end);
-    verify(result, check, end.data() + 1 + 5 * slots());
-    return result;
+    unsigned long long defers = 0, regenerates = 0;
+    {
+      QueuedCheck<Exec> check;  // verified where the buffers are, unless they come back anyway
+      const bool on_device = c_.verify && !c_.keep_buffers;
+      if (on_device) queue_check(check, c_, exec_, pl_.ctx, pool_.get(), uint64_t(pl_.store.words), c_.failures.any(), tallies());
+      const std::vector<unsigned long long> end = read_end();
+      check_status(RunStatus{end[0]});
+      for (size_t r = 0; pl_.pull && r < size_t(nrounds_); ++r) {
+        defers += end[1 + kTallyWords * r + 6];
+        regenerates += end[1 + kTallyWords * r + 7];
+      }
+      if (defers == 0 && regenerates == 0) {
+        read_figures(result, end);
+        verify(result, check, end.data() + end_words() - kTallies);
+        return result;
+      }
+    }
+    // A processor could not take the pull step as the run was set up: the run goes again as it
+    // needs, once this one has given its memory back.
+    release_arrays();
+    return again(defers > 0);
   }
 
  protected:
@@ -292,16 +310,22 @@ class RoundsRun {
                     sizeof(RunStatus) == sizeof(unsigned long long),
                 "the control block's parts are whole words");
   size_t slots() const { return size_t(std::max(1, nrounds_)); }
-  size_t control_words() const { return 12 * slots() + 1 + kTallies; }
+  // The figures: the pull step's tallies (kTallyWords a round) or the records' peaks (2 a round).
+  static constexpr size_t kFigureWords = size_t(kTallyWords);
+  size_t control_words() const { return (7 + kFigureWords + 2) * slots() + 1 + kTallies; }  // totals, status, figures, losses, tallies
   RoundTotals* dev_totals() { return reinterpret_cast<RoundTotals*>(control_.get()); }                     // [0, 7R)
   RunStatus* status() { return reinterpret_cast<RunStatus*>(control_.get() + 7 * slots()); }               // 7R
-  unsigned long long* figures() { return control_.get() + 7 * slots() + 1; }                               // [7R + 1, 10R + 1)
-  unsigned long long* lost_counts() { return control_.get() + 10 * slots() + 1; }                          // [10R + 1, 12R + 1)
-  unsigned long long* tallies() { return control_.get() + 12 * slots() + 1; }                              // the verification's
+  unsigned long long* figures() { return control_.get() + 7 * slots() + 1; }                               // kFigureWords R of them
+  unsigned long long* lost_counts() { return figures() + kFigureWords * slots(); }                         // 2R
+  unsigned long long* tallies() { return lost_counts() + 2 * slots(); }                                    // the verification's
+  size_t end_words() const { return (kFigureWords + 2) * slots() + 1 + kTallies; }                       // from the status word on
+  std::vector<unsigned long long> lost_of_end(const std::vector<unsigned long long>& end) const {
+    return std::vector<unsigned long long>(end.begin() + 1 + ptrdiff_t(kFigureWords * slots()), end.begin() + 1 + ptrdiff_t((kFigureWords + 2) * slots()));
+  }
 
   // The end of the block (status, figures, losses, the verification's tallies), in one download.
   std::vector<unsigned long long> read_end() {
-    std::vector<unsigned long long> end(5 * slots() + 1 + kTallies);
+    std::vector<unsigned long long> end(end_words());
     exec_.download(end.data(), status(), end.size() * sizeof(unsigned long long));
     return end;
   }
@@ -332,18 +356,84 @@ class RoundsRun {
     if (!comm_) check_status(RunStatus{head.back()});  // a split run's ranks agree on it first (split_failed)
   }
 
-  // The pull step where it applies (pull_step_refusal) and no processor of any round would have
-  // to defer its writes (the sizing pass counted them).
+  // What the runs of each algorithm in this process found they needed (PullTally: a processor that
+  // defers its writes, one that writes a second generation): later runs start as they need, and a
+  // sweep's points do not each run twice.
+  static std::atomic<uint8_t>& learned(AlgorithmId id) {
+    static std::atomic<uint8_t> needs[size_t(AlgorithmId::count)] = {};
+    return needs[size_t(id)];
+  }
+  static constexpr uint8_t kNeedsRecords = 1, kNeedsGenerations = 2;
+
+  // The pull step where it applies (pull_step_refusal), unless runs of the algorithm found they
+  // must defer their writes.
   void choose_step_path() {
-    pl_.pull = !comm_ && c_.step_path == StepPath::automatic && !pull_step_refusal(c_, Backend::cuda);
-    for (const RoundTotals& t : totals_) pl_.pull = pl_.pull && t.defers == 0;
+    pl_.pull = !comm_ && c_.step_path == StepPath::automatic && !pull_step_refusal(c_, Backend::cuda) &&
+               !(learned(c_.algorithm->id).load(std::memory_order_relaxed) & kNeedsRecords);
+  }
+
+  void release_arrays() {
+    control_.release();
+    postal_g_.release();
+    cost_.release();
+    failures_.release();
+    for (int b = 0; b < kMaxBuffers; ++b) {
+      bufs_[b].release();
+      second_[b].release();
+    }
+    link_load_.release();
+    slot_.release();
+    sends_.release();
+    recvs_.release();
+    pool_.release();
+    parity_.release();
+  }
+
+  // The run again: on the records where a processor would have to defer its writes, else on the
+  // pull step with the buffers' second generations.
+  RunResult again(bool on_records) {
+    learned(c_.algorithm->id).fetch_or(on_records ? kNeedsRecords : kNeedsGenerations, std::memory_order_relaxed);
+    RunConfig c = c_;
+    if (on_records) c.step_path = StepPath::records;
+    return RoundsRun(c, exec_, !on_records).run();
+  }
+
+  // The pull step's plan without a sizing pass: each round's width (who moves a processor's words)
+  // from the ops of up to kWidthSample processors spread over the run, asked for on the host (the
+  // width is a matter of speed only; the figures come from the round's tallies), kept where the
+  // steps read it.
+  static constexpr int64_t kWidthSample = 64;
+  void plan_pulled_rounds() {
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});
+    const int64_t sample = std::min<int64_t>(p_, kWidthSample);
+    StepOps ops;
+    const AlgoParams a = postal_.attached(c_.params);  // (the context's points at the executor's copy of G)
+    for (int r = 1; r <= nrounds_; ++r) {
+      RoundTotals& t = totals_[size_t(r - 1)];
+      for (int64_t k = 0; k < sample; ++k) {
+        const int64_t i = pl_.ctx.lo + (sample > 1 ? k * (p_ - 1) / (sample - 1) : 0);
+        if (!rules::read_round_ops(pl_.ctx.algo, c_.test_ops_override, a, i, r, ops)) continue;  // (the steps flag it)
+        t.sends += ops.nsend;
+        for (int n = 0; n < ops.nsend; ++n) t.words += ops.send[n].len;
+      }
+    }
+    if (nrounds_ > 0) exec_.upload(dev_totals(), totals_.data(), totals_.size() * sizeof(RoundTotals));
+  }
+
+  // Whether the pull step takes the buffers' second generations: where the operation combines
+  // (recursive doubling and the scans rewrite what they send) or shifts (every processor replaces
+  // what it sends), or where a run of the algorithm found it needed them.
+  bool pull_generations() const {
+    const Operation op = c_.algorithm->op;
+    return force_generations_ || (learned(c_.algorithm->id).load(std::memory_order_relaxed) & kNeedsGenerations) ||
+           op == Operation::allreduce || op == Operation::reduce || op == Operation::reduce_scatter || op == Operation::scan ||
+           op == Operation::barrier || op == Operation::shift;
   }
 
   // The pull step's arrays: the parity bytes, the buffers' second generations (where a round
   // rewrites a buffer it sends from), and the rounds' matched receives and peaks.
   void allocate_pull() {
-    bool rewrites = false;
-    for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
+    const bool rewrites = pull_generations();
     pl_.pulled.generations = rewrites;
     parity_.ensure(size_t(2 * std::max<int64_t>(1, p_)));  // (round 1 reads none: every word is in the first generation)
     pl_.pulled.parity = parity_.get();
@@ -382,7 +472,7 @@ class RoundsRun {
     pl_.sends = sends_.get();
     pl_.recvs = recvs_.get();
     pl_.pool = pool_.get();
-    exec_.zero(figures(), (5 * slots() + kTallies) * sizeof(unsigned long long));  // the figures, the losses and the tallies
+    exec_.zero(figures(), (end_words() - 1) * sizeof(unsigned long long));  // the figures, the losses and the tallies
     if (!pl_.pull) pl_.peaks = reinterpret_cast<RoundPeak*>(figures());
     if (pl_.ctx.machine.failures) {
       pl_.lost = lost_counts();
@@ -393,8 +483,7 @@ class RoundsRun {
   // What a run on the pull step takes: the buffers (twice where a round rewrites one it sends
   // from), the link counters, the parity bytes, the executor's scratch and the verification's table.
   uint64_t pull_run_bytes(uint64_t scratch) const {
-    bool rewrites = false;
-    for (const RoundTotals& t : totals_) rewrites = rewrites || t.rewrites > 0;
+    const bool rewrites = pull_generations();
     uint64_t bytes = 0;
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) bytes += uint64_t(p_ * pl_.ctx.words(b)) * 8 * (rewrites ? 2 : 1);
     const Topology& t = physical_topology(c_);
@@ -446,8 +535,7 @@ class RoundsRun {
   // Back on the host (the block's end, read once): the first broken rule, then every step's figures.
   void read_figures(RunResult& result, const std::vector<unsigned long long>& end) {
     check_status(RunStatus{end[0]});
-    record_figures(result, peaks_from(end.data() + 1),
-                   std::vector<unsigned long long>(end.begin() + 1 + 3 * ptrdiff_t(slots()), end.begin() + 1 + 5 * ptrdiff_t(slots())));
+    record_figures(result, peaks_from(end.data() + 1), lost_of_end(end));
   }
   // The rounds' peaks from the block's figures: the records' RoundPeaks, or the pull step's matched
   // receives and peaks, with its check that every send met its receive (a round's receives that met
@@ -459,13 +547,17 @@ class RoundsRun {
       return peaks;
     }
     for (size_t r = 0; r < size_t(nrounds_); ++r) {
-      if (fig[3 * r] != static_cast<unsigned long long>(totals_[r].sends)) {
+      const unsigned long long* t = fig + kTallyWords * r;  // PullTally's words
+      if (t[0] != t[3]) {
         run_cpu(c_);
         throw ScheduleError("round " + std::to_string(r + 1) + ": a send met no receive (detected by the " + exec_.name() + ")");
       }
       double time;
-      std::memcpy(&time, &fig[3 * r + 2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
-      peaks[r] = RoundPeak{static_cast<long long>(fig[3 * r + 1]), time};
+      std::memcpy(&time, &t[2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
+      peaks[r] = RoundPeak{static_cast<long long>(t[1]), time};
+      totals_[r].sends = static_cast<long long>(t[3]);  // the figures the sizing pass gives the records
+      totals_[r].words = static_cast<long long>(t[4]);
+      totals_[r].hops = static_cast<long long>(t[5]);
     }
     return peaks;
   }
@@ -476,7 +568,7 @@ class RoundsRun {
   }
   std::vector<unsigned long long> read_lost() {
     const std::vector<unsigned long long> end = read_end();
-    return std::vector<unsigned long long>(end.begin() + 1 + 3 * ptrdiff_t(slots()), end.begin() + 1 + 5 * ptrdiff_t(slots()));
+    return lost_of_end(end);
   }
 
   // Every step's figures from the rounds' totals and peaks (a split run's summed over its ranks)
@@ -526,6 +618,7 @@ class RoundsRun {
   const int64_t p_;          // the processors held here
   const int nrounds_;
   const PostalTable postal_;  // Lin–Yeh's G for the run: the postal algorithms' steps read it
+  const bool force_generations_;
   StepPlan pl_{};
   std::vector<RoundTotals> totals_;
   Array<unsigned long long> control_;  // see control_words()

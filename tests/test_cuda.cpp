@@ -474,6 +474,19 @@ TEST(CudaRoundsOnHost, StepsNeverWaitForTheHost) {
   EXPECT_EQ(waits.front(), 1);  // on the pull step: the rule, the figures and the verification count, at the end
 }
 
+// --backend auto keeps on the CPU the runs it finishes before a process would have started its
+// device: the CPU backend's lower bound on its own time (estimate_run_seconds) decides, so small
+// runs stay (a 2^12 allreduce: 0.2 ms by the bound) and large ones go (2^24: 1.7 s).
+TEST(BackendSelection, AutoKeepsQuickRunsOnTheCpu) {
+  const RunConfig small = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 12, "", 1);
+  const RunConfig large = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 24, "", 1);
+  EXPECT_LT(estimate_run_seconds(small), kDeviceStartSeconds);
+  EXPECT_TRUE(auto_prefers_cpu(small));
+  EXPECT_GT(estimate_run_seconds(large), kDeviceStartSeconds);
+  EXPECT_FALSE(auto_prefers_cpu(large));
+  EXPECT_EQ(run_simulation(small, Backend::automatic).backend, "cpu");  // with a GPU or without
+}
+
 // What the CPU backend would hold on the host does not stop a device run: the parameters of a
 // 256 GiB allreduce are valid for the CUDA backend (which checks device memory itself), while the
 // CPU backend's estimate counts the buffers and a step's payloads.

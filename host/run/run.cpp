@@ -22,7 +22,8 @@ RunResult on_backend(const RunConfig& c, Backend requested, std::string* notice)
     if (!status.usable) throw ConfigError(cuda_backend_refusal(status));
     return run_cuda(c);
   }
-  if (status.usable) return run_cuda(c);
+  if (status.usable && !auto_prefers_cpu(c)) return run_cuda(c);
+  if (status.usable) return run_cpu(c);  // done before the device would have started (the report says which ran)
   // A machine without a GPU runs quietly on the CPU (the report says which backend ran); a GPU that
   // is there but cannot be used is worth a line.
   if (notice && status.device_present) *notice = "ppsim: " + no_usable_cuda_device(status) + "; running on the CPU";
@@ -30,6 +31,8 @@ RunResult on_backend(const RunConfig& c, Backend requested, std::string* notice)
 }
 
 }  // namespace
+
+bool auto_prefers_cpu(const RunConfig& c) { return estimate_run_seconds(c) < kDeviceStartSeconds; }
 
 namespace {
 
@@ -174,7 +177,7 @@ RunResult simulate(const RunConfig& c, Backend requested, std::string* notice) {
   // data is, m = 64).
   const auto t0 = std::chrono::steady_clock::now();
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  const bool device = requested == Backend::cuda || (requested == Backend::automatic && cuda_status().usable);
+  const bool device = requested == Backend::cuda || (requested == Backend::automatic && cuda_status().usable && !auto_prefers_cpu(c));
   LoggpTiming t;
   RunResult r;
   if (!device) {

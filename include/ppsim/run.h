@@ -7,9 +7,21 @@
 
 namespace ppsim {
 
-// Runs c on `requested` (auto: the GPU when one is usable, else the CPU; a one-line notice is
-// written to *notice when a GPU is there but cannot be used, none when the machine has no GPU). Throws ConfigError / ScheduleError.
+// Runs c on `requested` (auto: the GPU when one is usable and the run is not one the CPU finishes
+// sooner than a process starts its device, auto_prefers_cpu; else the CPU; a one-line notice is
+// written to *notice when a GPU is there but cannot be used, none when the machine has no GPU).
+// Throws ConfigError / ScheduleError.
 RunResult run_simulation(const RunConfig& c, Backend requested, std::string* notice = nullptr);
+
+// Seconds a process spends starting its device before a run's first kernel (the CUDA context and
+// the run's first allocations): a whole `ppsim run` of allreduce over 2^20 processors took 0.44 s
+// on an NVIDIA H200 with the CUDA backend and 0.2 s with the CPU backend on its 16 cores
+// (bench/RESULTS.md). An estimate: to be measured again with the pull step.
+inline constexpr double kDeviceStartSeconds = 0.25;
+
+// Whether --backend auto runs c on the CPU although a GPU is usable: where the CPU backend's own
+// lower bound on its time on one thread (estimate_run_seconds) is under kDeviceStartSeconds.
+bool auto_prefers_cpu(const RunConfig& c);
 
 // Under --model loggp: replaces r's time by the LogGP time of c's rounds and fills r's per-processor
 // finishing times (host code on either backend: the same rounds give the same times). Throws ScheduleError.

@@ -1,6 +1,7 @@
 // Applying a received slice to a slot with an operator fixed at compile time: the CPU backend's
 // innermost loop, instantiated once per operator and chosen once per run.
 #pragma once
+#include <algorithm>
 #include <cstring>
 
 #include "ppsim/operators.h"
@@ -61,6 +62,29 @@ inline ApplyFromFn apply_from_for(OperatorKind k) {
 #undef PPSIM_APPLY_CASE
   }
   return nullptr;
+}
+
+// One receive action's words applied to the slots at dst (the action's first slot), from the
+// message's words at src: a barrier's tokens (tokens, p processors), a single copied word, one
+// contiguous run, or runs every span.stride words (the last may be short). Both CPU step paths
+// apply their arrivals through this.
+inline void apply_action_words(uint64_t* dst, const RecvAction& act, const uint64_t* src, int64_t len, bool tokens, int64_t p, ApplyFn apply) {
+  const rules::ActionSpan span = rules::action_span(act, len);
+  src += act.msg_off;
+  if (tokens) {  // a barrier's knowledge tokens, whatever the run's operator
+    for (int64_t w = 0; w < span.len; ++w) {
+      uint64_t& slot = dst[span.slot_index(w)];
+      slot = rules::received_token(act.mode, src[w], slot, p);
+    }
+    return;
+  }
+  if (span.len == 1 && act.mode == RecvMode::copy) {
+    *dst = *src;
+    return;
+  }
+  if (span.run == span.len) return apply(dst, src, span.len, act.mode);
+  for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
+    apply(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
 }
 
 }  // namespace ppsim

@@ -13,30 +13,10 @@ namespace ppsim::cpu {
 // its cache line in turn.
 constexpr size_t kPrefetchAhead = 16;
 
-// The words of one receive action applied to processor proc's slots: a barrier's tokens, a single
-// copied word, one contiguous run, or runs every span.stride words (the last may be short).
-// Inline: it is the pass's innermost call, made once per action.
+// The words of one receive action applied to processor proc's slots (apply_action_words). Inline:
+// it is the pass's innermost call, made once per action.
 inline void Delivery::apply_action(const RecvAction& act, int64_t proc, const uint64_t* src, int64_t len) const {
-  uint64_t* dst = bufs_.slot(act.buf, proc) + act.dst_off;
-  const rules::ActionSpan span = rules::action_span(act, len);
-  src += act.msg_off;
-  if (rules_.tokens) {  // a barrier's knowledge tokens, whatever the run's operator
-    for (int64_t w = 0; w < span.len; ++w) {
-      uint64_t& slot = dst[span.slot_index(w)];
-      slot = rules::received_token(act.mode, src[w], slot, rules_.p);
-    }
-    return;
-  }
-  if (span.len == 1 && act.mode == RecvMode::copy) {
-    *dst = *src;
-    return;
-  }
-  if (span.run == span.len) {
-    apply_(dst, src, span.len, act.mode);
-    return;
-  }
-  for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
-    apply_(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
+  apply_action_words(bufs_.slot(act.buf, proc) + act.dst_off, act, src, len, rules_.tokens, rules_.p, apply_);
 }
 
 void Delivery::deliver_chunk(const StepStore& arrived, const StepStore& sending, Chunk& ch, int k, int64_t t) const {

@@ -165,13 +165,7 @@ class PullRun {
     for (const PullChunk& ch : chunks_) {
       sent += ch.sent;
       matched += ch.matched;
-      st.messages += ch.stats.messages;
-      st.words += ch.stats.words;
-      st.link_hops += ch.stats.link_hops;
-      st.max_link_load = std::max(st.max_link_load, ch.stats.max_link_load);
-      st.time = std::max(st.time, ch.stats.time);
-      st.dropped += ch.stats.dropped;
-      st.rerouted += ch.stats.rerouted;
+      add_chunk_stats(st, ch.stats);
     }
     ++pulls_;
     return sent == matched;  // a send no receive met breaks the schedule
@@ -385,24 +379,9 @@ class PullRun {
     for (int64_t w = 0; w < len; ++w) dst[w] = rules::received_token(mode, src[w], old[w], rules_.p);
   }
 
-  // One action's words applied to the slots at dst (the record path's Delivery::apply_action).
+  // One action's words applied to the slots at dst.
   void apply_action(uint64_t* dst, const RecvAction& act, const uint64_t* src, int64_t len) const {
-    const rules::ActionSpan span = rules::action_span(act, len);
-    src += act.msg_off;
-    if (rules_.tokens) {
-      for (int64_t w = 0; w < span.len; ++w) {
-        uint64_t& slot = dst[span.slot_index(w)];
-        slot = rules::received_token(act.mode, src[w], slot, rules_.p);
-      }
-      return;
-    }
-    if (span.len == 1 && act.mode == RecvMode::copy) {
-      *dst = *src;
-      return;
-    }
-    if (span.run == span.len) return apply_(dst, src, span.len, act.mode);
-    for (int64_t at = 0, k = 0; at < span.len; at += span.run, ++k)  // the last run may be short
-      apply_(dst + k * span.stride, src + at, std::min(span.run, span.len - at), act.mode);
+    apply_action_words(dst, act, src, len, rules_.tokens, rules_.p, apply_);
   }
 
   // The processors that deferred their writes apply what arrived, once every reader has read.

@@ -30,15 +30,7 @@ void routed_cost_split(const CpuRules& rules, const LinkLoads& loads, Chunk& ch,
 StepStats step_totals(const StepStore& s, int64_t t) {
   StepStats st;
   st.step = t;
-  for (const Chunk& ch : s.chunks) {
-    st.messages += ch.stats.messages;
-    st.words += ch.stats.words;
-    st.link_hops += ch.stats.link_hops;
-    st.max_link_load = std::max(st.max_link_load, ch.stats.max_link_load);
-    st.time = std::max(st.time, ch.stats.time);
-    st.dropped += ch.stats.dropped;
-    st.rerouted += ch.stats.rerouted;
-  }
+  for (const Chunk& ch : s.chunks) add_chunk_stats(st, ch.stats);
   return st;
 }
 

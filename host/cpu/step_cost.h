@@ -107,6 +107,18 @@ class MessageCounter {
 // of its route says.
 void routed_cost_chunk(const CpuRules& rules, const LinkLoads& loads, Chunk& ch, int64_t t);
 
+// A chunk's figures added to its step's: the sums (messages, words, link-hops, losses) and the
+// maxima (link load, time).
+inline void add_chunk_stats(StepStats& st, const StepStats& ch) {
+  st.messages += ch.messages;
+  st.words += ch.words;
+  st.link_hops += ch.link_hops;
+  st.max_link_load = std::max(st.max_link_load, ch.max_link_load);
+  st.time = std::max(st.time, ch.time);
+  st.dropped += ch.dropped;
+  st.rerouted += ch.rerouted;
+}
+
 // Step t's figures: the sums (messages, words, link-hops) and the maxima (link load, time) of its
 // chunks' figures.
 StepStats step_totals(const StepStore& s, int64_t t);

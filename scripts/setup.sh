@@ -3,7 +3,7 @@
 # calls apt-get when a package is missing. nvcc (CUDA) is optional and is not installed here.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpugixml-dev gnuplot-nox graphviz
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libpugixml-dev gnuplot-nox graphviz zstd
   # one simulated machine split across MPI ranks, and the tests that run Open MPI's own collectives
   openmpi-bin libopenmpi-dev
   # the Python module (python/), its tests and examples

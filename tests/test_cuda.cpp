@@ -11,6 +11,7 @@
 #include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 #include "ppsim/run.h"
+#include "study/sweep.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
@@ -485,6 +486,21 @@ TEST(BackendSelection, AutoKeepsQuickRunsOnTheCpu) {
   EXPECT_GT(estimate_run_seconds(large), kDeviceStartSeconds);
   EXPECT_FALSE(auto_prefers_cpu(large));
   EXPECT_EQ(run_simulation(small, Backend::automatic).backend, "cpu");  // with a GPU or without
+}
+
+// A sweep under --backend auto sends its quick points (the CPU backend's lower bound under
+// kDevicePointSeconds) to CPU threads and the rest to the GPU; --backend cuda sends every point.
+TEST(BackendSelection, SweepsSendQuickPointsToTheCpu) {
+  study::SweepPoint quick, long_point;
+  quick.config = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 10, "", 1);
+  long_point.config = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 20, "", 16);
+  ASSERT_LT(estimate_run_seconds(quick.config), kDevicePointSeconds);
+  ASSERT_GE(estimate_run_seconds(long_point.config), kDevicePointSeconds);
+  EXPECT_FALSE(study::runs_on_device(quick, true));
+  EXPECT_TRUE(study::runs_on_device(long_point, true));
+  EXPECT_FALSE(study::runs_on_device(long_point, false));  // no usable device
+  quick.backend = Backend::cuda;
+  EXPECT_TRUE(study::runs_on_device(quick, true));
 }
 
 // What the CPU backend would hold on the host does not stop a device run: the parameters of a

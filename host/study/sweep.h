@@ -48,7 +48,8 @@ struct PointOutcome {
 extern const std::vector<std::string> kSweepColumns;
 // An error message on one line (a row's reason).
 std::string one_line(std::string text);
-// Whether a planned point runs on the GPU (device: a usable one is there).
+// Whether a planned point runs on the GPU (device: a usable one is there): under --backend cuda,
+// or auto where the CPU backend's lower bound on the point is at least kDevicePointSeconds.
 bool runs_on_device(const SweepPoint& pt, bool device);
 
 std::vector<int64_t> expand_counts(const std::string& text, const char* option);

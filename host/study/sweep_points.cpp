@@ -135,7 +135,8 @@ std::string one_line(std::string text) {
 }
 
 bool runs_on_device(const SweepPoint& pt, bool device) {
-  return pt.backend == Backend::cuda || (pt.backend == Backend::automatic && device);
+  if (pt.backend != Backend::automatic) return pt.backend == Backend::cuda;
+  return device && pt.refused.empty() && estimate_run_seconds(pt.config) >= kDevicePointSeconds;  // quick points: CPU threads
 }
 
 namespace {

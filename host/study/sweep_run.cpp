@@ -26,13 +26,9 @@ bool check_points(const std::vector<SweepPoint>& points, bool device) {
   return any_device;
 }
 
-// For GPU points a few at once: each run queues its steps on a stream of its own, so independent
-// points overlap on the device. Under mpirun the cores are the node's shared among its ranks.
-int sweep_jobs(const SweepOptions& s, bool any_device) {
-  constexpr int kDeviceJobs = 4;
-  const int cores = rank_cores();
-  return s.jobs > 0 ? s.jobs : any_device ? std::min(kDeviceJobs, cores) : cores;
-}
+// A point on every core (the GPU's points a few at a time among them, run_points). Under mpirun
+// the cores are the node's shared among its ranks.
+int sweep_jobs(const SweepOptions& s, bool) { return s.jobs > 0 ? s.jobs : rank_cores(); }
 
 void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& points, bool device, int jobs) {
   double seconds = 0, largest = -1;
@@ -51,6 +47,30 @@ void check_sweep_time(const SweepOptions& s, const std::vector<SweepPoint>& poin
 }
 
 namespace {
+
+// GPU points a few at once: each run queues its steps on a stream of its own, so independent
+// points overlap on the device, while the other jobs run the CPU's points.
+constexpr int kDeviceJobs = 4;
+class DeviceGate {
+ public:
+  void enter() {
+    std::unique_lock<std::mutex> g(lock_);
+    freed_.wait(g, [&] { return running_ < kDeviceJobs; });
+    ++running_;
+  }
+  void leave() {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      --running_;
+    }
+    freed_.notify_one();
+  }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable freed_;
+  int running_ = 0;
+};
 
 // The memory the points running at once hold: a point starts when its estimate fits beside those
 // of the points running (or when none runs: alone it was checked when planned).
@@ -85,17 +105,22 @@ void run_points(const SweepOptions& s, const std::vector<SweepPoint>& points, bo
                 const std::function<void(size_t, nlohmann::json)>& done) {
   // A point on the GPU holds host memory only for its figures; the ranks on a node share its memory.
   MemoryGate memory(usable_memory_bytes() / uint64_t(node_ranks()));
+  DeviceGate gpu;
   auto work = [&](size_t i) {
     const SweepPoint& pt = points[i];
-    const uint64_t need = pt.refused.empty() && !runs_on_device(pt, device) ? estimate_run_bytes(pt.config) : 0;
+    const bool on_device = pt.refused.empty() && runs_on_device(pt, device);
+    const uint64_t need = pt.refused.empty() && !on_device ? estimate_run_bytes(pt.config) : 0;
     memory.enter(need);
+    if (on_device) gpu.enter();
     nlohmann::json row;
     try {
       row = sweep_row(s, int64_t(i), pt, run_point(pt, device));
     } catch (...) {
+      if (on_device) gpu.leave();
       memory.leave(need);
       throw;
     }
+    if (on_device) gpu.leave();
     memory.leave(need);
     const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(row);
     return std::string(bytes.begin(), bytes.end());

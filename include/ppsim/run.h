@@ -23,6 +23,12 @@ inline constexpr double kDeviceStartSeconds = 0.25;
 // lower bound on its time on one thread (estimate_run_seconds) is under kDeviceStartSeconds.
 bool auto_prefers_cpu(const RunConfig& c);
 
+// What one more run costs a process whose device has started: its launches, its one read back and
+// its kernels' least time, about 2 ms by the launches counted on the host executor (an estimate, to
+// be measured on a card). A sweep's points under it by the CPU backend's lower bound go to CPU
+// threads under --backend auto while the GPU takes the rest.
+inline constexpr double kDevicePointSeconds = 0.002;
+
 // Under --model loggp: replaces r's time by the LogGP time of c's rounds and fills r's per-processor
 // finishing times (host code on either backend: the same rounds give the same times). Throws ScheduleError.
 void add_loggp_times(const RunConfig& c, RunResult& r);

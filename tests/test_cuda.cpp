@@ -3,6 +3,8 @@
 // selection and failure reporting. Device tests skip with the reason when no device is usable.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <string>
 #include <tuple>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "ppsim/algorithm.h"
 #include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
+#include "algorithms/allreduce_hypercube.h"
 #include "ppsim/run.h"
 #include "study/sweep.h"
 #include "test_helpers.h"
@@ -501,6 +504,38 @@ TEST(BackendSelection, SweepsSendQuickPointsToTheCpu) {
   EXPECT_FALSE(study::runs_on_device(long_point, false));  // no usable device
   quick.backend = Backend::cuda;
   EXPECT_TRUE(study::runs_on_device(quick, true));
+}
+
+// What a run on the pull step asks of a device, counted on the host executor (the one-pass step's
+// targets): one launch a step (the last also settles the buffers' generations), no sizing pass, at
+// most 10 launches outside the steps (the buffers' first words, one zeroing, and the verification's
+// input, 2 tree-fold passes and check at p = 2^10), one read back, two evaluations of each processor's ops a round (its own and its
+// sender's: recursive doubling has one sender), and no allocation the second time in a process.
+TEST(CudaRoundsOnHost, PullStepAsksLittleOfTheDevice) {
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::full, 1 << 10, "", 1, OperatorKind::interval);
+  c.keep_buffers = false;
+  static std::atomic<int64_t> evaluations{0};
+  c.test_ops_override = [](const AlgoParams& a, int64_t proc, int round, StepOps& out) {
+    evaluations.fetch_add(1);
+    AllreduceHypercube::ops(a, proc, round, out);
+  };
+  HostRoundsProbe first, second;
+  const RunResult r = run_device_rounds_on_host(c, first);
+  const int64_t counted = evaluations.exchange(0);
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.step_path, "pull");
+  ASSERT_EQ(int64_t(first.step_launches.size()), r.steps);
+  for (size_t t = 0; t + 1 < first.step_launches.size(); ++t) EXPECT_EQ(first.step_launches[t], 1) << "step " << t + 1;
+  EXPECT_EQ(first.step_launches.back(), 2);  // and the settling of the buffers' generations, after the last
+  int64_t in_steps = 0;
+  for (int64_t n : first.step_launches) in_steps += n;
+  EXPECT_LE(first.launches - in_steps, 10);
+  EXPECT_EQ(first.host_waits, 1);
+  // (the host also asks a sample of at most 64 processors a round for the round's width)
+  EXPECT_LE(counted, 2 * c.params.p * r.steps + 64 * r.steps);
+  EXPECT_GE(counted, 2 * c.params.p * r.steps);
+  EXPECT_TRUE(run_device_rounds_on_host(c, second).verified);
+  EXPECT_EQ(second.allocations, 0);
 }
 
 // What the CPU backend would hold on the host does not stop a device run: the parameters of a

@@ -144,7 +144,7 @@ std::vector<std::vector<uint64_t>> ship_crossing(Collectives& comm, int64_t proc
 // Sums the step's loads of links over the ranks. Each rank owns a contiguous share of the link
 // ids [0, space) (block_begin/block_end); asked holds this rank's counts of links others own, as
 // (id, count) in id order, each id once; own(id) is the stamped counter (step_rules.h,
-// link_count_next) of a link this rank owns, holding its own count. Owners add every rank's counts
+// count_link) of a link this rank owns, holding its own count. Owners add every rank's counts
 // to theirs and answer each with the totals it asked for. Returns those totals, in asked's order;
 // words gets the words this rank sent the others (ids and counts, and its answers).
 template <class Own>

@@ -177,18 +177,26 @@ PPSIM_HD R* matching_receive(R* recvs, int64_t count, int64_t from, int k) {
 
 // A link counter holds (step << 32) | messages on the link in that step: a counter last touched in
 // an earlier step reads 0, so the counters are never cleared.
-PPSIM_HD inline unsigned long long link_count_next(unsigned long long old, uint32_t stamp) {
-  return uint32_t(old >> 32) == stamp ? old + 1 : (static_cast<unsigned long long>(stamp) << 32) | 1ull;
-}
 PPSIM_HD inline long long link_load_at(unsigned long long v, uint32_t stamp) {
   return uint32_t(v >> 32) == stamp ? static_cast<long long>(uint32_t(v)) : 0;
 }
+// A message on the link in step `stamp`. On the device the first of the step raises the counter
+// to the stamp with no messages (a maximum, so any number of them may try at once), then each adds
+// one: two atomics and no retries, where a compare-and-swap loop retries once for every message
+// that got there first. On the host, whose threads rarely meet on a link, one compare-and-swap
+// does both (the two atomics took 7 % longer: hypercube all-reduce 2^20, one thread).
 PPSIM_HD inline void count_link(unsigned long long* cell, uint32_t stamp) {
+  const unsigned long long start = static_cast<unsigned long long>(stamp) << 32;
+#if defined(__CUDA_ARCH__)
+  if (atomic_load(cell) < start) atomic_max(cell, start);
+  atomic_add(cell, 1ull);
+#else
   unsigned long long old = atomic_load(cell), assumed;
   do {
     assumed = old;
-    old = atomic_cas(cell, assumed, link_count_next(assumed, stamp));
+    old = atomic_cas(cell, assumed, assumed >= start ? assumed + 1 : start | 1ull);
   } while (old != assumed);
+#endif
 }
 
 // What a message costs in its step: its congestion (the load of the busiest link of its route) and

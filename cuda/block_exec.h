@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 
+#include "pull_bodies.h"
 #include "round_bodies.h"
 
 namespace ppsim {

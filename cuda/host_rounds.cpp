@@ -196,7 +196,7 @@ class HostExec {
   void reduce_rounds(int64_t n, int nrounds, const Fn& fn, rounds::RoundTotals* out) {
     launches += kLaunchesPerCubCall;
     for (int r = 1; r <= nrounds; ++r) {
-      rounds::RoundTotals t{0, 0, 0, 0, 0, 0, 0};
+      rounds::RoundTotals t{0, 0, 0, 0, 0};
       for (int64_t i = 0; i < n; ++i) t = t + fn(r, i);
       out[r - 1] = t;
     }

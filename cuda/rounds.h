@@ -25,6 +25,7 @@
 #include "ppsim/partition.h"
 #include "ppsim/postal.h"
 #include "ppsim/verify.h"
+#include "pull_bodies.h"
 #include "round_bodies.h"
 #include "rules/run_rules.h"
 #include "verify_bodies.h"
@@ -146,13 +147,9 @@ struct StepPlan {
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out) {
-  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0, 0, 0}, out + (r - 1));
+  exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
 }
 
-// Step t: the round sent in it (every processor's slots in one scan, the messages posted, matched
-// to their receives and loaded onto their links, the round's peak load and time), then the
-// messages that arrive in it delivered. Written once for every executor: kernels launched from the
-// host, the host itself, or one thread block running a whole run.
 // Step t on the pull step: the round sent in it (its link loads counted first on a routed
 // topology) pulled by its receivers, which apply its words at once (the round's messages arrive
 // before the next round leaves: round-based, or lambda = 1); after the last step, every
@@ -173,6 +170,11 @@ PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
   if (pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, t});
 }
 
+// Step t: on the pull step (pull_step), or on the records: the round sent in it (every processor's
+// slots in one scan, the messages posted, matched to their receives and loaded onto their links,
+// the round's peak load and time), then the messages that arrive in it delivered. Written once for
+// every executor: kernels launched from the host, the host itself, or one thread block running a
+// whole run.
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void run_step(const StepPlan& pl, Exec& exec, int64_t t) {
@@ -302,20 +304,21 @@ class RoundsRun {
     }
   }
 
-  // The run's control block in the executor's memory, read back whole at two points only (after
-  // the sizing pass, and at the end), each one download: the rounds' totals, the status word, the
-  // rounds' figures (the pull step's matched receives and peaks, or the records' peaks) and the
-  // messages the failures dropped and rerouted. R = max(1, rounds) below.
-  static_assert(sizeof(RoundTotals) == 7 * sizeof(unsigned long long) && sizeof(RoundPeak) == 2 * sizeof(unsigned long long) &&
-                    sizeof(RunStatus) == sizeof(unsigned long long),
-                "the control block's parts are whole words");
+  // The run's control block in the executor's memory, each part read back in one download: the
+  // rounds' totals with the status word after the sizing pass (the records only), and at the end
+  // the status word, the rounds' figures (the pull step's tallies, or the records' peaks), the
+  // messages the failures dropped and rerouted, and the verification's tallies. R = max(1, rounds).
+  static constexpr size_t kTotalsWords = sizeof(RoundTotals) / sizeof(unsigned long long);
+  static_assert(sizeof(RoundTotals) % sizeof(unsigned long long) == 0 && sizeof(RoundPeak) == 2 * sizeof(unsigned long long) &&
+                    sizeof(RunStatus) == sizeof(unsigned long long) && kTallyWords >= 2,
+                "the control block's parts are whole words, and a round's figures hold a RoundPeak");
   size_t slots() const { return size_t(std::max(1, nrounds_)); }
   // The figures: the pull step's tallies (kTallyWords a round) or the records' peaks (2 a round).
   static constexpr size_t kFigureWords = size_t(kTallyWords);
-  size_t control_words() const { return (7 + kFigureWords + 2) * slots() + 1 + kTallies; }  // totals, status, figures, losses, tallies
-  RoundTotals* dev_totals() { return reinterpret_cast<RoundTotals*>(control_.get()); }                     // [0, 7R)
-  RunStatus* status() { return reinterpret_cast<RunStatus*>(control_.get() + 7 * slots()); }               // 7R
-  unsigned long long* figures() { return control_.get() + 7 * slots() + 1; }                               // kFigureWords R of them
+  size_t control_words() const { return (kTotalsWords + kFigureWords + 2) * slots() + 1 + kTallies; }  // totals, status, figures, losses, tallies
+  RoundTotals* dev_totals() { return reinterpret_cast<RoundTotals*>(control_.get()); }                     // kTotalsWords R
+  RunStatus* status() { return reinterpret_cast<RunStatus*>(control_.get() + kTotalsWords * slots()); }    // after the totals
+  unsigned long long* figures() { return control_.get() + kTotalsWords * slots() + 1; }                    // kFigureWords R
   unsigned long long* lost_counts() { return figures() + kFigureWords * slots(); }                         // 2R
   unsigned long long* tallies() { return lost_counts() + 2 * slots(); }                                    // the verification's
   size_t end_words() const { return (kFigureWords + 2) * slots() + 1 + kTallies; }                       // from the status word on
@@ -346,11 +349,11 @@ class RoundsRun {
   // Sizing: every round's totals, kept in the executor's memory (the steps read them there) and
   // read back once (the host sizes the stores and reports the figures from them).
   void size_rounds() {
-    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});  // totals_[r - 1]: round r
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});  // totals_[r - 1]: round r
     if (nrounds_ == 0) return;
     if (!comm_ && exec_.whole_run_fits(p_, 0)) exec_.size_in_one_launch(pl_, dev_totals(), nrounds_);
     else exec_.reduce_rounds(p_, nrounds_, RoundsCount{pl_.ctx}, dev_totals());  // every round in one pass
-    std::vector<unsigned long long> head(7 * slots() + 1);  // the totals and the status word: one download
+    std::vector<unsigned long long> head(kTotalsWords * slots() + 1);  // the totals and the status word: one download
     exec_.download(head.data(), control_.get(), head.size() * sizeof(unsigned long long));
     std::memcpy(totals_.data(), head.data(), totals_.size() * sizeof(RoundTotals));
     if (!comm_) check_status(RunStatus{head.back()});  // a split run's ranks agree on it first (split_failed)
@@ -404,7 +407,7 @@ class RoundsRun {
   // steps read it.
   static constexpr int64_t kWidthSample = 64;
   void plan_pulled_rounds() {
-    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0, 0, 0});
+    totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});
     const int64_t sample = std::min<int64_t>(p_, kWidthSample);
     StepOps ops;
     const AlgoParams a = postal_.attached(c_.params);  // (the context's points at the executor's copy of G)
@@ -447,10 +450,12 @@ class RoundsRun {
   // Memory: all of it checked at once, then taken; the buffers filled with the inputs.
   void allocate() {
     pl_.store = pl_.pull ? StoreSizes{0, 0, 0} : largest_round(totals_, comm_ != nullptr);
+    // (the pull step scans and reduces nothing: no scratch)
     const uint64_t scratch =
-        std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
-                 exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
-    exec_.require(pl_.pull ? pull_run_bytes(scratch) : run_bytes(c_, pl_.store, pl_.nstores, scratch));
+        pl_.pull ? 0
+                 : std::max(exec_.scan_scratch(p_ + 1, SlotCount{pl_.ctx, 1, 1}, SumOf{}, Slots{0, 0, 0}),
+                            exec_.reduce_scratch(pl_.store.sends, CostOf{pl_.ctx, 1, nullptr, nullptr, nullptr}, PeakOf{}, RoundPeak{0, 0.0}));
+    exec_.require(pl_.pull ? pull_run_bytes() : run_bytes(c_, pl_.store, pl_.nstores, scratch));
     exec_.reserve_scratch(scratch);
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) {
       bufs_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
@@ -481,14 +486,14 @@ class RoundsRun {
   }
 
   // What a run on the pull step takes: the buffers (twice where a round rewrites one it sends
-  // from), the link counters, the parity bytes, the executor's scratch and the verification's table.
-  uint64_t pull_run_bytes(uint64_t scratch) const {
+  // from), the link counters, the parity bytes and the verification's table.
+  uint64_t pull_run_bytes() const {
     const bool rewrites = pull_generations();
     uint64_t bytes = 0;
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) bytes += uint64_t(p_ * pl_.ctx.words(b)) * 8 * (rewrites ? 2 : 1);
     const Topology& t = physical_topology(c_);
     if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;
-    bytes += 2 * uint64_t(p_) + scratch;
+    bytes += 2 * uint64_t(p_);
     if (c_.verify && !c_.keep_buffers) {
       bytes += verification_table_words(c_) * 8;
       if (c_.failures.any()) bytes += damage_bytes(c_);
@@ -532,9 +537,8 @@ class RoundsRun {
     }
   }
 
-  // Back on the host (the block's end, read once): the first broken rule, then every step's figures.
+  // Back on the host (the block's end, read once, its status word checked): every step's figures.
   void read_figures(RunResult& result, const std::vector<unsigned long long>& end) {
-    check_status(RunStatus{end[0]});
     record_figures(result, peaks_from(end.data() + 1), lost_of_end(end));
   }
   // The rounds' peaks from the block's figures: the records' RoundPeaks, or the pull step's matched

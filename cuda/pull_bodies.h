@@ -1,0 +1,227 @@
+// The device rounds' pull step (docs/DESIGN.md §2, "Two ways to run a step"): what one thread, or
+// one lane group, does for one processor in a round of the pull step, and what the round tallies.
+// Plain PPSIM_HD function objects, as round_bodies.h's: the device kernels (backend.cu) and the
+// host executor (host_rounds.cpp) run the same ones; every rule they apply is step_rules.h's or
+// pull_rules.h's.
+#pragma once
+#include <cstdint>
+
+#include "round_bodies.h"
+#include "rules/pull_rules.h"
+
+namespace ppsim {
+namespace rounds {
+
+// Which receives of processor i's ops (sent in `step`) will arrive: those no failure loses.
+PPSIM_HD inline void arriving_receives(const Ctx& c, const StepOps& ops, int64_t i, int64_t step, bool* arriving) {
+  for (int n = 0; n < ops.nrecv; ++n) arriving[n] = !rules::receive_lost(c.machine, ops.recv[n].from, i, step, c.clock.arrives(step));
+}
+
+// What the pull step reads and writes besides the buffers: which generation of each buffer holds
+// a processor's words (a parity bit per buffer, in two arrays of p bytes: the round's and the
+// next's), the buffers' second generations, and the round's receives that met their send and
+// peaks (the most loaded link, and the bits of the longest time: a non-negative double's bits
+// order as its values do, so an integer maximum is exact and order-free).
+struct PullState {
+  bool generations;           // the buffers have second generations (else a processor that needs one is tallied)
+  uint8_t* parity;            // [2 * processors]: round r > 1 reads parity + (r & 1) * processors; every round writes the other
+  uint64_t* second[kMaxBuffers];
+  // [kTallyWords * rounds]: round r's tally (PullTally's words, in order) at kTallyWords (r - 1): one
+  // read at the end of the run.
+  unsigned long long* round_out;
+  PPSIM_HD const uint8_t* parity_of(int round, int64_t procs) const { return parity + (round & 1) * procs; }
+  PPSIM_HD uint8_t* next_parity_of(int round, int64_t procs) const { return parity + ((round + 1) & 1) * procs; }
+  PPSIM_HD uint64_t* generation(const Ctx& c, int b, int g) const { return g ? second[b] : c.bufs[b]; }
+};
+
+// What a pull pass adds to its round's figures: the receives that met their send, and the largest
+// load and time (as bits) of their messages. Executors add them up where they run (a thread over
+// its processors, then its warp) and add each sum to the round's words once (commit_tally): one
+// atomic per warp, not per message on three words every processor shares.
+// The pull step needs no sizing pass: the round's sends, words and link-hops are tallied here
+// too, and so are the processors that could not take the pull step as the run was set up (defers:
+// it would have to put off its writes; regenerates: it would write a buffer's second generation,
+// which the run did not take): the host then runs the configuration again as they need.
+struct PullTally {
+  unsigned long long matched, max_load, time_bits, sends, words, hops, defers, regenerates;
+  PPSIM_HD void add(const PullTally& o) {
+    matched += o.matched;
+    max_load = max_load > o.max_load ? max_load : o.max_load;
+    time_bits = time_bits > o.time_bits ? time_bits : o.time_bits;
+    sends += o.sends;
+    words += o.words;
+    hops += o.hops;
+    defers += o.defers;
+    regenerates += o.regenerates;
+  }
+};
+inline constexpr int kTallyWords = 8;  // a round's tally in the executor's memory
+PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
+  if (t.matched) atomic_add(&out[0], t.matched);
+  if (t.max_load) atomic_max(&out[1], t.max_load);
+  if (t.time_bits) atomic_max(&out[2], t.time_bits);
+  if (t.sends) atomic_add(&out[3], t.sends);
+  if (t.words) atomic_add(&out[4], t.words);
+  if (t.hops) atomic_add(&out[5], t.hops);
+  if (t.defers) atomic_add(&out[6], t.defers);
+  if (t.regenerates) atomic_add(&out[7], t.regenerates);
+}
+
+// Routed topologies: every message of the round loads the links of its route before any is
+// costed (the pull pass that follows checks every rule; here only what the walk needs).
+struct CountLinksBody {
+  Ctx c;
+  int round;
+  int64_t step;
+  unsigned long long* link_load;
+  PPSIM_HD void operator()(int64_t x) const {
+    const int64_t i = c.lo + x;
+    StepOps ops;
+    int8_t route[kMaxOps];
+    bool ok = rules::read_round_ops(c.algo, c.ops_override, c.a, i, round, ops);
+    for (int n = 0; ok && n < ops.nsend; ++n)
+      ok = ops.send[n].to >= 0 && ops.send[n].to < c.ports.p && ops.send[n].to != i && rules::agent_route_ok(c.machine.topo, i, ops.send[n].to);
+    if (!ok) {
+      flag_error(c, step, i);
+      return;
+    }
+    if (c.machine.failures) rules::drop_lost(c.machine, ops, i, step, c.clock.arrives(step), route);
+    else
+      for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
+    const uint32_t stamp = uint32_t(step);
+    for (int n = 0; n < ops.nsend; ++n)
+      rules::for_each_message_link(c.machine, i, ops.send[n].to, route[n], [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+  }
+};
+
+// The pull step of one processor: its ops once; for each receive, in receive order, its sender's
+// ops, the send that meets it, the message's cost, and its words applied from the sender's buffer
+// as the step began (lanes split the words of each action). Every branch depends only on the
+// processor's and its senders' ops, so all lanes of a group take the same ones and meet at the
+// same barriers. A rule broken is flagged: the host reruns the configuration on the CPU backend.
+struct PullBody {
+  Ctx c;
+  int round;
+  int64_t step;
+  bool check_exchange;  // half-duplex / telephone at lambda = 1: a step's sends against its arrivals
+  PullState st;
+  const unsigned long long* link_load;
+  unsigned long long* lost;  // with failures: the round's [dropped, rerouted] messages (else null)
+
+  // Returns what this processor adds to the round's figures (lane 0's; the other lanes' are empty).
+  PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const {
+    PullTally tally{0, 0, 0, 0, 0, 0, 0, 0};
+    const int64_t i = c.lo + x, procs = c.hi - c.lo;
+    StepOps own;
+    int8_t own_route[kMaxOps];
+    rules::Losses losses;
+    if (!valid_ops(c, i, round, step, own, own_route, losses)) {
+      if (lane == 0) flag_error(c, step, i);
+      return tally;
+    }
+    if (lane == 0 && losses.dropped > 0) atomic_add(&lost[0], static_cast<unsigned long long>(losses.dropped));
+    if (lane == 0 && losses.rerouted > 0) atomic_add(&lost[1], static_cast<unsigned long long>(losses.rerouted));
+    const uint8_t* parity_now = st.parity_of(round, procs);
+    const bool parities = st.generations && round > 1;  // before round 2 every word is in the first generation
+    const uint8_t now = parities ? parity_now[x] : 0;
+    bool arriving[kMaxOps];
+    arriving_receives(c, own, i, step, arriving);
+    const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
+    if (lane == 0) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
+    if (lane == 0) tally.sends = static_cast<unsigned long long>(own.nsend);
+    if (writes.defer || (writes.new_generation && !st.generations)) {  // the run goes again, as it needs (PullTally)
+      tally.defers = lane == 0 && writes.defer;
+      tally.regenerates = lane == 0 && !writes.defer;
+      return tally;
+    }
+    uint8_t begun = 0;  // buffers whose new generation this processor has begun to write
+    StepOps peer;
+    int8_t peer_route[kMaxOps];
+    int64_t peer_id = -1;
+    bool exchange_checked = !check_exchange || own.nsend == 0;
+    for (int n = 0; n < own.nrecv; ++n) {
+      const Recv& rv = own.recv[n];
+      const int64_t f = rv.from;
+      if (f != peer_id) {
+        peer_id = f;
+        rules::Losses ignored;
+        if (!valid_ops(c, f, round, step, peer, peer_route, ignored)) return tally;  // f flags it
+      }
+      const int s = rules::find_send_to(peer, i, rules::earlier_receives_from(own, n));
+      if (s < 0 && !arriving[n]) continue;  // lost to a failure
+      if (s < 0 || !arriving[n] || peer.send[s].len != rv.len) {
+        if (lane == 0) flag_error(c, step, i);
+        return tally;
+      }
+      const Send& msg = peer.send[s];
+      if (!exchange_checked) {
+        exchange_checked = true;
+        if (rules::exchange_rule(c.ports.model, own.send[0].to, f) != rules::Exchange::ok) {
+          if (lane == 0) flag_error(c, step, i);
+          return tally;
+        }
+      }
+      if (lane == 0) tally.add(cost(peer, msg, rv, f, i, peer_route[s]));
+      const uint8_t g = parities ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
+      const uint64_t* src = st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off;
+      const int64_t run = msg.run == 0 || msg.run >= msg.len ? msg.len : msg.run, stride = run == msg.len ? msg.len : msg.stride;
+      for (int q = 0; q < rv.nact; ++q) {
+        const RecvAction& act = rv.act[q];
+        const int b = act.buf;
+        const uint8_t bit = uint8_t(1u << b);
+        const int gb = (now >> b) & 1;
+        const rules::ActionSpan span = rules::action_span(act, rv.len);
+        const int64_t at = x * c.words(b) + act.dst_off;
+        const bool fresh = (writes.new_generation & bit) && !(begun & bit);  // the action that rewrites all of b
+        uint64_t* dst = st.generation(c, b, (writes.new_generation & bit) ? gb ^ 1 : gb) + at;
+        const uint64_t* old = fresh ? st.generation(c, b, gb) + at : dst;
+        begun |= (writes.new_generation & bit);
+        for (int64_t w = lane; w < span.len; w += lanes) {
+          const int64_t mw = act.msg_off + w;  // the message's word, where the sender holds it
+          const uint64_t in = run == msg.len ? src[mw] : src[(mw / run) * stride + mw % run];
+          const int64_t k = span.slot_index(w);
+          dst[k] = c.tokens ? rules::received_token(act.mode, in, old[k], c.a.p) : rules::received_word(c.op, act.mode, in, old[k]);
+        }
+        group_sync(lanes);  // a later action may read words another lane just wrote
+      }
+    }
+    return tally;
+  }
+
+  // The message from f meeting receive rv: one matched receive, its congestion and time (the
+  // figures are the sizing pass's).
+  PPSIM_HD PullTally cost(const StepOps& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
+    const int64_t hops = rules::message_hops(c.machine, f, i, route), words = rules::charged_words(c.tokens, msg.len);
+    const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
+    const rules::MessageCost m =
+        direct_links(c.machine.topo)
+            ? rules::direct_cost(*c.cost, f, rules::direct_congestion(peer.send, 0, peer.nsend, i), words, hops, combined)
+            : rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(step));
+    return PullTally{1, static_cast<unsigned long long>(m.congestion), double_bits(m.time), 0, static_cast<unsigned long long>(words),
+                     static_cast<unsigned long long>(hops), 0, 0};
+  }
+  PPSIM_HD static unsigned long long double_bits(double v) {
+#if defined(__CUDA_ARCH__)
+    return static_cast<unsigned long long>(__double_as_longlong(v));
+#else
+    unsigned long long bits;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    return bits;
+#endif
+  }
+};
+
+// After the last step every processor's words go back to the first generation of each buffer,
+// one word per index (x: buffer b's word x, of processor x / words(b)).
+struct SettleBody {
+  Ctx c;
+  int32_t b;
+  const uint8_t* parity;  // as the last round left it
+  const uint64_t* second;
+  PPSIM_HD void operator()(int64_t x) const {
+    if ((parity[x / c.words(b)] >> b) & 1) c.bufs[b][x] = second[x];
+  }
+};
+
+}  // namespace rounds
+}  // namespace ppsim

@@ -20,6 +20,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -407,9 +408,27 @@ class DeviceExec {
                                                     std::max<int64_t>(1, n), stream_));
     return bytes + 1;
   }
-  // Small runs (few processors, short messages) take one launch for the sizing pass (a block a
-  // round) and one for all the steps (one thread block).
-  bool whole_run_fits(int64_t p, long long words) const { return rounds::whole_run_fits(p, words); }
+  // A run may take one launch for the sizing pass (a block a round) and one for all the steps
+  // (one thread block, up to kWholeRunMaxP processors) where PPSIM_ONE_BLOCK_MAX_P in the
+  // environment lets it: runs of at most that many processors. By default none does. Measured on
+  // an H200 (bench/RESULTS.md), a launch a step over the whole card beat the one block at every
+  // size tried: all-reduce at 2^6..2^14 processors, m = 1 and 256 (at 2^14: 0.4 ms against
+  // 4.1 ms, and 2.9 ms against 123 ms), and the ring all-gather and E-cube all-to-all at 2^12
+  // (4,095 steps: 0.10 s against 0.62 s, 0.11 s against 0.85 s). The variable is there so that a
+  // benchmark can time both ways.
+  bool whole_run_fits(int64_t p, long long words) const { return p <= one_block_max_p() && rounds::whole_run_fits(p, words); }
+  static int64_t one_block_max_p() {
+    static const int64_t most = [] {
+      const char* text = std::getenv("PPSIM_ONE_BLOCK_MAX_P");
+      if (!text) return int64_t{0};
+      char* end = nullptr;
+      const long long v = std::strtoll(text, &end, 10);
+      if (end == text || *end != '\0' || v < 0)
+        throw ConfigError(std::string("PPSIM_ONE_BLOCK_MAX_P must be a number of processors (0 or more), not '") + text + "'");
+      return int64_t(v);
+    }();
+    return most;
+  }
   void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
     size_whole_run<<<unsigned(std::min(nrounds, 4096)), rounds::kWholeRunThreads, 0, stream_>>>(pl, out, nrounds);
     PPSIM_CUDA_CHECK_LAUNCH("size_whole_run");

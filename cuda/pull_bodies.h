@@ -8,13 +8,30 @@
 
 #include "round_bodies.h"
 #include "rules/pull_rules.h"
+#include "rules/pull_units.h"
 
 namespace ppsim {
 namespace rounds {
 
 // Which receives of processor i's ops (sent in `step`) will arrive: those no failure loses.
-PPSIM_HD inline void arriving_receives(const Ctx& c, const StepOps& ops, int64_t i, int64_t step, bool* arriving) {
-  for (int n = 0; n < ops.nrecv; ++n) arriving[n] = !rules::receive_lost(c.machine, ops.recv[n].from, i, step, c.clock.arrives(step));
+template <class Ops>
+PPSIM_HD void arriving_receives(const Ctx& c, const Ops& ops, int64_t i, int64_t step, bool* arriving) {
+  for (int n = 0; n < Ops::max_recvs && n < ops.nrecv; ++n)
+    arriving[n] = !c.machine.failures || !rules::receive_lost(c.machine, ops.recv[n].from, i, step, c.clock.arrives(step));
+}
+
+// Processor i's ops of the round from source Src (rules/pull_units.h), checked, and what the
+// failures leave of its sends (route[n]: the route of its n-th send). A unit read directly runs
+// only where there are no failures (pull_step).
+template <class Src>
+PPSIM_HD PPSIM_DEVICE_INLINE bool pulled_ops(const Ctx& c, int64_t i, int round, int64_t step, typename Src::Ops& ops, int8_t* route, rules::Losses& lost) {
+  if constexpr (Src::any) {
+    return valid_ops(c, i, round, step, ops, route, lost);
+  } else {
+    rules::read_ops<Src>(c.algo, nullptr, c.a, i, round, ops);  // an overflow is check_ops's first rule
+    for (int n = 0; n < Src::Ops::max_sends; ++n) route[n] = 0;
+    return ops_valid(c, ops, i);
+  }
 }
 
 // What the pull step reads and writes besides the buffers: which generation of each buffer holds
@@ -69,37 +86,46 @@ PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
 
 // Routed topologies: every message of the round loads the links of its route before any is
 // costed (the pull pass that follows checks every rule; here only what the walk needs).
-struct CountLinksBody {
+template <class Src>
+struct CountLinksBodyOf {
   Ctx c;
   int round;
   int64_t step;
   unsigned long long* link_load;
   PPSIM_HD void operator()(int64_t x) const {
+    using Ops = typename Src::Ops;
     const int64_t i = c.lo + x;
-    StepOps ops;
-    int8_t route[kMaxOps];
-    bool ok = rules::read_round_ops(c.algo, c.ops_override, c.a, i, round, ops);
-    for (int n = 0; ok && n < ops.nsend; ++n)
+    Ops ops;
+    int8_t route[Ops::max_sends];
+    bool ok = rules::read_ops<Src>(c.algo, c.ops_override, c.a, i, round, ops);
+    for (int n = 0; ok && n < Ops::max_sends && n < ops.nsend; ++n)
       ok = ops.send[n].to >= 0 && ops.send[n].to < c.ports.p && ops.send[n].to != i && rules::agent_route_ok(c.machine.topo, i, ops.send[n].to);
     if (!ok) {
-      flag_error(c, step, i);
+      if (Src::any || !ops.overflow) flag_error(c, step, i);  // (a unit's overflow: its pull pass tallies it)
       return;
     }
-    if (c.machine.failures) rules::drop_lost(c.machine, ops, i, step, c.clock.arrives(step), route);
-    else
-      for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
+    if constexpr (Src::any) {
+      if (c.machine.failures) rules::drop_lost(c.machine, ops, i, step, c.clock.arrives(step), route);
+      else
+        for (int n = 0; n < ops.nsend; ++n) route[n] = 0;
+    } else {
+      for (int n = 0; n < Ops::max_sends; ++n) route[n] = 0;
+    }
     const uint32_t stamp = uint32_t(step);
-    for (int n = 0; n < ops.nsend; ++n)
+    for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
       rules::for_each_message_link(c.machine, i, ops.send[n].to, route[n], [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
 };
+using CountLinksBody = CountLinksBodyOf<rules::AnyUnit>;
 
 // The pull step of one processor: its ops once; for each receive, in receive order, its sender's
 // ops, the send that meets it, the message's cost, and its words applied from the sender's buffer
 // as the step began (lanes split the words of each action). Every branch depends only on the
 // processor's and its senders' ops, so all lanes of a group take the same ones and meet at the
 // same barriers. A rule broken is flagged: the host reruns the configuration on the CPU backend.
-struct PullBody {
+template <class Src>
+struct PullBodyOf {
+  using Ops = typename Src::Ops;
   Ctx c;
   int round;
   int64_t step;
@@ -112,11 +138,15 @@ struct PullBody {
   PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const {
     PullTally tally{0, 0, 0, 0, 0, 0, 0, 0};
     const int64_t i = c.lo + x, procs = c.hi - c.lo;
-    StepOps own;
-    int8_t own_route[kMaxOps];
+    Ops own;
+    int8_t own_route[Ops::max_sends];
     rules::Losses losses;
-    if (!valid_ops(c, i, round, step, own, own_route, losses)) {
-      if (lane == 0) flag_error(c, step, i);
+    if (!pulled_ops<Src>(c, i, round, step, own, own_route, losses)) {
+      if (Src::any || !own.overflow) {
+        if (lane == 0) flag_error(c, step, i);
+      } else {
+        tally.defers = lane == 0;  // more ops than the unit declared: the run goes again on the records
+      }
       return tally;
     }
     if (lane == 0 && losses.dropped > 0) atomic_add(&lost[0], static_cast<unsigned long long>(losses.dropped));
@@ -124,7 +154,7 @@ struct PullBody {
     const uint8_t* parity_now = st.parity_of(round, procs);
     const bool parities = st.generations && round > 1;  // before round 2 every word is in the first generation
     const uint8_t now = parities ? parity_now[x] : 0;
-    bool arriving[kMaxOps];
+    bool arriving[Ops::max_recvs];
     arriving_receives(c, own, i, step, arriving);
     const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
     if (lane == 0) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
@@ -135,25 +165,25 @@ struct PullBody {
       return tally;
     }
     uint8_t begun = 0;  // buffers whose new generation this processor has begun to write
-    StepOps peer;
-    int8_t peer_route[kMaxOps];
+    Ops peer;
+    int8_t peer_route[Ops::max_sends];
     int64_t peer_id = -1;
     bool exchange_checked = !check_exchange || own.nsend == 0;
-    for (int n = 0; n < own.nrecv; ++n) {
+    for (int n = 0; n < Ops::max_recvs && n < own.nrecv; ++n) {
       const Recv& rv = own.recv[n];
       const int64_t f = rv.from;
       if (f != peer_id) {
         peer_id = f;
         rules::Losses ignored;
-        if (!valid_ops(c, f, round, step, peer, peer_route, ignored)) return tally;  // f flags it
+        if (!pulled_ops<Src>(c, f, round, step, peer, peer_route, ignored)) return tally;  // f flags it
       }
       const int s = rules::find_send_to(peer, i, rules::earlier_receives_from(own, n));
       if (s < 0 && !arriving[n]) continue;  // lost to a failure
-      if (s < 0 || !arriving[n] || peer.send[s].len != rv.len) {
+      if (s < 0 || !arriving[n] || rules::send_at(peer, s).len != rv.len) {
         if (lane == 0) flag_error(c, step, i);
         return tally;
       }
-      const Send& msg = peer.send[s];
+      const Send& msg = rules::send_at(peer, s);
       if (!exchange_checked) {
         exchange_checked = true;
         if (rules::exchange_rule(c.ports.model, own.send[0].to, f) != rules::Exchange::ok) {
@@ -161,11 +191,11 @@ struct PullBody {
           return tally;
         }
       }
-      if (lane == 0) tally.add(cost(peer, msg, rv, f, i, peer_route[s]));
+      if (lane == 0) tally.add(cost(peer, msg, rv, f, i, Src::any ? peer_route[s] : 0));
       const uint8_t g = parities ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
       const uint64_t* src = st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off;
       const int64_t run = msg.run == 0 || msg.run >= msg.len ? msg.len : msg.run, stride = run == msg.len ? msg.len : msg.stride;
-      for (int q = 0; q < rv.nact; ++q) {
+      for (int q = 0; q < kMaxActions && q < rv.nact; ++q) {
         const RecvAction& act = rv.act[q];
         const int b = act.buf;
         const uint8_t bit = uint8_t(1u << b);
@@ -190,13 +220,17 @@ struct PullBody {
 
   // The message from f meeting receive rv: one matched receive, its congestion and time (the
   // figures are the sizing pass's).
-  PPSIM_HD PullTally cost(const StepOps& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
+  PPSIM_HD PullTally cost(const Ops& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
     const int64_t hops = rules::message_hops(c.machine, f, i, route), words = rules::charged_words(c.tokens, msg.len);
     const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
-    const rules::MessageCost m =
-        direct_links(c.machine.topo)
-            ? rules::direct_cost(*c.cost, f, rules::direct_congestion(peer.send, 0, peer.nsend, i), words, hops, combined)
-            : rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(step));
+    rules::MessageCost m;
+    if (direct_links(c.machine.topo)) {
+      long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
+      for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
+      m = rules::direct_cost(*c.cost, f, congestion, words, hops, combined);
+    } else {
+      m = rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(step));
+    }
     return PullTally{1, static_cast<unsigned long long>(m.congestion), double_bits(m.time), 0, static_cast<unsigned long long>(words),
                      static_cast<unsigned long long>(hops), 0, 0};
   }
@@ -210,6 +244,7 @@ struct PullBody {
 #endif
   }
 };
+using PullBody = PullBodyOf<rules::AnyUnit>;
 
 // After the last step every processor's words go back to the first generation of each buffer,
 // one word per index (x: buffer b's word x, of processor x / words(b)).

@@ -138,7 +138,8 @@ PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
 }
 
 // Every rule of step_rules.h's check_ops holds for processor i's ops.
-PPSIM_HD inline bool ops_valid(const Ctx& c, const StepOps& ops, int64_t i) {
+template <class Ops>
+PPSIM_HD PPSIM_DEVICE_INLINE bool ops_valid(const Ctx& c, const Ops& ops, int64_t i) {
   return rules::check_ops(c.ports, c.machine, ops, i).what == rules::Broken::none;
 }
 

@@ -136,6 +136,24 @@ PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out
   exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
 }
 
+// Round r, sent in step t, on the pull step, with ops read from source Src (rules/pull_units.h):
+// its link loads counted first on a routed topology, then pulled by its receivers.
+template <class Exec>
+struct PullRound {
+  const StepPlan& pl;
+  Exec& exec;
+  int r;
+  int64_t t;
+  PPSIM_HD_TEMPLATE
+  template <class Src>
+  PPSIM_HD void operator()(Src) const {
+    const Ctx& ctx = pl.ctx;
+    if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
+    exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)},
+                      pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
+  }
+};
+
 // Step t on the pull step: the round sent in it (its link loads counted first on a routed
 // topology) pulled by its receivers, which apply its words at once (the round's messages arrive
 // before the next round leaves: round-based, or lambda = 1); after the last step, every
@@ -145,9 +163,9 @@ template <class Exec>
 PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
   const Ctx& ctx = pl.ctx;
   if (const int r = pl.round_sent_at(t); r > 0) {
-    if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBody{ctx, r, t, pl.link_load});
-    exec.groups_tally(pl.p, PullBody{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)}, pl.width(r),
-                      pl.pulled.round_out + kTallyWords * (r - 1));
+    // The units of rules/pull_units.h's list with ops of their own size, where no test schedule
+    // replaces them and no failure drops their messages; every other run through the dispatch.
+    rules::with_ops_source(ctx.algo, !ctx.ops_override && !ctx.machine.failures, PullRound<Exec>{pl, exec, r, t});
   }
   if (t != pl.total_steps) return;
   const int last = ctx.clock.rounds;

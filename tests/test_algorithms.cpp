@@ -14,6 +14,7 @@
 #include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 #include "ppsim/run.h"
+#include "rules/pull_units.h"
 #include "test_helpers.h"
 
 using namespace ppsim;
@@ -280,6 +281,47 @@ std::vector<Case> accepted_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, StepPathSuite, ::testing::ValuesIn(accepted_cases()), case_name);
+
+// The units the pull step reads directly, into ops of their own size (rules/pull_units.h): on
+// every accepted case of the registry, in every round, every processor's ops fit the room its unit
+// declares, and read directly they are the dispatch's, field by field.
+TEST(PullUnits, OpsFitTheirRoomAndAreTheDispatchs) {
+  int64_t checked = 0;
+  for (const Case& k : accepted_cases()) {
+    const RunConfig c = case_config(k);
+    rules::with_ops_source(c.algorithm->id, true, [&](auto src) {
+      using Src = decltype(src);
+      if constexpr (!Src::any) {
+        for (int r = 1; r <= c.algorithm->rounds(c.params); ++r)
+          for (int64_t i = 0; i < c.params.p; ++i) {
+            StepOps all;
+            ASSERT_TRUE(rules::read_round_ops(c.algorithm->id, nullptr, c.params, i, r, all));
+            typename Src::Ops own;
+            ASSERT_TRUE(rules::read_ops<Src>(c.algorithm->id, nullptr, c.params, i, r, own))
+                << c.algorithm->name << " p = " << c.params.p << ", processor " << i << ", round " << r << ": " << all.nsend << " sends, "
+                << all.nrecv << " receives";
+            ASSERT_EQ(own.nsend, all.nsend);
+            ASSERT_EQ(own.nrecv, all.nrecv);
+            for (int n = 0; n < all.nsend; ++n) {
+              const Send &x = own.send[n], &y = all.send[n];
+              EXPECT_TRUE(x.to == y.to && x.src_off == y.src_off && x.len == y.len && x.run == y.run && x.stride == y.stride && x.buf == y.buf);
+            }
+            for (int n = 0; n < all.nrecv; ++n) {
+              const Recv &x = own.recv[n], &y = all.recv[n];
+              ASSERT_TRUE(x.from == y.from && x.len == y.len && x.nact == y.nact);
+              for (int q = 0; q < x.nact; ++q) {
+                const RecvAction &u = x.act[q], &v = y.act[q];
+                EXPECT_TRUE(u.dst_off == v.dst_off && u.run == v.run && u.stride == v.stride && u.buf == v.buf && u.mode == v.mode &&
+                            u.msg_off == v.msg_off && u.words == v.words);
+              }
+            }
+            ++checked;
+          }
+      }
+    });
+  }
+  EXPECT_GT(checked, 10000);  // every unit of the list, on many shapes
+}
 
 // The verification is not a check that cannot fail: corrupt one word and it reports it.
 TEST(Verification, DetectsACorruptedWord) {

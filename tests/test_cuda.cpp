@@ -226,8 +226,9 @@ void send_to_one_receive_from_another(const AlgoParams&, int64_t proc, int, Step
 }
 }  // namespace broken
 
-// Since 68da574 (2026-11-23) the device runs a small run whole in one thread block (cuda/block_exec.h: one launch for
-// the sizing pass, one for every step, the team's own scans and reductions). The host executor runs
+// The device can run a small run whole in one thread block (cuda/block_exec.h: one launch for the
+// sizing pass, one for every step, the team's own scans and reductions), where PPSIM_ONE_BLOCK_MAX_P
+// lets it (by default no run: a launch a step was faster wherever it was measured). The host executor runs
 // that very code as a team of threads meeting at the same barriers: identical to the CPU backend
 // for every algorithm (p + 1 = 2, 6, 14, 65 slots over 4 threads: chunks of every shape), and for
 // postal, routed and mapped runs.

@@ -12,6 +12,7 @@
 //     static int rounds(const AlgoParams&);
 //     static double formula(const AlgoParams&, const CostParams&);   // NaN: no closed form
 //     PPSIM_HD static void ops(const AlgoParams&, int64_t proc, int round, StepOps&);
+//     (or, with max_sends and max_recvs below kMaxOps, a template over the ops type)
 //   };
 #pragma once
 #include <cmath>
@@ -43,6 +44,10 @@ inline constexpr uint32_t kSwitchedNetworks = topo_bit(TopologyKind::full) | top
 // Defaults every unit inherits: one send per step, no local work.
 struct AlgorithmDefaults {
   static constexpr int sends_per_step = 1;
+  // Most sends and receives its ops may hold in any round, under any parameters (kMaxOps: no bound
+  // of its own). A unit that declares less, and writes ops() for any ops type, is compiled into
+  // the pull step with ops of that size (rules/pull_units.h).
+  static constexpr int max_sends = kMaxOps, max_recvs = kMaxOps;
   static constexpr bool has_local = false;
   static int64_t scratch_words(const AlgoParams&) { return 0; }
   static const char* rejects(const AlgoParams&) { return nullptr; }  // a limit of its own, or nullptr

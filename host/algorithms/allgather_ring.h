@@ -20,7 +20,10 @@ struct AllgatherRing : AlgorithmDefaults {
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * double(a.p - 1); }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     ring_allgather_step(a.p, id, round, kData, a.m, out);
   }
 };

@@ -25,7 +25,10 @@ struct AllreduceHypercube : AlgorithmDefaults {
     return (c.ts + c.tw * a.m) * rounds(a) + c.gamma * double(a.m) * (floor_log2(a.p) + (is_pow2(a.p) ? 0 : 1));
   }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     int d = floor_log2(a.p);
     int64_t extra = a.p - (int64_t{1} << d);
     if (extra > 0) {

@@ -70,7 +70,8 @@ struct MessageSplitting {
 
 // Ring all-gather step (Alg. 4-4): in step i, pass block (id - i + 1) mod p (the one received
 // last) to the right, receive block (id - i) mod p from the left.
-PPSIM_HD inline void ring_allgather_step(int64_t p, int64_t id, int i, int32_t buf, int64_t b, StepOps& out) {
+template <class Ops>
+PPSIM_HD void ring_allgather_step(int64_t p, int64_t id, int i, int32_t buf, int64_t b, Ops& out) {
   out.add_send(pos_mod(id + 1, p), buf, pos_mod(id - i + 1, p) * b, b);
   out.add_recv(pos_mod(id - 1, p), buf, pos_mod(id - i, p) * b, b, RecvMode::copy);
 }

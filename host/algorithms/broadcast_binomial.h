@@ -20,7 +20,10 @@ struct BroadcastBinomial : AlgorithmDefaults {
   static int rounds(const AlgoParams& a) { return ceil_log2(a.p); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + c.tw * a.m) * rounds(a); }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     tree_broadcast_ops(a, id, round, true, RankMap::relative, out);
   }
 };

@@ -55,7 +55,8 @@ PPSIM_HD inline int64_t tree_id(RankMap map, int64_t rank, int64_t root, int64_t
 }
 
 // Broadcast of buffer kData[0, m) from a.root over the binomial tree.
-PPSIM_HD inline void tree_broadcast_ops(const AlgoParams& a, int64_t id, int round, bool farthest_first, RankMap map, StepOps& out) {
+template <class Ops>
+PPSIM_HD void tree_broadcast_ops(const AlgoParams& a, int64_t id, int round, bool farthest_first, RankMap map, Ops& out) {
   TreeStep s = tree_spread_step(tree_rank(map, id, a.root, a.p), a.p, round, farthest_first);
   if (s.role == TreeRole::idle) return;
   int64_t partner = tree_id(map, s.partner, a.root, a.p);

@@ -28,6 +28,7 @@
 #include "cpu/step_cost.h"
 #include "cpu/step_store.h"
 #include "rules/pull_rules.h"
+#include "rules/pull_units.h"
 #include "rules/round_ops.h"
 
 namespace ppsim::cpu {
@@ -47,8 +48,10 @@ constexpr int64_t kMinRoutedPullWords = 16;
 namespace {
 
 // Where the pull asks for a processor's ops: the dispatch over every algorithm (or a test's
-// schedule), or one unit called directly, so that its ops are compiled into the pass.
+// schedule), or one unit of rules/pull_units.h's list called directly, so that its ops are
+// compiled into the pass, in ops of its own size (Type).
 struct DispatchedOps {
+  using Type = StepOps;
   AlgorithmId id;
   rules::OpsOverride override_ops;
   bool operator()(const AlgoParams& a, int64_t proc, int round, StepOps& ops) const {
@@ -57,11 +60,9 @@ struct DispatchedOps {
 };
 template <class Unit>
 struct UnitOps {
-  bool operator()(const AlgoParams& a, int64_t proc, int round, StepOps& ops) const {
-    ops.nsend = ops.nrecv = 0;
-    ops.overflow = false;
-    Unit::ops(a, proc, round, ops);
-    return !ops.overflow;
+  using Type = typename rules::OneUnit<Unit>::Ops;
+  bool operator()(const AlgoParams& a, int64_t proc, int round, Type& ops) const {
+    return rules::read_ops<rules::OneUnit<Unit>>(AlgorithmId::count, nullptr, a, proc, round, ops);
   }
 };
 
@@ -173,7 +174,7 @@ class PullRun {
 
   // Processor i's ops of the round, checked, and what the failures leave of its sends.
   template <class Ops>
-  bool own_ops(const Ops& ops_of, PullChunk& ch, int64_t i, int round, int64_t t, StepOps& ops, int8_t* route) const {
+  bool own_ops(const Ops& ops_of, PullChunk& ch, int64_t i, int round, int64_t t, typename Ops::Type& ops, int8_t* route) const {
     if (!ops_of(rules_.a, i, round, ops) ||
         rules::check_ops(rules_.ports, rules_.machine, ops, i).what != rules::Broken::none)
       return false;
@@ -219,12 +220,11 @@ class PullRun {
     if (!direct_) {
       pull_ = &PullRun::pull_chunk<DispatchedOps, true>;
       count_ = &PullRun::count_links;
-    } else if (!ops_override_) {
-      switch (algorithm_) {
-        case AlgorithmId::AllreduceHypercube: pull_ = &PullRun::pull_chunk<UnitOps<AllreduceHypercube>, false>; break;
-        case AlgorithmId::BroadcastBinomial: pull_ = &PullRun::pull_chunk<UnitOps<BroadcastBinomial>, false>; break;
-        default: break;
-      }
+    } else {
+      rules::with_ops_source(algorithm_, !ops_override_, [&](auto src) {
+        using Src = decltype(src);
+        if constexpr (!Src::any) pull_ = &PullRun::pull_chunk<UnitOps<typename Src::Unit>, false>;
+      });
     }
   }
 
@@ -236,8 +236,8 @@ class PullRun {
 
   // The cost of a message from f to i (hops, words, combined) in step t; congestion on direct links
   // is its sender's sends to i.
-  template <bool Routed>
-  [[gnu::always_inline]] rules::MessageCost message_cost(PullChunk& ch, const StepOps& peer, int64_t f, int64_t i, int route, int64_t words, int64_t hops, int64_t combined,
+  template <bool Routed, class PeerOps>
+  [[gnu::always_inline]] rules::MessageCost message_cost(PullChunk& ch, const PeerOps& peer, int64_t f, int64_t i, int route, int64_t words, int64_t hops, int64_t combined,
                                   int64_t t) const {
     const CostParams& cost = rules_.c.cost;
     if constexpr (Routed) {
@@ -263,7 +263,7 @@ class PullRun {
     const int64_t arrives = rules_.clock.arrives(t);
     const uint8_t* parity_now = parity_[pulls_ & 1].data();
     uint8_t* parity_next = parity_[(pulls_ + 1) & 1].data();
-    StepOps own, peer;
+    typename Ops::Type own, peer;
     int8_t own_route[kMaxOps] = {}, peer_route[kMaxOps] = {};
     bool arriving[kMaxOps];
     for (int n = 0; n < kMaxOps; ++n) arriving[n] = true;

@@ -152,8 +152,8 @@ struct Losses {
 // Processor i's sends of the step sent in `sent` (arriving in `arrives`), after the failures: the
 // lost ones removed (the others in their order), route[n] the route of the n-th send left. A
 // processor down in `sent` sends nothing (its sends count as dropped). Returns what it lost.
-template <class Machine>
-PPSIM_HD PPSIM_FAILURE_PATH Losses drop_lost(const Machine& m, StepOps& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
+template <class Machine, class Ops>
+PPSIM_HD PPSIM_FAILURE_PATH Losses drop_lost(const Machine& m, Ops& ops, int64_t i, int64_t sent, int64_t arrives, int8_t* route) {
   Losses l;
   if (m.failures->proc_down(i, sent)) {
     l.dropped = ops.nsend;

@@ -21,17 +21,29 @@
 namespace ppsim::rules {
 
 // The index of the k-th send of `ops` to processor `to` (its sends after the failures), or -1.
-PPSIM_HD inline int find_send_to(const StepOps& ops, int64_t to, int k) {
-  for (int n = 0; n < ops.nsend; ++n)
+// (Every loop over ops here is bounded by their room too: check_ops says why.)
+template <class Ops>
+PPSIM_HD int find_send_to(const Ops& ops, int64_t to, int k) {
+  for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
     if (ops.send[n].to == to && k-- == 0) return n;
   return -1;
 }
 
+// Send s of `ops` (s from find_send_to, not -1); in ops with room for one send, the first, so that
+// no array is indexed at run time and a GPU thread keeps the ops in registers.
+template <class Ops>
+PPSIM_HD const Send& send_at(const Ops& ops, int s) {
+  if constexpr (Ops::max_sends == 1) return ops.send[0];
+  else return ops.send[s];
+}
+
 // Receives of `ops` before receive n from the same processor: receive n meets that many sends of
 // its sender to this processor first.
-PPSIM_HD inline int earlier_receives_from(const StepOps& ops, int n) {
+template <class Ops>
+PPSIM_HD int earlier_receives_from(const Ops& ops, int n) {
+  if constexpr (Ops::max_recvs == 1) return 0;
   int k = 0;
-  for (int q = 0; q < n; ++q) k += ops.recv[q].from == ops.recv[n].from;
+  for (int q = 0; q < Ops::max_recvs && q < n; ++q) k += ops.recv[q].from == ops.recv[n].from;
   return k;
 }
 
@@ -43,7 +55,7 @@ PPSIM_HD inline bool extents_meet(int64_t off_a, int64_t extent_a, int64_t off_b
 
 // Whether action `act` of a receive of msg_len words writes every word of a buffer of `words`
 // words, each once, in order.
-PPSIM_HD inline bool rewrites_buffer(const RecvAction& act, int64_t msg_len, int64_t words) {
+PPSIM_HD PPSIM_DEVICE_INLINE bool rewrites_buffer(const RecvAction& act, int64_t msg_len, int64_t words) {
   const ActionSpan span = action_span(act, msg_len);
   return act.dst_off == 0 && span.len == words && (span.run == span.len || span.run == span.stride);
 }
@@ -59,7 +71,8 @@ struct StepWrites {
   uint8_t new_generation = 0;
   bool defer = false;
 };
-PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, const bool* arrives) {
+template <class Ops>
+PPSIM_HD PPSIM_DEVICE_INLINE StepWrites step_writes(const Shape& shape, const Ops& ops, const bool* arrives) {
   StepWrites w;
   if (ops.nsend == 1 && ops.nrecv == 1 && ops.recv[0].nact == 1) {  // the common case, as the loops below decide it
     const Send& x = ops.send[0];
@@ -75,13 +88,13 @@ PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, c
     return w;
   }
   uint8_t sent = 0;
-  for (int n = 0; n < ops.nsend; ++n) sent |= uint8_t(1u << ops.send[n].buf);
+  for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n) sent |= uint8_t(1u << ops.send[n].buf);
   if (sent == 0) return w;  // nothing it holds is read this step
   uint8_t decided = 0;
-  for (int n = 0; n < ops.nrecv; ++n) {
+  for (int n = 0; n < Ops::max_recvs && n < ops.nrecv; ++n) {
     if (!arrives[n]) continue;
     const Recv& r = ops.recv[n];
-    for (int q = 0; q < r.nact; ++q) {
+    for (int q = 0; q < kMaxActions && q < r.nact; ++q) {
       const RecvAction& act = r.act[q];
       const uint8_t bit = uint8_t(1u << act.buf);
       if (!(sent & bit)) continue;
@@ -95,7 +108,7 @@ PPSIM_HD inline StepWrites step_writes(const Shape& shape, const StepOps& ops, c
       if (w.new_generation & bit) continue;  // later actions write the new generation too
       const ActionSpan span = action_span(act, r.len);
       const int64_t extent = slice_extent(span.len, span.run, span.stride);
-      for (int s = 0; s < ops.nsend && !w.defer; ++s) {
+      for (int s = 0; s < Ops::max_sends && s < ops.nsend && !w.defer; ++s) {
         const Send& x = ops.send[s];
         if (x.buf == act.buf && extents_meet(act.dst_off, extent, x.src_off, slice_extent(x.len, x.run, x.stride)))
           w.defer = true;

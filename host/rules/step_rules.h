@@ -49,18 +49,18 @@ PPSIM_HD inline bool slice_ok(const Shape& s, int32_t buf, int64_t off, int64_t 
 }
 
 // A receive action: message words [msg_off, msg_off + words) (words 0: to the end) into a slice.
-PPSIM_HD inline bool action_ok(const Shape& s, const RecvAction& a, int64_t len) {
+PPSIM_HD PPSIM_DEVICE_INLINE bool action_ok(const Shape& s, const RecvAction& a, int64_t len) {
   if (a.msg_off < 0 || a.words < 0 || a.msg_off + a.words > len || (a.words == 0 && a.msg_off >= len)) return false;
   return slice_ok(s, a.buf, a.dst_off, a.words ? a.words : len - a.msg_off, a.run, a.stride);
 }
 
-PPSIM_HD inline bool send_ok(const Shape& s, const Send& x, int64_t i, int64_t p) {
+PPSIM_HD PPSIM_DEVICE_INLINE bool send_ok(const Shape& s, const Send& x, int64_t i, int64_t p) {
   return x.to >= 0 && x.to < p && x.to != i && slice_ok(s, x.buf, x.src_off, x.len, x.run, x.stride);
 }
 
-PPSIM_HD inline bool recv_ok(const Shape& s, const Recv& x, int64_t i, int64_t p) {
+PPSIM_HD PPSIM_DEVICE_INLINE bool recv_ok(const Shape& s, const Recv& x, int64_t i, int64_t p) {
   bool ok = x.from >= 0 && x.from < p && x.from != i && x.nact >= 1;
-  for (int q = 0; ok && q < x.nact; ++q) ok = action_ok(s, x.act[q], x.len);
+  for (int q = 0; ok && q < kMaxActions && q < x.nact; ++q) ok = action_ok(s, x.act[q], x.len);
   return ok;
 }
 
@@ -102,16 +102,18 @@ struct PortRules {
 
 // All-port: one send per outgoing link, one receive per incoming link (sends to or receives from
 // no processor clash with nothing: check_ops reports them next).
-PPSIM_HD inline Verdict check_links(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
-  int64_t end[kMaxOps], f, l;
-  for (int n = 0; n < ops.nsend; ++n) {
+template <class Ops>
+PPSIM_HD PPSIM_DEVICE_INLINE Verdict check_links(const PortRules& r, const Machine& m, const Ops& ops, int64_t i) {
+  constexpr int room = Ops::max_sends > Ops::max_recvs ? Ops::max_sends : Ops::max_recvs;
+  int64_t end[room], f, l;
+  for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n) {
     end[n] = -1 - n;
     if (ops.send[n].to >= 0 && ops.send[n].to < r.p && ops.send[n].to != i)
       route_end_links(m.topo, m.node(i), m.node(ops.send[n].to), end[n], l);
     for (int q = 0; q < n; ++q)
       if (end[q] == end[n]) return {Broken::out_link, q, n};
   }
-  for (int n = 0; n < ops.nrecv; ++n) {
+  for (int n = 0; n < Ops::max_recvs && n < ops.nrecv; ++n) {
     end[n] = -1 - n;
     if (ops.recv[n].from >= 0 && ops.recv[n].from < r.p && ops.recv[n].from != i)
       route_end_links(m.topo, m.node(ops.recv[n].from), m.node(i), f, end[n]);
@@ -123,16 +125,19 @@ PPSIM_HD inline Verdict check_links(const PortRules& r, const Machine& m, const 
 
 // A switch agent has a port on every link (an all-to-all crossbar): the run's port model binds the
 // processors, not the switches.
-PPSIM_HD inline Verdict check_ops(const PortRules& r, const Machine& m, const StepOps& ops, int64_t i) {
+// The loops are bounded by the ops' room as well as their counts, so that a compiler can keep a
+// small BasicOps in registers.
+template <class Ops>
+PPSIM_HD PPSIM_DEVICE_INLINE Verdict check_ops(const PortRules& r, const Machine& m, const Ops& ops, int64_t i) {
   if (ops.overflow) return {Broken::overflow, 0, 0};
   const int limit = i < m.topo.p ? r.limit : kMaxOps;
   if (ops.nsend > limit) return {Broken::sends, 0, 1};
   if (ops.nrecv > limit) return {Broken::recvs, 0, 1};
   if (r.model == PortModel::all)
     if (const Verdict v = check_links(r, m, ops, i); v.what != Broken::none) return v;
-  for (int n = 0; n < ops.nsend; ++n)
+  for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
     if (!send_ok(r.shape, ops.send[n], i, r.p) || !agent_route_ok(m.topo, i, ops.send[n].to)) return {Broken::send, n, n};
-  for (int n = 0; n < ops.nrecv; ++n)
+  for (int n = 0; n < Ops::max_recvs && n < ops.nrecv; ++n)
     if (!recv_ok(r.shape, ops.recv[n], i, r.p) || !agent_route_ok(m.topo, ops.recv[n].from, i)) return {Broken::recv, n, n};
   return {};
 }
@@ -296,16 +301,16 @@ struct ActionSpan {
   int64_t len, run, stride;
   PPSIM_HD int64_t slot_index(int64_t w) const { return run == len ? w : (w / run) * stride + w % run; }
 };
-PPSIM_HD inline ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
+PPSIM_HD PPSIM_DEVICE_INLINE ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
   const int64_t len = act.words ? act.words : msg_len - act.msg_off;
   return act.run == 0 || act.run == len ? ActionSpan{len, len, len} : ActionSpan{len, act.run, act.stride};
 }
 
 // Words a receive combines into its slots (its actions that are not copies): the gamma term of its
 // message's time (CostParams::gamma).
-PPSIM_HD inline int64_t combined_words(const RecvAction* act, int nact, int64_t msg_len) {
+PPSIM_HD PPSIM_DEVICE_INLINE int64_t combined_words(const RecvAction* act, int nact, int64_t msg_len) {
   int64_t w = 0;
-  for (int q = 0; q < nact; ++q)
+  for (int q = 0; q < kMaxActions && q < nact; ++q)
     if (act[q].mode != RecvMode::copy) w += action_span(act[q], msg_len).len;
   return w;
 }
@@ -340,7 +345,7 @@ PPSIM_HD inline bool carries_tokens(Operation op) { return op == Operation::barr
 PPSIM_HD inline int64_t charged_words(bool tokens, int64_t len) { return tokens ? 0 : len; }
 
 // The words a receive is charged for combining (the gamma term).
-PPSIM_HD inline int64_t charged_combined_words(bool tokens, const RecvAction* act, int nact, int64_t msg_len) {
+PPSIM_HD PPSIM_DEVICE_INLINE int64_t charged_combined_words(bool tokens, const RecvAction* act, int nact, int64_t msg_len) {
   return tokens ? 0 : combined_words(act, nact, msg_len);
 }
 

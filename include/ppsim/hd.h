@@ -7,9 +7,14 @@
 // Before a PPSIM_HD template whose executor is host-only in some instantiations (kernel launches)
 // and device-only in others (one thread block's loops): nvcc checks each instantiation where it runs.
 #define PPSIM_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+// An inline function that takes a processor's ops (or a part of them) by reference, inlined on the
+// device wherever it is called: a call that is not would need their address, and so the ops in
+// local memory instead of registers.
+#define PPSIM_DEVICE_INLINE __forceinline__
 #else
 #define PPSIM_HD
 #define PPSIM_HD_TEMPLATE
+#define PPSIM_DEVICE_INLINE inline
 #endif
 
 #include <cstdint>

@@ -50,19 +50,24 @@ struct Recv {
   RecvAction act[kMaxActions];
 };
 
-// What one processor does in one round. overflow is set if an algorithm posts more
-// than kMaxOps of either kind (the engine reports it as a schedule error).
-struct StepOps {
+// What one processor does in one round, in room for MaxSends sends and MaxRecvs receives.
+// overflow is set if an algorithm posts more than that of either kind (the engine reports it as a
+// schedule error). StepOps has room for what any algorithm may post (kMaxOps of each); an
+// algorithm unit that declares smaller bounds (max_sends, max_recvs) can be read into a BasicOps
+// of its own size, which a GPU thread keeps in registers.
+template <int MaxSends, int MaxRecvs>
+struct BasicOps {
+  static constexpr int max_sends = MaxSends, max_recvs = MaxRecvs;
   int32_t nsend = 0;
   int32_t nrecv = 0;
   bool overflow = false;
-  Send send[kMaxOps];
-  Recv recv[kMaxOps];
+  Send send[MaxSends];
+  Recv recv[MaxRecvs];
 
   PPSIM_HD void add_send(int64_t to, int32_t buf, int64_t off, int64_t len) { add_send_strided(to, buf, off, len, len, 1); }
   // count runs of `run` words, `stride` words apart.
   PPSIM_HD void add_send_strided(int64_t to, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count) {
-    if (nsend == kMaxOps) {
+    if (nsend == MaxSends) {
       overflow = true;
       return;
     }
@@ -72,7 +77,7 @@ struct StepOps {
     add_recv_strided(from, buf, off, len, len, 1, mode);
   }
   PPSIM_HD void add_recv_strided(int64_t from, int32_t buf, int64_t off, int64_t run, int64_t stride, int64_t count, RecvMode mode) {
-    if (nrecv == kMaxOps) {
+    if (nrecv == MaxRecvs) {
       overflow = true;
       return;
     }
@@ -81,6 +86,9 @@ struct StepOps {
     r.len = run * count;
     r.nact = 1;
     r.act[0] = RecvAction{off, run, stride, buf, mode, 0, 0};
+    // The second action is unused (nact = 1); in a small ops, kept in registers, it is set so that
+    // no compiler sees its words read unset.
+    if constexpr (MaxRecvs < kMaxOps) r.act[1] = RecvAction{0, 0, 0, 0, RecvMode::copy, 0, 0};
   }
   // A second slot updated by the most recent receive (e.g. prefix: result and outgoing partial).
   PPSIM_HD void add_action(int32_t buf, int64_t off, RecvMode mode) {
@@ -115,6 +123,7 @@ struct StepOps {
     if (a.run == r.len) a.run = a.stride = words;
   }
 };
+using StepOps = BasicOps<kMaxOps, kMaxOps>;
 
 // Everything an algorithm may look at besides its processor id and round number.
 struct AlgoParams {

@@ -1,0 +1,71 @@
+// Where the pull step reads a processor's ops from (docs/DESIGN.md §2, "Two ways to run a step"):
+// the dispatch over every algorithm, into a StepOps (room for kMaxOps sends and receives, 5.4 KB),
+// or one algorithm unit called directly, into ops of the size the unit declares (max_sends,
+// max_recvs). A GPU thread keeps a BasicOps<1, 1> in registers, where a StepOps lives in local
+// memory: at 2^20 processors that memory is far more than the card's L2, and a step wrote it out to
+// DRAM and back (bench/RESULTS.md, "The pull step on an NVIDIA H200").
+//
+// The units on the list below are the ones the benchmarks and the large runs use; a unit joins it by
+// declaring its bounds and writing ops() for any ops type. The bounds are checked on every
+// configuration of the registry (test_step_paths). Should a unit's ops still overflow its room, the
+// device run goes again on the records, which read every unit through the dispatch.
+#pragma once
+#include <cstdint>
+
+#include "algorithms/all.h"  // AlgorithmId, and the units
+#include "rules/round_ops.h"
+
+namespace ppsim::rules {
+
+// Every algorithm through the dispatch (or a test's schedule, on the host).
+struct AnyUnit {
+  using Ops = StepOps;
+  static constexpr bool any = true;
+};
+
+// One unit called directly, with ops of its own size.
+template <class U>
+struct OneUnit {
+  using Unit = U;
+  using Ops = BasicOps<U::max_sends, U::max_recvs>;
+  static constexpr bool any = false;
+};
+
+// Processor proc's ops of round `round` from source Src; false where they overflowed its room.
+template <class Src>
+PPSIM_HD PPSIM_DEVICE_INLINE bool read_ops(AlgorithmId id, OpsOverride ops_override, const AlgoParams& a, int64_t proc, int round, typename Src::Ops& ops) {
+  if constexpr (Src::any) {
+    return read_round_ops(id, ops_override, a, proc, round, ops);
+  } else {
+    ops.nsend = ops.nrecv = 0;
+    ops.overflow = false;
+    Src::Unit::ops(a, proc, round, ops);
+    return !ops.overflow;
+  }
+}
+
+// Calls fn with the source of algorithm id's ops: the unit's own where it is on the list and
+// `direct` (the run has no test schedule, and whatever else the caller needs), else AnyUnit.
+PPSIM_HD_TEMPLATE
+template <class Fn>
+PPSIM_HD void with_ops_source(AlgorithmId id, bool direct, Fn&& fn) {
+  if (direct) {
+    switch (id) {
+      case AlgorithmId::AllreduceHypercube: fn(OneUnit<AllreduceHypercube>{}); return;
+      case AlgorithmId::BroadcastBinomial: fn(OneUnit<BroadcastBinomial>{}); return;
+      case AlgorithmId::AllgatherRing: fn(OneUnit<AllgatherRing>{}); return;
+      case AlgorithmId::AlltoallXorEcube: fn(OneUnit<AlltoallXorEcube>{}); return;
+      default: break;
+    }
+  }
+  fn(AnyUnit{});
+}
+
+// Whether algorithm id is on the list.
+PPSIM_HD inline bool has_own_ops(AlgorithmId id) {
+  bool own = false;
+  with_ops_source(id, true, [&](auto src) { own = !decltype(src)::any; });
+  return own;
+}
+
+}  // namespace ppsim::rules

@@ -66,6 +66,38 @@ struct UnitOps {
   }
 };
 
+// The slices of a processor's ops of one send and one receive (of one action) that check_ops passed
+// last: those of its checks that look at the slices alone (against the buffers' shape) hold again
+// for ops with the same slices, whatever the processor, and only the ends are left to check. A
+// round's processors mostly post alike.
+struct CheckedSlices {
+  bool valid = false;
+  Send send{};
+  int64_t recv_len = 0;
+  RecvAction act{};
+
+  template <class Ops>
+  static bool one_each(const Ops& ops) {
+    return ops.nsend == 1 && ops.nrecv == 1 && ops.recv[0].nact == 1;
+  }
+  template <class Ops>
+  bool same(const Ops& ops) const {
+    const Send& x = ops.send[0];
+    const RecvAction& a = ops.recv[0].act[0];
+    return valid && one_each(ops) && x.buf == send.buf && x.src_off == send.src_off && x.len == send.len && x.run == send.run &&
+           x.stride == send.stride && ops.recv[0].len == recv_len && a.dst_off == act.dst_off && a.run == act.run && a.stride == act.stride &&
+           a.buf == act.buf && a.mode == act.mode && a.msg_off == act.msg_off && a.words == act.words;
+  }
+  template <class Ops>
+  void remember(const Ops& ops) {
+    valid = one_each(ops);
+    if (!valid) return;
+    send = ops.send[0];
+    recv_len = ops.recv[0].len;
+    act = ops.recv[0].act[0];
+  }
+};
+
 // One chunk's share of a step.
 struct PullChunk {
   int64_t first = 0, last = 0;  // processors [first, last)
@@ -84,6 +116,7 @@ struct PullChunk {
   int64_t last_words = -1, last_hops = -1, last_combined = -1;
   long long last_congestion = -1;
   double last_time = 0;
+  CheckedSlices checked;  // (kept from step to step: the run's buffers and port rules do not change)
 
   void start_step() {
     stats = StepStats{};
@@ -175,9 +208,18 @@ class PullRun {
   // Processor i's ops of the round, checked, and what the failures leave of its sends.
   template <class Ops>
   bool own_ops(const Ops& ops_of, PullChunk& ch, int64_t i, int round, int64_t t, typename Ops::Type& ops, int8_t* route) const {
-    if (!ops_of(rules_.a, i, round, ops) ||
-        rules::check_ops(rules_.ports, rules_.machine, ops, i).what != rules::Broken::none)
-      return false;
+    if (!ops_of(rules_.a, i, round, ops)) return false;
+    if (rules_.ports.model != PortModel::all && ch.checked.same(ops)) {
+      // check_ops's checks of the ends (the slices passed it for an earlier processor)
+      const int64_t to = ops.send[0].to, from = ops.recv[0].from, p = rules_.ports.p;
+      const Topology& topo = rules_.machine.topo;
+      if (to < 0 || to >= p || to == i || from < 0 || from >= p || from == i || !rules::agent_route_ok(topo, i, to) ||
+          !rules::agent_route_ok(topo, from, i))
+        return false;
+    } else {
+      if (rules::check_ops(rules_.ports, rules_.machine, ops, i).what != rules::Broken::none) return false;
+      ch.checked.remember(ops);
+    }
     if (failures_) {
       const rules::Losses lost = rules::drop_lost(rules_.machine, ops, i, t, rules_.clock.arrives(t), route);
       ch.stats.dropped += lost.dropped;

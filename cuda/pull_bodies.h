@@ -193,29 +193,37 @@ struct PullBodyOf {
       }
       if (lane == 0) tally.add(cost(peer, msg, rv, f, i, Src::any ? peer_route[s] : 0));
       const uint8_t g = parities ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
-      const uint64_t* src = st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off;
-      const int64_t run = msg.run == 0 || msg.run >= msg.len ? msg.len : msg.run, stride = run == msg.len ? msg.len : msg.stride;
-      for (int q = 0; q < kMaxActions && q < rv.nact; ++q) {
-        const RecvAction& act = rv.act[q];
-        const int b = act.buf;
-        const uint8_t bit = uint8_t(1u << b);
-        const int gb = (now >> b) & 1;
-        const rules::ActionSpan span = rules::action_span(act, rv.len);
-        const int64_t at = x * c.words(b) + act.dst_off;
-        const bool fresh = (writes.new_generation & bit) && !(begun & bit);  // the action that rewrites all of b
-        uint64_t* dst = st.generation(c, b, (writes.new_generation & bit) ? gb ^ 1 : gb) + at;
-        const uint64_t* old = fresh ? st.generation(c, b, gb) + at : dst;
-        begun |= (writes.new_generation & bit);
-        for (int64_t w = lane; w < span.len; w += lanes) {
-          const int64_t mw = act.msg_off + w;  // the message's word, where the sender holds it
-          const uint64_t in = run == msg.len ? src[mw] : src[(mw / run) * stride + mw % run];
-          const int64_t k = span.slot_index(w);
-          dst[k] = c.tokens ? rules::received_token(act.mode, in, old[k], c.a.p) : rules::received_word(c.op, act.mode, in, old[k]);
-        }
-        group_sync(lanes);  // a later action may read words another lane just wrote
-      }
+      apply(rv, msg, st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off, x, now, writes.new_generation, begun, lane,
+            lanes);
     }
     return tally;
+  }
+
+  // Receive rv of processor x applied from its message msg, whose words the sender holds at src
+  // (as the step began): each action in place, or in the new generation of a buffer x rewrites
+  // (the first action there reads the generation `now` says is current); lanes split the words.
+  PPSIM_HD PPSIM_DEVICE_INLINE void apply(const Recv& rv, const Send& msg, const uint64_t* src, int64_t x, uint8_t now, uint8_t new_generation, uint8_t& begun,
+                      int lane, int lanes) const {
+    const int64_t run = msg.run == 0 || msg.run >= msg.len ? msg.len : msg.run, stride = run == msg.len ? msg.len : msg.stride;
+    for (int q = 0; q < kMaxActions && q < rv.nact; ++q) {
+      const RecvAction& act = rv.act[q];
+      const int b = act.buf;
+      const uint8_t bit = uint8_t(1u << b);
+      const int gb = (now >> b) & 1;
+      const rules::ActionSpan span = rules::action_span(act, rv.len);
+      const int64_t at = x * c.words(b) + act.dst_off;
+      const bool fresh = (new_generation & bit) && !(begun & bit);  // the action that rewrites all of b
+      uint64_t* dst = st.generation(c, b, (new_generation & bit) ? gb ^ 1 : gb) + at;
+      const uint64_t* old = fresh ? st.generation(c, b, gb) + at : dst;
+      begun |= (new_generation & bit);
+      for (int64_t w = lane; w < span.len; w += lanes) {
+        const int64_t mw = act.msg_off + w;  // the message's word, where the sender holds it
+        const uint64_t in = run == msg.len ? src[mw] : src[(mw / run) * stride + mw % run];
+        const int64_t k = span.slot_index(w);
+        dst[k] = c.tokens ? rules::received_token(act.mode, in, old[k], c.a.p) : rules::received_word(c.op, act.mode, in, old[k]);
+      }
+      group_sync(lanes);  // a later action may read words another lane just wrote
+    }
   }
 
   // The message from f meeting receive rv: one matched receive, its congestion and time (the

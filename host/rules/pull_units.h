@@ -61,11 +61,4 @@ PPSIM_HD void with_ops_source(AlgorithmId id, bool direct, Fn&& fn) {
   fn(AnyUnit{});
 }
 
-// Whether algorithm id is on the list.
-PPSIM_HD inline bool has_own_ops(AlgorithmId id) {
-  bool own = false;
-  with_ops_source(id, true, [&](auto src) { own = !decltype(src)::any; });
-  return own;
-}
-
 }  // namespace ppsim::rules

@@ -1,0 +1,64 @@
+// Where the CPU's pull step (pull_run.cpp) reads a processor's ops from, and what of their checks
+// it can skip: the dispatch over every algorithm, or one unit of rules/pull_units.h's list called
+// directly into ops of its own size; and the slices that check_ops passed last in a chunk.
+#pragma once
+#include <cstdint>
+
+#include "ppsim/schedule.h"
+#include "rules/pull_units.h"
+#include "rules/round_ops.h"
+
+namespace ppsim::cpu {
+
+// Where the pull asks for a processor's ops: the dispatch over every algorithm (or a test's
+// schedule), or one unit of rules/pull_units.h's list called directly, so that its ops are
+// compiled into the pass, in ops of its own size (Type).
+struct DispatchedOps {
+  using Type = StepOps;
+  AlgorithmId id;
+  rules::OpsOverride override_ops;
+  bool operator()(const AlgoParams& a, int64_t proc, int round, StepOps& ops) const {
+    return rules::read_round_ops(id, override_ops, a, proc, round, ops);
+  }
+};
+template <class Unit>
+struct UnitOps {
+  using Type = typename rules::OneUnit<Unit>::Ops;
+  bool operator()(const AlgoParams& a, int64_t proc, int round, Type& ops) const {
+    return rules::read_ops<rules::OneUnit<Unit>>(AlgorithmId::count, nullptr, a, proc, round, ops);
+  }
+};
+
+// The slices of a processor's ops of one send and one receive (of one action) that check_ops passed
+// last: those of its checks that look at the slices alone (against the buffers' shape) hold again
+// for ops with the same slices, whatever the processor, and only the ends are left to check. A
+// round's processors mostly post alike.
+struct CheckedSlices {
+  bool valid = false;
+  Send send{};
+  int64_t recv_len = 0;
+  RecvAction act{};
+
+  template <class Ops>
+  static bool one_each(const Ops& ops) {
+    return ops.nsend == 1 && ops.nrecv == 1 && ops.recv[0].nact == 1;
+  }
+  template <class Ops>
+  bool same(const Ops& ops) const {
+    const Send& x = ops.send[0];
+    const RecvAction& a = ops.recv[0].act[0];
+    return valid && one_each(ops) && x.buf == send.buf && x.src_off == send.src_off && x.len == send.len && x.run == send.run &&
+           x.stride == send.stride && ops.recv[0].len == recv_len && a.dst_off == act.dst_off && a.run == act.run && a.stride == act.stride &&
+           a.buf == act.buf && a.mode == act.mode && a.msg_off == act.msg_off && a.words == act.words;
+  }
+  template <class Ops>
+  void remember(const Ops& ops) {
+    valid = one_each(ops);
+    if (!valid) return;
+    send = ops.send[0];
+    recv_len = ops.recv[0].len;
+    act = ops.recv[0].act[0];
+  }
+};
+
+}  // namespace ppsim::cpu

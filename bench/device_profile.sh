@@ -6,14 +6,15 @@
 # 1. Before and after, where build-gpu-old holds the same pack of an earlier commit: ppsim_bench's
 #    wall on allreduce 2^20 at m = 1 and m = 256, and the CLI's ring all-gather and E-cube
 #    all-to-all at 2^12, each build in turn, on the same card.
-# 2. The relocatable build (the default) against the whole-program build, where
-#    build-gpu-norel holds a build with -DPPSIM_CUDA_RELOCATABLE=OFF: the same points.
-# 3. The one-block cut-off: every run of up to kWholeRunMaxP processors goes through one thread
-#    block; PPSIM_ONE_BLOCK_MAX_P=0 sends it through a launch a step instead. Allreduce
-#    (m = 1 and 256) over p = 2^6..2^14, the ring all-gather and the E-cube all-to-all at 2^10 and
-#    2^12, both ways.
-# 4. Nsight Compute on the one-block kernel (step_whole_run, ring all-gather 2^10): warp stalls,
-#    local-memory sectors and instructions executed.
+# 2. The relocatable build (the default; REL_BUILD, default build-gpu) against the whole-program
+#    build, where build-gpu-norel holds a build with -DPPSIM_CUDA_RELOCATABLE=OFF: the same points.
+# 3. The run in one cooperative launch against a launch a step: runs on the pull step whose rounds
+#    move one lane a processor take one launch for all their steps (step_grid_run) up to
+#    PPSIM_GRID_MAX_P processors; PPSIM_GRID_MAX_P=0 sends them through a launch a step instead.
+#    Allreduce m = 1 over p = 2^10..2^20, the ring all-gather at 2^10..2^14 and the E-cube
+#    all-to-all at 2^10 and 2^12, both ways.
+# 4. Nsight Compute on the one-block kernel (step_whole_run, ring all-gather 2^10, with
+#    PPSIM_ONE_BLOCK_MAX_P letting it run): warp stalls, local-memory sectors and instructions.
 # 5. Nsight Compute on every kernel of allreduce 2^20 at m = 1 and m = 256: DRAM and L2 bytes,
 #    instructions and time, summed by kernel.
 # Each command is cut off after DEVICE_PROFILE_S seconds (default 90); PARTS (default "1 2 3 4 5")
@@ -72,28 +73,29 @@ if [[ $parts == *" 1 "* ]] && [ -x build-gpu-old/bench/ppsim_bench ]; then
   compare before build-gpu-old after build-gpu
 fi
 if [[ $parts == *" 2 "* ]] && [ -x build-gpu-norel/bench/ppsim_bench ]; then
-  echo "== 2. relocatable (build-gpu) against whole-program (build-gpu-norel)"
-  compare relocatable build-gpu whole-program build-gpu-norel
+  echo "== 2. relocatable (${REL_BUILD:-build-gpu}) against whole-program (build-gpu-norel)"
+  compare relocatable "${REL_BUILD:-build-gpu}" whole-program build-gpu-norel
 fi
 if [[ $parts == *" 3 "* ]]; then
-  echo "== 3. one block against a launch a step (PPSIM_ONE_BLOCK_MAX_P=0)"
-  echo "| point | one block | a launch a step |"
+  all=PPSIM_GRID_MAX_P=1073741824 none=PPSIM_GRID_MAX_P=0
+  echo "== 3. the run in one cooperative launch ($all) against a launch a step ($none)"
+  echo "| point | one launch | a launch a step |"
   echo "|---|---:|---:|"
-  for m in 1 256; do
-    for k in 6 8 10 12 14; do
-      echo "| allreduce 2^$k, m = $m (ppsim_bench wall s) | $(bench build-gpu allreduce $m $k) | $(bench build-gpu allreduce $m $k PPSIM_ONE_BLOCK_MAX_P=0) |"
-    done
+  for k in 10 12 14 16 18 20; do
+    echo "| allreduce 2^$k, m = 1 (ppsim_bench wall s) | $(bench build-gpu allreduce 1 $k $all) | $(bench build-gpu allreduce 1 $k $none) |"
+  done
+  for k in 10 12 14; do
+    echo "| ring all-gather 2^$k (CLI s) | $(cli build-gpu --topology ring --op allgather --p 2^$k -- $all) | $(cli build-gpu --topology ring --op allgather --p 2^$k -- $none) |"
   done
   for k in 10 12; do
-    echo "| ring all-gather 2^$k (CLI s) | $(cli build-gpu --topology ring --op allgather --p 2^$k) | $(cli build-gpu --topology ring --op allgather --p 2^$k -- PPSIM_ONE_BLOCK_MAX_P=0) |"
-    echo "| E-cube all-to-all 2^$k (CLI s) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k -- PPSIM_ONE_BLOCK_MAX_P=0) |"
+    echo "| E-cube all-to-all 2^$k (CLI s) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k -- $all) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k -- $none) |"
   done
 fi
 
 [ -n "$ncu" ] || { echo "no ncu on this machine"; exit 0; }
 if [[ $parts == *" 4 "* ]]; then
   echo "== 4. $ncu on step_whole_run (ring all-gather 2^10)"
-  timeout "$limit" "$ncu" --clock-control none --kernel-name regex:step_whole_run --launch-count 1 \
+  PPSIM_ONE_BLOCK_MAX_P=16384 timeout "$limit" "$ncu" --clock-control none --kernel-name regex:step_whole_run --launch-count 1 \
     --section WarpStateStats \
     --metrics l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum,smsp__inst_executed.sum,gpu__time_duration.sum \
     build-gpu/ppsim run --topology ring --op allgather --p 2^10 --backend cuda >"$out/ncu_whole_run.txt" 2>&1

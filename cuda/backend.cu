@@ -10,6 +10,7 @@
 // synchronization points docs/DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
 // all finish before the next phase starts. rounds.h orders the phases; this file supplies the
 // executor: a stream of its own, kernels, CUB scans and reductions, device memory.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -37,6 +38,12 @@ namespace {
 
 constexpr int kGroup = 32;   // threads per simulated processor (one warp)
 constexpr int kBlock = 256;  // threads per CUDA block
+// The most processors a run on the pull step takes in one cooperative launch (step_grid_run) by
+// default: none. Measured on an H200 (bench/RESULTS.md), the one launch ran no faster than a
+// launch a step at any size tried (ring all-gather 2^10..2^14, E-cube all-to-all 2^10 and 2^12,
+// all-reduce 2^10..2^20): a step's time is its processors' own chain of work, not the launches.
+// PPSIM_GRID_MAX_P=N in the environment lets runs of up to N processors take it.
+constexpr int64_t kGridMaxP = 0;
 
 // Every kernel takes its body as a __grid_constant__ parameter: the bodies hold the run's context
 // (about 700 bytes) by value and call into it by reference, and a plain parameter whose address is
@@ -92,7 +99,7 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
 template <class Body>
 __global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(body(i, 0, 1));
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
   t = warp_tally(t);
   if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
 }
@@ -101,13 +108,13 @@ __global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
   rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(body(i, lane, kGroup));
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(rounds::pull_of(body, i, lane, kGroup));
   if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
 }
 template <class Body>
 __global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(body(i, int(threadIdx.x), int(blockDim.x)));
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(rounds::pull_of(body, i, int(threadIdx.x), int(blockDim.x)));
   if (threadIdx.x == 0) rounds::commit_tally(out, t);
 }
 
@@ -123,8 +130,31 @@ struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
   PPSIM_HD int size() const { return 1; }
   PPSIM_HD void sync() const {}
 #endif
+  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const { rounds::commit_tally(out, t); }
 };
 using BlockExec = rounds::TeamExec<BlockTeam>;
+
+// A whole run on the pull step in one cooperative launch: every thread of the grid is one lane of
+// the team, and a step's phases meet at grid-wide barriers instead of kernel boundaries (the
+// launches, not the work, cost a run of thousands of steps over a few thousand processors). A
+// warp's tallies are added up in registers and committed by one lane, as the tally kernels do.
+struct GridTeam {  // used in kernels only; the host pass compiles empty bodies
+#if defined(__CUDA_ARCH__)
+  PPSIM_HD int rank() const { return int(blockIdx.x * blockDim.x + threadIdx.x); }
+  PPSIM_HD int size() const { return int(gridDim.x * blockDim.x); }
+  PPSIM_HD void sync() const { cooperative_groups::this_grid().sync(); }
+  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const {
+    const rounds::PullTally sum = warp_tally(t);
+    if (threadIdx.x % 32 == 0) rounds::commit_tally(out, sum);
+  }
+#else
+  PPSIM_HD int rank() const { return 0; }
+  PPSIM_HD int size() const { return 1; }
+  PPSIM_HD void sync() const {}
+  PPSIM_HD void commit(unsigned long long*, const rounds::PullTally&) const {}
+#endif
+};
+using GridExec = rounds::TeamExec<GridTeam>;
 
 // The sizing pass's rounds are independent: a block sizes every gridDim-th round.
 __global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
@@ -137,6 +167,35 @@ __global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const
   __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
   BlockExec exec(BlockTeam{}, cells);
   for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
+}
+
+// Every step of a run on the pull step whose rounds are all one lane a processor (rounds.h
+// one_lane_rounds), launched cooperatively, one kernel per ops source (rules/pull_units.h): a
+// listed unit's kernel holds that unit's bodies alone, inlined; the run's end (settling the
+// generations, the local work) follows in launches of its own. The pull step scans and reduces
+// nothing, so the team needs no shared cells.
+// The bodies are made once, not once a step as rounds::pull_round_of makes them: each holds the
+// run's context by value, and a thread's copy of it goes to local memory (1.4 KB stored a
+// processor-step in the first measurement); each step sets only their round and step.
+template <class Src>
+__global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ rounds::StepPlan pl) {
+  GridExec exec(GridTeam{}, nullptr);
+  const bool routed = !direct_links(pl.ctx.machine.topo);
+  rounds::CountLinksBodyOf<Src> count{pl.ctx, 0, 0, pl.link_load};
+  rounds::PullBodyOf<Src> pull{pl.ctx, 0, 0, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, nullptr};
+  for (int64_t t = 1; t <= pl.total_steps; ++t) {
+    const int r = pl.round_sent_at(t);
+    if (r <= 0) continue;
+    if (routed) {
+      count.round = r;
+      count.step = t;
+      exec.each(pl.p, count);
+    }
+    pull.round = r;
+    pull.step = t;
+    pull.lost = pl.lost_of(r);
+    exec.groups_tally(pl.p, pull, pl.width(r), pl.pulled.round_out + rounds::kTallyWords * (r - 1));
+  }
 }
 
 // CUB copies the iterators it is given into every thread, and a scan or reduction over a body's
@@ -437,6 +496,25 @@ class DeviceExec {
     step_whole_run<<<1, rounds::kWholeRunThreads, 0, stream_>>>(pl);
     PPSIM_CUDA_CHECK_LAUNCH("step_whole_run");
   }
+  // A run on the pull step may take one cooperative launch for all its steps (step_grid_run)
+  // where it has at most PPSIM_GRID_MAX_P processors (default kGridMaxP) and the device can
+  // launch cooperatively.
+  bool grid_run_fits(int64_t p) const { return p <= grid_max_p() && cooperative_device(); }
+  void steps_in_one_grid(const rounds::StepPlan& pl) {
+    rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
+  }
+  static int64_t grid_max_p() {
+    static const int64_t most = [] {
+      const char* text = std::getenv("PPSIM_GRID_MAX_P");
+      if (!text) return kGridMaxP;
+      char* end = nullptr;
+      const long long v = std::strtoll(text, &end, 10);
+      if (end == text || *end != '\0' || v < 0)
+        throw ConfigError(std::string("PPSIM_GRID_MAX_P must be a number of processors (0 or more), not '") + text + "'");
+      return int64_t(v);
+    }();
+    return most;
+  }
   // Taken before a run's steps (a reallocation inside the steps would wait for the device).
   void reserve_scratch(uint64_t bytes) { temp_.ensure(size_t(bytes)); }
   template <class T, class Fn, class Op>
@@ -484,6 +562,33 @@ class DeviceExec {
 
  private:
   std::string device_;
+  // As many blocks as the run's processors fill, at most as many as the device holds at once (a
+  // cooperative launch may take no more; __launch_bounds__ lets every SM hold one).
+  template <class Src>
+  void launch_grid_run(const rounds::StepPlan& pl) {
+    static const int most = [] {
+      int sms = 0, per_sm = 0;
+      PPSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      PPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, step_grid_run<Src>, kBlock, 0));
+      return std::max(1, sms * per_sm);
+    }();
+    const unsigned blocks = unsigned(std::min<int64_t>(grid_for(pl.p, kBlock), most));
+    void* args[] = {const_cast<rounds::StepPlan*>(&pl)};
+    PPSIM_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&step_grid_run<Src>), dim3(blocks), dim3(kBlock), args, 0, stream_));
+    rounds::pull_run_end(pl, *this);  // (launches of their own: the kernel holds the rounds alone)
+  }
+  // Whether device 0 can launch cooperatively (else every run takes a launch a step).
+  static bool cooperative_device() {
+    static const bool can = [] {
+      int cooperative = 0;
+      if (cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+      return cooperative != 0;
+    }();
+    return can;
+  }
   cudaStream_t stream_ = nullptr, outer_stream_ = nullptr;
   DeviceArray<unsigned char> temp_;
   DeviceArray<unsigned char> body_;  // the body of the scan or reduction under way (store)

@@ -23,7 +23,8 @@ inline bool whole_run_fits(int64_t p, long long words) { return p <= kWholeRunMa
 inline constexpr size_t kTeamCell = sizeof(RoundTotals) > sizeof(Slots) ? sizeof(RoundTotals) : sizeof(Slots);
 static_assert(sizeof(RoundPeak) <= kTeamCell, "a team cell holds every scanned type");
 
-// Team: rank(), size(), sync() (a barrier of all its threads).
+// Team: rank(), size(), sync() (a barrier of all its threads), commit(out, tally) (a thread's
+// tally added to the round's, by every thread of the team).
 template <class Team>
 class TeamExec {
  public:
@@ -38,12 +39,13 @@ class TeamExec {
     for (int64_t i = team_.rank(); i < n; i += team_.size()) body(i, 0, 1);
     team_.sync();
   }
-  // Each thread adds up its processors' tallies and commits the sum once.
+  // Each thread adds up its processors' tallies; the team commits the sums (Team::commit: each
+  // thread its own, or a warp's sum from one lane).
   template <class Body>
   PPSIM_HD void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
     PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-    for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(body(i, 0, 1));
-    commit_tally(out, t);
+    for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(pull_of(body, i, 0, 1));
+    team_.commit(out, t);
     team_.sync();
   }
   // init is the operator's identity (zero for the sums, (0, 0) for the peaks).

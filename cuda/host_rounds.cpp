@@ -155,6 +155,18 @@ class HostExec {
       for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, team, t);
     });
   }
+  // The device's cooperative launch of a run on the pull step (step_grid_run) as the same team:
+  // every round in one launch, then the run's end in launches of its own, as on the device.
+  bool grid_run_fits(int64_t) const { return team_threads > 0; }
+  void steps_in_one_grid(const rounds::StepPlan& pl) {
+    rounds::with_pull_source(pl, [&](auto src) {
+      ++launches;
+      as_team([&](auto& team) {
+        for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::pull_round_of(src, pl, team, t);
+      });
+    });
+    rounds::pull_run_end(pl, *this);
+  }
   template <class Work>
   void as_team(const Work& work) {
     struct Team {
@@ -163,6 +175,7 @@ class HostExec {
       int rank() const { return k; }
       int size() const { return n; }
       void sync() const { b->arrive_and_wait(); }
+      void commit(unsigned long long* out, const rounds::PullTally& t) const { rounds::commit_tally(out, t); }
     };
     std::barrier<> barrier(team_threads);
     std::vector<rounds::RoundTotals> cells(static_cast<size_t>(team_threads));  // one kTeamCell each

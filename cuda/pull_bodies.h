@@ -134,8 +134,14 @@ struct PullBodyOf {
   const unsigned long long* link_load;
   unsigned long long* lost;  // with failures: the round's [dropped, rerouted] messages (else null)
 
+  // A listed unit's pass is inlined into the kernel that runs it (pull_of), which holds no
+  // register cap: called, it would be a device function held to 64 registers, and spill.
+  static constexpr bool kInlined = !Src::any;
+
+  PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const { return pull(x, lane, lanes); }
+
   // Returns what this processor adds to the round's figures (lane 0's; the other lanes' are empty).
-  PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const {
+  PPSIM_HD PPSIM_DEVICE_INLINE PullTally pull(int64_t x, int lane, int lanes) const {
     PullTally tally{0, 0, 0, 0, 0, 0, 0, 0};
     const int64_t i = c.lo + x, procs = c.hi - c.lo;
     Ops own;
@@ -155,7 +161,11 @@ struct PullBodyOf {
     const bool parities = st.generations && round > 1;  // before round 2 every word is in the first generation
     const uint8_t now = parities ? parity_now[x] : 0;
     bool arriving[Ops::max_recvs];
-    arriving_receives(c, own, i, step, arriving);
+    if constexpr (Src::any) {
+      arriving_receives(c, own, i, step, arriving);
+    } else {  // (a unit read directly runs only where no failure applies: every receive arrives)
+      for (int n = 0; n < Ops::max_recvs; ++n) arriving[n] = true;
+    }
     const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
     if (lane == 0) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
     if (lane == 0) tally.sends = static_cast<unsigned long long>(own.nsend);
@@ -253,6 +263,16 @@ struct PullBodyOf {
   }
 };
 using PullBody = PullBodyOf<rules::AnyUnit>;
+
+// How a kernel calls a pull body: a listed unit's pass inlined, the dispatch's called.
+template <class Body>
+PPSIM_HD PPSIM_DEVICE_INLINE PullTally pull_of(const Body& body, int64_t x, int lane, int lanes) {
+  if constexpr (Body::kInlined) {
+    return body.pull(x, lane, lanes);
+  } else {
+    return body(x, lane, lanes);
+  }
+}
 
 // After the last step every processor's words go back to the first generation of each buffer,
 // one word per index (x: buffer b's word x, of processor x / words(b)).

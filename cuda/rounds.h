@@ -324,6 +324,8 @@ class RoundsRun {
     pl_.totals = dev_totals();
     if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
       exec_.steps_in_one_launch(pl_);
+    } else if (!c_.trace && pl_.pull && pl_.total_steps > 0 && one_lane_rounds(host_pl) && exec_.grid_run_fits(p_)) {
+      exec_.steps_in_one_grid(pl_);
     } else {
       exec_.start_of_steps();
       for (int64_t t = 1; t <= pl_.total_steps; ++t) {
@@ -339,6 +341,14 @@ class RoundsRun {
         result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
       }
     }
+  }
+
+  // Whether every round of the run moves its words one lane a processor (StepPlan::width): the
+  // rounds a team of threads runs as a step's launches would.
+  bool one_lane_rounds(const StepPlan& host_pl) const {
+    for (int r = 1; r <= nrounds_; ++r)
+      if (host_pl.width(r) != GroupWidth::thread) return false;
+    return true;
   }
 
   // Back on the host (the block's end, read once, its status word checked): every step's figures.

@@ -136,42 +136,63 @@ PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out
   exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
 }
 
-// Round r, sent in step t, on the pull step, with ops read from source Src (rules/pull_units.h):
-// its link loads counted first on a routed topology, then pulled by its receivers.
-template <class Exec>
-struct PullRound {
-  const StepPlan& pl;
-  Exec& exec;
-  int r;
-  int64_t t;
-  PPSIM_HD_TEMPLATE
-  template <class Src>
-  PPSIM_HD void operator()(Src) const {
-    const Ctx& ctx = pl.ctx;
+// Step t on the pull step with ops read from source Src (rules/pull_units.h): the round sent in it
+// (its link loads counted first on a routed topology) pulled by its receivers, which apply its
+// words at once (the round's messages arrive before the next round leaves: round-based, or
+// lambda = 1); after the last step, every processor's words back in the buffers' first
+// generation, then the algorithm's local work.
+PPSIM_HD_TEMPLATE
+template <class Src, class Exec>
+PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
+  const Ctx& ctx = pl.ctx;
+  if (const int r = pl.round_sent_at(t); r > 0) {
     if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
     exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)},
                       pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
   }
-};
-
-// Step t on the pull step: the round sent in it (its link loads counted first on a routed
-// topology) pulled by its receivers, which apply its words at once (the round's messages arrive
-// before the next round leaves: round-based, or lambda = 1); after the last step, every
-// processor's words back in the buffers' first generation, then the algorithm's local work.
+}
 PPSIM_HD_TEMPLATE
 template <class Exec>
-PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
+PPSIM_HD void pull_run_end(const StepPlan& pl, Exec& exec) {
   const Ctx& ctx = pl.ctx;
-  if (const int r = pl.round_sent_at(t); r > 0) {
-    // The units of rules/pull_units.h's list with ops of their own size, where no test schedule
-    // replaces them and no failure drops their messages; every other run through the dispatch.
-    rules::with_ops_source(ctx.algo, !ctx.ops_override && !ctx.machine.failures, PullRound<Exec>{pl, exec, r, t});
-  }
-  if (t != pl.total_steps) return;
   const int last = ctx.clock.rounds;
   for (int b = 0; b < ctx.nbuf(); ++b)
     if (pl.pulled.generations) exec.each(pl.p * ctx.words(b), SettleBody{ctx, b, pl.pulled.next_parity_of(last, pl.p), pl.pulled.second[b]});
-  if (pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, t});
+  if (pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, pl.total_steps});
+}
+PPSIM_HD_TEMPLATE
+template <class Src, class Exec>
+PPSIM_HD void pull_step_from(Src src, const StepPlan& pl, Exec& exec, int64_t t) {
+  pull_round_of(src, pl, exec, t);
+  if (t == pl.total_steps) pull_run_end(pl, exec);
+}
+
+// The ops source of a run's pull steps: the unit of rules/pull_units.h's list with ops of its own
+// size, where no test schedule replaces its ops and no failure drops its messages; every other
+// run reads them through the dispatch. The same for every step of a run.
+PPSIM_HD_TEMPLATE
+template <class Fn>
+PPSIM_HD void with_pull_source(const StepPlan& pl, Fn&& fn) {
+  rules::with_ops_source(pl.ctx.algo, !pl.ctx.ops_override && !pl.ctx.machine.failures, fn);
+}
+
+template <class Exec>
+struct PullStepFrom {
+  const StepPlan& pl;
+  Exec& exec;
+  int64_t t;
+  PPSIM_HD_TEMPLATE
+  template <class Src>
+  PPSIM_HD void operator()(Src src) const {
+    pull_step_from(src, pl, exec, t);
+  }
+};
+
+// Step t on the pull step, its ops from the run's source.
+PPSIM_HD_TEMPLATE
+template <class Exec>
+PPSIM_HD void pull_step(const StepPlan& pl, Exec& exec, int64_t t) {
+  with_pull_source(pl, PullStepFrom<Exec>{pl, exec, t});
 }
 
 // Step t: on the pull step (pull_step), or on the records: the round sent in it (every processor's

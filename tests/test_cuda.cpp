@@ -245,6 +245,33 @@ TEST(CudaRoundsOnHost, WholeRunsAsOneTeamMatchTheCpu) {
   }
 }
 
+// A run on the pull step whose rounds move their words one lane a processor can take one
+// cooperative launch for all its steps (backend.cu's step_grid_run: every thread of the grid one
+// lane of a team, the phases of a step meeting at grid-wide barriers). The host executor runs the
+// same team code: past the one block's size (kWholeRunMaxP) such runs go that way, in one launch,
+// and equal the CPU backend; on a routed topology, with the link counts, and through the ops
+// dispatch as well as a listed unit's own ops.
+TEST(CudaRoundsOnHost, PullRunsAsOneGridMatchTheCpu) {
+  const int64_t p = int64_t{1} << 15;  // (the one block takes up to 2^14)
+  for (const char* algo : {"allreduce_hypercube", "broadcast_binomial", "scan_hypercube", "reduce_binomial"})
+    for (TopologyKind kind : {TopologyKind::full, TopologyKind::hypercube}) {
+      SCOPED_TRACE(std::string(algo) + " on " + topology_name(kind));
+      const RunConfig c = testing_support::make_config(algo, kind, p);
+      HostRoundsProbe probe;
+      probe.team_threads = 4;
+      const RunResult r = run_device_rounds_on_host(c, probe);
+      expect_identical(run_cpu(c), r);
+      EXPECT_EQ(r.step_path, "pull");
+      EXPECT_TRUE(probe.step_launches.empty());  // no step launched by itself
+    }
+  // A round of long messages (more words than a lane moves) keeps a launch a step.
+  const RunConfig wide = testing_support::make_config("allreduce_hypercube", TopologyKind::full, p, "", 64);
+  HostRoundsProbe probe;
+  probe.team_threads = 4;
+  expect_identical(run_cpu(wide), run_device_rounds_on_host(wide, probe));
+  EXPECT_EQ(probe.step_launches.size(), size_t(15));
+}
+
 TEST(CudaRoundsOnHost, ScheduleErrorsReadAsOnTheCpu) {
   struct Case {
     void (*ops)(const AlgoParams&, int64_t, int, StepOps&);

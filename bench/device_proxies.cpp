@@ -62,7 +62,9 @@ int report(const Point& pt, int log2_p) {
   c.test_ops_override = counted_ops;
   evaluations = 0;
   HostRoundsProbe probe;
-  probe.team_threads = 2;  // where the device runs a run whole in one thread block, so does the host (on 2 threads)
+  // As the device runs by default: a launch a step (the one thread block and the one cooperative
+  // launch are off unless PPSIM_ONE_BLOCK_MAX_P or PPSIM_GRID_MAX_P allows them).
+  probe.team_threads = 0;
   const RunResult r = run_device_rounds_on_host(c, probe);
   HostRoundsProbe again;  // the same run once more: what a run takes after one in the same process
   again.team_threads = probe.team_threads;
@@ -97,7 +99,7 @@ int main(int argc, char** argv) {
       {"E-cube all-to-all (hypercube)", TopologyKind::hypercube, "alltoall_xor_ecube", 12, 1},
   };
   std::cout << "Launches: a kernel for each body pass, 3 for a scan or reduction (the context stored, then CUB's two), 1 for a\n"
-               "memset or for a run the device runs whole in one thread block (then 'whole run' a step). Waits: downloads (each a\n"
+               "memset or for a run taken whole by one team (then 'whole run' a step; off by default on the device). Waits: downloads (each a\n"
                "stream synchronization); uploads from pageable memory return once staged, without a wait. Allocations: blocks the device's memory pool did not\n"
                "hold, in the run and in the same run made again in the same process. Evaluations: calls of the algorithm's ops\n"
                "per processor and round. Counted by the rounds executed on the host, the device's own logic; no GPU needed.\n\n";

@@ -477,16 +477,19 @@ class DeviceExec {
   // benchmark can time both ways.
   bool whole_run_fits(int64_t p, long long words) const { return p <= one_block_max_p() && rounds::whole_run_fits(p, words); }
   static int64_t one_block_max_p() {
-    static const int64_t most = [] {
-      const char* text = std::getenv("PPSIM_ONE_BLOCK_MAX_P");
-      if (!text) return int64_t{0};
-      char* end = nullptr;
-      const long long v = std::strtoll(text, &end, 10);
-      if (end == text || *end != '\0' || v < 0)
-        throw ConfigError(std::string("PPSIM_ONE_BLOCK_MAX_P must be a number of processors (0 or more), not '") + text + "'");
-      return int64_t(v);
-    }();
+    static const int64_t most = processors_from_env("PPSIM_ONE_BLOCK_MAX_P", 0);
     return most;
+  }
+  // A number of processors from the environment variable `name` (`otherwise` where it is unset);
+  // anything but a whole number of 0 or more is a ConfigError.
+  static int64_t processors_from_env(const char* name, int64_t otherwise) {
+    const char* text = std::getenv(name);
+    if (!text) return otherwise;
+    char* end = nullptr;
+    const long long v = std::strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || v < 0)
+      throw ConfigError(std::string(name) + " must be a number of processors (0 or more), not '" + text + "'");
+    return int64_t(v);
   }
   void size_in_one_launch(const rounds::StepPlan& pl, rounds::RoundTotals* out, int nrounds) {
     size_whole_run<<<unsigned(std::min(nrounds, 4096)), rounds::kWholeRunThreads, 0, stream_>>>(pl, out, nrounds);
@@ -504,15 +507,7 @@ class DeviceExec {
     rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
   }
   static int64_t grid_max_p() {
-    static const int64_t most = [] {
-      const char* text = std::getenv("PPSIM_GRID_MAX_P");
-      if (!text) return kGridMaxP;
-      char* end = nullptr;
-      const long long v = std::strtoll(text, &end, 10);
-      if (end == text || *end != '\0' || v < 0)
-        throw ConfigError(std::string("PPSIM_GRID_MAX_P must be a number of processors (0 or more), not '") + text + "'");
-      return int64_t(v);
-    }();
+    static const int64_t most = processors_from_env("PPSIM_GRID_MAX_P", kGridMaxP);
     return most;
   }
   // Taken before a run's steps (a reallocation inside the steps would wait for the device).

@@ -55,7 +55,15 @@ PPSIM_HD inline int64_t row_major_stride(const int64_t* dims, int ndims, int k) 
   for (int j = ndims - 1; j > k; --j) s *= dims[j];
   return s;
 }
+// a mod n in [0, n) for n > 0. A ring's schedules mostly ask it of a within one n of [0, n), which
+// takes no division (a 64-bit division is a long subroutine on the device and tens of cycles on
+// the host); every other a, and n < 0, as a % n.
 PPSIM_HD inline int64_t pos_mod(int64_t a, int64_t n) {
+  if (n > 0) {  // (no sum or difference below can overflow)
+    if (a >= 0 && a < n) return a;
+    if (a >= 0 && a - n < n) return a - n;
+    if (a < 0 && a + n >= 0) return a + n;
+  }
   int64_t r = a % n;
   return r < 0 ? r + n : r;
 }

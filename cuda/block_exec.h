@@ -40,9 +40,11 @@ class TeamExec {
     team_.sync();
   }
   // Each thread adds up its processors' tallies; the team commits the sums (Team::commit: each
-  // thread its own, or a warp's sum from one lane).
+  // thread its own, or a warp's sum from one lane). Inlined on the device, so that a listed unit's
+  // pass lands in the kernel: called, this would be a device function held to 64 registers, and
+  // spill (464-520 bytes for the ring all-reduces).
   template <class Body>
-  PPSIM_HD void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
+  PPSIM_HD PPSIM_DEVICE_INLINE void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
     PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(pull_of(body, i, 0, 1));
     team_.commit(out, t);

@@ -28,7 +28,10 @@ struct AllreduceRing : AlgorithmDefaults {
     return double(a.p - 1) * (largest_message_time(c, chunk, true) + largest_message_time(c, chunk, false));
   }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     const EvenSplit chunks{a.m, a.p};
     const bool reducing = round < a.p;
     const int i = reducing ? round : round - int(a.p - 1);

@@ -25,7 +25,10 @@ struct AllreduceRingAllgather : AlgorithmDefaults {
     return (c.ts + c.tw * a.m) * double(a.p - 1) + c.gamma * double(local_combined_words(a));
   }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     ring_allgather_step(a.p, id, round, kGathered, a.m, out);
   }
   PPSIM_HD static void local(const AlgoParams& a, OperatorKind k, int64_t id, LocalPhase phase, ProcBuffers& b) {

@@ -22,7 +22,10 @@ struct AllreduceRingCombining : AlgorithmDefaults {
   static int rounds(const AlgoParams& a) { return int(a.p - 1); }
   static double formula(const AlgoParams& a, const CostParams& c) { return (c.ts + (c.tw + c.gamma) * a.m) * double(a.p - 1); }
 
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int, StepOps& out) {
+  // One send and one receive (of two actions) a round: its ops fit a BasicOps<1, 1>.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int, Ops& out) {
     int64_t right = id + 1 == a.p ? 0 : id + 1, left = id == 0 ? a.p - 1 : id - 1;
     out.add_send(right, kPassing, 0, a.m);
     out.add_recv(left, kPassing, 0, a.m, RecvMode::copy);

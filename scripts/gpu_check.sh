@@ -5,8 +5,11 @@
 #   here (the build machine):  bash scripts/gpu_check.sh pack
 #       builds the CUDA test suites, the CLI and the benchmark for sm_90 (H100/H200) into
 #       build-gpu/ (ignored by git), with the shared libraries they need besides libc/libstdc++
-#       (libgomp, pugixml, Open MPI's) in build-gpu/lib;
+#       (libgomp, pugixml, Open MPI's) in build-gpu/lib, and the same, stripped, in
+#       build-gpu/carry.tgz (about 22 MB, where build-gpu/ is some 240 MB): what to send to a GPU
+#       machine that takes a limited upload;
 #   there (the GPU machine):   bash scripts/gpu_check.sh run [OUTDIR]
+#       (unpacks build-gpu/carry.tgz first where the binaries are not there)
 #       runs test_cuda, the CUDA instantiation of the algorithm suite, a CUDA sweep and the
 #       benchmark (allreduce and broadcast, m = 1 and 256: p = 2^10..2^20 with the CPU backend on
 #       the same points (one thread, as in bench/RESULTS.md), then p = 2^21..2^24 on the GPU alone),
@@ -158,10 +161,21 @@ case "${1:-}" in
     done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
     du -sh "$dir/tests/test_cuda" "$dir/tests/test_algorithms" "$dir/ppsim" "$dir/bench/ppsim_bench" "$dir/lib"
+    # The same binaries stripped, with the libraries, in one archive of build-gpu/ paths.
+    stage=$(mktemp -d)
+    trap 'rm -rf "$stage"' EXIT
+    mkdir -p "$stage/$dir/tests" "$stage/$dir/bench" "$stage/$dir/lib"
+    for bin in tests/test_cuda tests/test_algorithms ppsim bench/ppsim_bench bench/ppsim_bench_loggp; do
+      strip -o "$stage/$dir/$bin" "$dir/$bin"
+    done
+    cp -L "$dir"/lib/* "$stage/$dir/lib/"
+    tar -czf "$dir/carry.tgz" -C "$stage" "$dir"
+    du -sh "$dir/carry.tgz"
     ;;
   run)
     out=${2:-${OUT:-$dir/logs}}
     mkdir -p "$out"
+    if [ ! -x "$dir/tests/test_cuda" ] && [ -f "$dir/carry.tgz" ]; then tar -xzf "$dir/carry.tgz" || exit 1; fi
     export LD_LIBRARY_PATH="$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # Each step is cut off after GPU_CHECK_STEP_S seconds (default 240), so that one hung or slow
     # step leaves the lease to the others; the target table comes right after the device's own

@@ -4,8 +4,8 @@
 #   bash bench/device_profile.sh [OUTDIR]
 #
 # 1. Before and after, where build-gpu-old holds the same pack of an earlier commit: ppsim_bench's
-#    wall on allreduce 2^20 at m = 1 and m = 256, and the CLI's ring all-gather and E-cube
-#    all-to-all at 2^12, each build in turn, on the same card.
+#    wall on allreduce 2^20 at m = 1 and m = 256, and the CLI's ring all-gather, E-cube
+#    all-to-all and three ring all-reduces at 2^12, each build in turn, on the same card.
 # 2. The relocatable build (the default; REL_BUILD, default build-gpu) against the whole-program
 #    build, where build-gpu-norel holds a build with -DPPSIM_CUDA_RELOCATABLE=OFF: the same points.
 # 3. The run in one cooperative launch against a launch a step: runs on the pull step whose rounds
@@ -66,6 +66,11 @@ compare() {
     echo "| ring all-gather 2^12 (CLI s) | $(cli "$2" --topology ring --op allgather --p 2^12) | $(cli "$4" --topology ring --op allgather --p 2^12) |"
   done
   echo "| E-cube all-to-all 2^12 (CLI s) | $(cli "$2" --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12) | $(cli "$4" --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12) |"
+  # the ring all-reduces that took most of the card's sweep (bench/RESULTS.md)
+  for a in "allreduce_ring_combining 64" "allreduce_ring 1" "allreduce_ring_allgather 64"; do
+    set -- "$1" "$2" "$3" "$4" ${a}
+    echo "| $5 2^12, m = $6, hypercube (CLI s) | $(cli "$2" --topology hypercube --op allreduce --algo "$5" --p 2^12 --m "$6") | $(cli "$4" --topology hypercube --op allreduce --algo "$5" --p 2^12 --m "$6") |"
+  done
 }
 
 if [[ $parts == *" 1 "* ]] && [ -x build-gpu-old/bench/ppsim_bench ]; then

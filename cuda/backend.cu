@@ -9,8 +9,8 @@
 // phases are a thread per processor, send or receive. Kernel boundaries are the
 // synchronization points docs/DESIGN.md §2 asks for: the bodies (round_bodies.h) of one phase of a step
 // all finish before the next phase starts. rounds.h orders the phases; this file supplies the
-// executor: a stream of its own, kernels, CUB scans and reductions, device memory.
-#include <cooperative_groups.h>
+// executor: a stream of its own, the kernels of kernels.h, CUB scans and reductions, and the
+// device memory of device_memory.h.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -30,173 +30,22 @@
 #include "cuda_check.h"
 #include "ppsim/cuda_backend.h"
 #include "block_exec.h"
+#include "device_memory.h"
+#include "kernels.h"
 #include "split_rounds.h"
 
 namespace ppsim {
 
 namespace {
 
-constexpr int kGroup = 32;   // threads per simulated processor (one warp)
-constexpr int kBlock = 256;  // threads per CUDA block
+using namespace kernels;  // the kernels this executor launches
+
 // The most processors a run on the pull step takes in one cooperative launch (step_grid_run) by
 // default: none. Measured on an H200 (bench/RESULTS.md), the one launch ran no faster than a
 // launch a step at any size tried (ring all-gather 2^10..2^14, E-cube all-to-all 2^10 and 2^12,
 // all-reduce 2^10..2^20): a step's time is its processors' own chain of work, not the launches.
 // PPSIM_GRID_MAX_P=N in the environment lets runs of up to N processors take it.
 constexpr int64_t kGridMaxP = 0;
-
-// Every kernel takes its body as a __grid_constant__ parameter: the bodies hold the run's context
-// (about 700 bytes) by value and call into it by reference, and a plain parameter whose address is
-// taken is first copied into each thread's local memory (the PTX of each_kernel<MatchBody> copied
-// 712 bytes per thread, 89 loads and stores, before its first instruction of work).
-template <class Body>
-__global__ void each_kernel(int64_t n, const __grid_constant__ Body body) {
-  for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < n; x += int64_t(gridDim.x) * blockDim.x) body(x);
-}
-
-// One warp per processor; every lane of a warp has the same processor, so the bodies' lane
-// barriers are reached by all 32 lanes. Held to 64 registers (4 blocks an SM): PostBody took 162
-// and so ran one block of 8 warps an SM; at 4 it spills about 150 bytes and takes half the time
-// (H200, allreduce 2^20 at m = 256, ncu: 7.8 ms -> 3.7 ms a step). The one-lane kernel gained
-// nothing from it (m = 1) and lost 8 % at 2^26, so it has no bound.
-template <class Body>
-__global__ void __launch_bounds__(kBlock, 4) group_kernel(int64_t n, const __grid_constant__ Body body) {
-  const int lane = int(threadIdx.x % kGroup);
-  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
-  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) body(i, lane, kGroup);
-}
-
-// One block per processor: for rounds of long messages.
-template <class Body>
-__global__ void block_kernel(int64_t n, const __grid_constant__ Body body) {
-  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) body(i, int(threadIdx.x), int(blockDim.x));
-}
-
-// One thread per processor (groups of one lane): for rounds of short messages.
-template <class Body>
-__global__ void single_lane_kernel(int64_t n, const __grid_constant__ Body body) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
-}
-
-// The same three for bodies that return a tally (rounds::PullTally): each thread adds up its
-// processors' tallies in registers, the warp combines them with shuffles once every lane has left
-// its loop, and one lane commits the sum: an atomic per warp and word, not one per message.
-__device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
-  for (int d = 16; d > 0; d /= 2) {
-    rounds::PullTally o;
-    o.matched = __shfl_down_sync(0xffffffffu, t.matched, d);
-    o.max_load = __shfl_down_sync(0xffffffffu, t.max_load, d);
-    o.time_bits = __shfl_down_sync(0xffffffffu, t.time_bits, d);
-    o.sends = __shfl_down_sync(0xffffffffu, t.sends, d);
-    o.words = __shfl_down_sync(0xffffffffu, t.words, d);
-    o.hops = __shfl_down_sync(0xffffffffu, t.hops, d);
-    o.defers = __shfl_down_sync(0xffffffffu, t.defers, d);
-    o.regenerates = __shfl_down_sync(0xffffffffu, t.regenerates, d);
-    t.add(o);
-  }
-  return t;
-}
-template <class Body>
-__global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
-  t = warp_tally(t);
-  if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
-}
-template <class Body>
-__global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  const int lane = int(threadIdx.x % kGroup);
-  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(rounds::pull_of(body, i, lane, kGroup));
-  if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
-}
-template <class Body>
-__global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(rounds::pull_of(body, i, int(threadIdx.x), int(blockDim.x)));
-  if (threadIdx.x == 0) rounds::commit_tally(out, t);
-}
-
-// A whole small run in one thread block (block_exec.h): the launches of a step, not its work,
-// dominate runs of thousands of steps over a few thousand processors.
-struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
-#if defined(__CUDA_ARCH__)
-  PPSIM_HD int rank() const { return int(threadIdx.x); }
-  PPSIM_HD int size() const { return int(blockDim.x); }
-  PPSIM_HD void sync() const { __syncthreads(); }
-#else
-  PPSIM_HD int rank() const { return 0; }
-  PPSIM_HD int size() const { return 1; }
-  PPSIM_HD void sync() const {}
-#endif
-  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const { rounds::commit_tally(out, t); }
-};
-using BlockExec = rounds::TeamExec<BlockTeam>;
-
-// A whole run on the pull step in one cooperative launch: every thread of the grid is one lane of
-// the team, and a step's phases meet at grid-wide barriers instead of kernel boundaries (the
-// launches, not the work, cost a run of thousands of steps over a few thousand processors). A
-// warp's tallies are added up in registers and committed by one lane, as the tally kernels do.
-struct GridTeam {  // used in kernels only; the host pass compiles empty bodies
-#if defined(__CUDA_ARCH__)
-  PPSIM_HD int rank() const { return int(blockIdx.x * blockDim.x + threadIdx.x); }
-  PPSIM_HD int size() const { return int(gridDim.x * blockDim.x); }
-  PPSIM_HD void sync() const { cooperative_groups::this_grid().sync(); }
-  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const {
-    const rounds::PullTally sum = warp_tally(t);
-    if (threadIdx.x % 32 == 0) rounds::commit_tally(out, sum);
-  }
-#else
-  PPSIM_HD int rank() const { return 0; }
-  PPSIM_HD int size() const { return 1; }
-  PPSIM_HD void sync() const {}
-  PPSIM_HD void commit(unsigned long long*, const rounds::PullTally&) const {}
-#endif
-};
-using GridExec = rounds::TeamExec<GridTeam>;
-
-// The sizing pass's rounds are independent: a block sizes every gridDim-th round.
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
-  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
-  BlockExec exec(BlockTeam{}, cells);
-  for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
-}
-
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const __grid_constant__ rounds::StepPlan pl) {
-  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
-  BlockExec exec(BlockTeam{}, cells);
-  for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
-}
-
-// Every step of a run on the pull step whose rounds are all one lane a processor (rounds.h
-// one_lane_rounds), launched cooperatively, one kernel per ops source (rules/pull_units.h): a
-// listed unit's kernel holds that unit's bodies alone, inlined; the run's end (settling the
-// generations, the local work) follows in launches of its own. The pull step scans and reduces
-// nothing, so the team needs no shared cells.
-// The bodies are made once, not once a step as rounds::pull_round_of makes them: each holds the
-// run's context by value, and a thread's copy of it goes to local memory (1.4 KB stored a
-// processor-step in the first measurement); each step sets only their round and step.
-template <class Src>
-__global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ rounds::StepPlan pl) {
-  GridExec exec(GridTeam{}, nullptr);
-  const bool routed = !direct_links(pl.ctx.machine.topo);
-  rounds::CountLinksBodyOf<Src> count{pl.ctx, 0, 0, pl.link_load};
-  rounds::PullBodyOf<Src> pull{pl.ctx, 0, 0, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, nullptr};
-  for (int64_t t = 1; t <= pl.total_steps; ++t) {
-    const int r = pl.round_sent_at(t);
-    if (r <= 0) continue;
-    if (routed) {
-      count.round = r;
-      count.step = t;
-      exec.each(pl.p, count);
-    }
-    pull.round = r;
-    pull.step = t;
-    pull.lost = pl.lost_of(r);
-    exec.groups_tally(pl.p, pull, pl.width(r), pl.pulled.round_out + rounds::kTallyWords * (r - 1));
-  }
-}
 
 // CUB copies the iterators it is given into every thread, and a scan or reduction over a body's
 // values (SlotCount, CostOf, RoundCount: the context by value) would copy that body into each
@@ -232,82 +81,6 @@ unsigned grid_for(int64_t items, int64_t per_block) {
   if (blocks > 65535LL * 64) blocks = 65535LL * 64;  // grid-stride loops cover the rest
   return unsigned(blocks);
 }
-
-// The stream a thread's device arrays are ordered on: the DeviceExec of the run on that thread
-// (the legacy default stream outside any run).
-thread_local cudaStream_t array_stream = nullptr;
-
-// Device memory is taken and given back in stream order (cudaMallocAsync, cudaFreeAsync) from
-// the device's default pool, which keeps what runs give back instead of returning it to the
-// driver: a run after the first in a process takes its arrays from what the earlier ones left, and
-// no cudaFree waits for the whole device (which stalled the other points of a sweep). The pool
-// orders reuse across streams itself.
-void keep_device_memory() {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return;
-  }
-  static std::mutex m;
-  static std::vector<int> kept;
-  const std::lock_guard<std::mutex> lock(m);
-  if (std::find(kept.begin(), kept.end(), device) != kept.end()) return;
-  kept.push_back(device);
-  cudaMemPool_t pool;
-  uint64_t keep = UINT64_MAX;
-  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess || cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
-    cudaGetLastError();  // (the driver's own policy then: still correct, only slower)
-}
-
-// Bytes the current device's pool holds free for the next allocation (taken from the driver by
-// earlier runs and given back to the pool).
-uint64_t pool_spare_bytes() {
-  int device = 0;
-  cudaMemPool_t pool;
-  uint64_t reserved = 0, used = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return reserved > used ? reserved - used : 0;
-}
-
-// A device array that only grows (to exactly what is asked: the memory check counts exact sizes),
-// ordered on the stream of the run that took it.
-template <class T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), cap_(o.cap_), stream_(o.stream_) {
-    o.ptr_ = nullptr;
-    o.cap_ = 0;
-  }
-  ~DeviceArray() { release(); }
-  void ensure(size_t n) {
-    if (n <= cap_) return;
-    release();
-    stream_ = array_stream;
-    const uint64_t bytes = uint64_t(n) * sizeof(T);  // exact: a run's sizes are known before it allocates
-    cuda_check_malloc(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), bytes, stream_), bytes, __FILE__, __LINE__);
-    cap_ = n;
-  }
-  // Gives the memory back to the pool, after the work queued on its stream so far.
-  void release() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-    ptr_ = nullptr;
-    cap_ = 0;
-  }
-  T* get() const { return ptr_; }
-
- private:
-  T* ptr_ = nullptr;
-  size_t cap_ = 0;
-  cudaStream_t stream_ = nullptr;
-};
 
 // Device 0's name and memory (the name is asked once: cudaGetDeviceProperties is slow).
 CudaStatus query_device() {

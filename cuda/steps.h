@@ -136,11 +136,10 @@ PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out
   exec.reduce(pl.p, RoundCount{pl.ctx, r, pl.step_of_round(r)}, SumOf{}, RoundTotals{0, 0, 0, 0, 0}, out + (r - 1));
 }
 
-// Step t on the pull step with ops read from source Src (rules/pull_units.h): the round sent in it
-// (its link loads counted first on a routed topology) pulled by its receivers, which apply its
+// The round sent in step t, on the pull step with ops read from source Src (rules/pull_units.h):
+// its link loads counted first on a routed topology, then pulled by its receivers, which apply its
 // words at once (the round's messages arrive before the next round leaves: round-based, or
-// lambda = 1); after the last step, every processor's words back in the buffers' first
-// generation, then the algorithm's local work.
+// lambda = 1).
 PPSIM_HD_TEMPLATE
 template <class Src, class Exec>
 PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
@@ -151,6 +150,8 @@ PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
                       pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
   }
 }
+// After the last step: every processor's words back in the buffers' first generation, then the
+// algorithm's local work.
 PPSIM_HD_TEMPLATE
 template <class Exec>
 PPSIM_HD void pull_run_end(const StepPlan& pl, Exec& exec) {
@@ -160,6 +161,7 @@ PPSIM_HD void pull_run_end(const StepPlan& pl, Exec& exec) {
     if (pl.pulled.generations) exec.each(pl.p * ctx.words(b), SettleBody{ctx, b, pl.pulled.next_parity_of(last, pl.p), pl.pulled.second[b]});
   if (pl.has_local) exec.each(pl.p, LocalBody{ctx, LocalPhase::after_last_step, pl.total_steps});
 }
+// Step t on the pull step: its round, and after the last step the run's end.
 PPSIM_HD_TEMPLATE
 template <class Src, class Exec>
 PPSIM_HD void pull_step_from(Src src, const StepPlan& pl, Exec& exec, int64_t t) {

@@ -1,0 +1,175 @@
+// The kernels of the device executor (backend.cu, which alone includes this file: the
+// non-template kernels are defined here). Each runs bodies of round_bodies.h, pull_bodies.h or
+// verify_bodies.h over the processors: a thread, a warp or a block a processor, with or without a
+// tally to add up; or a whole run as one team of block_exec.h, in one thread block or one
+// cooperative grid.
+#pragma once
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "block_exec.h"
+#include "steps.h"
+
+namespace ppsim {
+namespace kernels {
+
+constexpr int kGroup = 32;   // threads per simulated processor (one warp)
+constexpr int kBlock = 256;  // threads per CUDA block
+
+// Every kernel takes its body as a __grid_constant__ parameter: the bodies hold the run's context
+// (about 700 bytes) by value and call into it by reference, and a plain parameter whose address is
+// taken is first copied into each thread's local memory (the PTX of each_kernel<MatchBody> copied
+// 712 bytes per thread, 89 loads and stores, before its first instruction of work).
+template <class Body>
+__global__ void each_kernel(int64_t n, const __grid_constant__ Body body) {
+  for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < n; x += int64_t(gridDim.x) * blockDim.x) body(x);
+}
+
+// One warp per processor; every lane of a warp has the same processor, so the bodies' lane
+// barriers are reached by all 32 lanes. Held to 64 registers (4 blocks an SM): PostBody took 162
+// and so ran one block of 8 warps an SM; at 4 it spills about 150 bytes and takes half the time
+// (H200, allreduce 2^20 at m = 256, ncu: 7.8 ms -> 3.7 ms a step). The one-lane kernel gained
+// nothing from it (m = 1) and lost 8 % at 2^26, so it has no bound.
+template <class Body>
+__global__ void __launch_bounds__(kBlock, 4) group_kernel(int64_t n, const __grid_constant__ Body body) {
+  const int lane = int(threadIdx.x % kGroup);
+  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) body(i, lane, kGroup);
+}
+
+// One block per processor: for rounds of long messages.
+template <class Body>
+__global__ void block_kernel(int64_t n, const __grid_constant__ Body body) {
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) body(i, int(threadIdx.x), int(blockDim.x));
+}
+
+// One thread per processor (groups of one lane): for rounds of short messages.
+template <class Body>
+__global__ void single_lane_kernel(int64_t n, const __grid_constant__ Body body) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) body(i, 0, 1);
+}
+
+// The same three for bodies that return a tally (rounds::PullTally): each thread adds up its
+// processors' tallies in registers, the warp combines them with shuffles once every lane has left
+// its loop, and one lane commits the sum: an atomic per warp and word, not one per message.
+__device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
+  for (int d = 16; d > 0; d /= 2) {
+    rounds::PullTally o;
+    o.matched = __shfl_down_sync(0xffffffffu, t.matched, d);
+    o.max_load = __shfl_down_sync(0xffffffffu, t.max_load, d);
+    o.time_bits = __shfl_down_sync(0xffffffffu, t.time_bits, d);
+    o.sends = __shfl_down_sync(0xffffffffu, t.sends, d);
+    o.words = __shfl_down_sync(0xffffffffu, t.words, d);
+    o.hops = __shfl_down_sync(0xffffffffu, t.hops, d);
+    o.defers = __shfl_down_sync(0xffffffffu, t.defers, d);
+    o.regenerates = __shfl_down_sync(0xffffffffu, t.regenerates, d);
+    t.add(o);
+  }
+  return t;
+}
+template <class Body>
+__global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
+  t = warp_tally(t);
+  if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
+}
+template <class Body>
+__global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  const int lane = int(threadIdx.x % kGroup);
+  const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(rounds::pull_of(body, i, lane, kGroup));
+  if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
+}
+template <class Body>
+__global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(rounds::pull_of(body, i, int(threadIdx.x), int(blockDim.x)));
+  if (threadIdx.x == 0) rounds::commit_tally(out, t);
+}
+
+// A whole small run in one thread block (block_exec.h): the launches of a step, not its work,
+// dominate runs of thousands of steps over a few thousand processors.
+struct BlockTeam {  // used in kernels only; the host pass compiles empty bodies
+#if defined(__CUDA_ARCH__)
+  PPSIM_HD int rank() const { return int(threadIdx.x); }
+  PPSIM_HD int size() const { return int(blockDim.x); }
+  PPSIM_HD void sync() const { __syncthreads(); }
+#else
+  PPSIM_HD int rank() const { return 0; }
+  PPSIM_HD int size() const { return 1; }
+  PPSIM_HD void sync() const {}
+#endif
+  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const { rounds::commit_tally(out, t); }
+};
+using BlockExec = rounds::TeamExec<BlockTeam>;
+
+// A whole run on the pull step in one cooperative launch: every thread of the grid is one lane of
+// the team, and a step's phases meet at grid-wide barriers instead of kernel boundaries (the
+// launches, not the work, cost a run of thousands of steps over a few thousand processors). A
+// warp's tallies are added up in registers and committed by one lane, as the tally kernels do.
+struct GridTeam {  // used in kernels only; the host pass compiles empty bodies
+#if defined(__CUDA_ARCH__)
+  PPSIM_HD int rank() const { return int(blockIdx.x * blockDim.x + threadIdx.x); }
+  PPSIM_HD int size() const { return int(gridDim.x * blockDim.x); }
+  PPSIM_HD void sync() const { cooperative_groups::this_grid().sync(); }
+  PPSIM_HD void commit(unsigned long long* out, const rounds::PullTally& t) const {
+    const rounds::PullTally sum = warp_tally(t);
+    if (threadIdx.x % 32 == 0) rounds::commit_tally(out, sum);
+  }
+#else
+  PPSIM_HD int rank() const { return 0; }
+  PPSIM_HD int size() const { return 1; }
+  PPSIM_HD void sync() const {}
+  PPSIM_HD void commit(unsigned long long*, const rounds::PullTally&) const {}
+#endif
+};
+using GridExec = rounds::TeamExec<GridTeam>;
+
+// The sizing pass's rounds are independent: a block sizes every gridDim-th round.
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
+}
+
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const __grid_constant__ rounds::StepPlan pl) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
+}
+
+// Every step of a run on the pull step whose rounds are all one lane a processor (rounds.h
+// one_lane_rounds), launched cooperatively, one kernel per ops source (rules/pull_units.h): a
+// listed unit's kernel holds that unit's bodies alone, inlined; the run's end (settling the
+// generations, the local work) follows in launches of its own. The pull step scans and reduces
+// nothing, so the team needs no shared cells.
+// The bodies are made once, not once a step as rounds::pull_round_of makes them: each holds the
+// run's context by value, and a thread's copy of it goes to local memory (1.4 KB stored a
+// processor-step in the first measurement); each step sets only their round and step.
+template <class Src>
+__global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ rounds::StepPlan pl) {
+  GridExec exec(GridTeam{}, nullptr);
+  const bool routed = !direct_links(pl.ctx.machine.topo);
+  rounds::CountLinksBodyOf<Src> count{pl.ctx, 0, 0, pl.link_load};
+  rounds::PullBodyOf<Src> pull{pl.ctx, 0, 0, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, nullptr};
+  for (int64_t t = 1; t <= pl.total_steps; ++t) {
+    const int r = pl.round_sent_at(t);
+    if (r <= 0) continue;
+    if (routed) {
+      count.round = r;
+      count.step = t;
+      exec.each(pl.p, count);
+    }
+    pull.round = r;
+    pull.step = t;
+    pull.lost = pl.lost_of(r);
+    exec.groups_tally(pl.p, pull, pl.width(r), pl.pulled.round_out + rounds::kTallyWords * (r - 1));
+  }
+}
+
+}  // namespace kernels
+}  // namespace ppsim

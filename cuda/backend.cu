@@ -152,6 +152,7 @@ class DeviceExec {
   std::string name() const { return "device"; }
   std::string backend() const { return "cuda"; }
   bool accepts_test_hook() const { return false; }  // a host function cannot run in a kernel
+  bool guesses_every_round() const { return false; }  // (a test's, on the host executor)
 
   // Refuses a run whose allocations (`need` bytes, counted exactly by rounds.h) do not fit in
   // what is free, keeping 64 MiB and a fiftieth spare for the allocator's rounding.

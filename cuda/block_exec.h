@@ -45,7 +45,7 @@ class TeamExec {
   // spill (464-520 bytes for the ring all-reduces).
   template <class Body>
   PPSIM_HD PPSIM_DEVICE_INLINE void groups_tally(int64_t n, const Body& body, GroupWidth, unsigned long long* out) {
-    PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+    PullTally t{};
     for (int64_t i = team_.rank(); i < n; i += team_.size()) t.add(pull_of(body, i, 0, 1));
     team_.commit(out, t);
     team_.sync();

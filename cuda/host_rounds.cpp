@@ -91,6 +91,8 @@ class HostExec {
   std::string name() const { return "host execution of the device rounds"; }
   std::string backend() const { return "cuda-host"; }
   bool accepts_test_hook() const { return true; }
+  bool guess_every_round = false;  // (HostRoundsProbe)
+  bool guesses_every_round() const { return guess_every_round; }
   // With a budget, refuses as the device does when the run's allocations would not fit in what is
   // left of it; records what was asked for.
   void require(uint64_t need) {
@@ -133,7 +135,7 @@ class HostExec {
   // own and commits the sum once, as a warp does on the device.
   template <class Body>
   void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
-    std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{0, 0, 0, 0, 0, 0, 0, 0});
+    std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{});
     groups(
         n, [&](int64_t i, int lane, int count) { sums[size_t(lane)].add(body(i, lane, count)); }, width);
     for (const rounds::PullTally& t : sums) rounds::commit_tally(out, t);
@@ -264,6 +266,7 @@ RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe) 
   HostExec exec;
   exec.lanes = probe.lanes;
   exec.team_threads = probe.team_threads;
+  exec.guess_every_round = probe.guess_every_round;
   exec.budget = probe.budget_bytes;
   host_memory = HostMemory{};
   RunResult r = rounds::run_rounds(c, exec);

@@ -65,13 +65,14 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
     o.hops = __shfl_down_sync(0xffffffffu, t.hops, d);
     o.defers = __shfl_down_sync(0xffffffffu, t.defers, d);
     o.regenerates = __shfl_down_sync(0xffffffffu, t.regenerates, d);
+    o.multi = __shfl_down_sync(0xffffffffu, t.multi, d);
     t.add(o);
   }
   return t;
 }
 template <class Body>
 __global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  rounds::PullTally t{};
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
   t = warp_tally(t);
   if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
@@ -80,13 +81,13 @@ template <class Body>
 __global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  rounds::PullTally t{};
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(rounds::pull_of(body, i, lane, kGroup));
   if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
 }
 template <class Body>
 __global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{0, 0, 0, 0, 0, 0, 0, 0};
+  rounds::PullTally t{};
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(rounds::pull_of(body, i, int(threadIdx.x), int(blockDim.x)));
   if (threadIdx.x == 0) rounds::commit_tally(out, t);
 }
@@ -159,7 +160,8 @@ __global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ 
   for (int64_t t = 1; t <= pl.total_steps; ++t) {
     const int r = pl.round_sent_at(t);
     if (r <= 0) continue;
-    if (routed) {
+    pull.one_hop = pl.guesses_one_hop(r);
+    if (routed && !pull.one_hop) {
       count.round = r;
       count.step = t;
       exec.each(pl.p, count);

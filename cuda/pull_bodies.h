@@ -59,8 +59,11 @@ struct PullState {
 // too, and so are the processors that could not take the pull step as the run was set up (defers:
 // it would have to put off its writes; regenerates: it would write a buffer's second generation,
 // which the run did not take): the host then runs the configuration again as they need.
+// On a routed topology `multi` counts the matched messages that cross other than one link: a
+// round whose link loads were guessed from one-hop messages (PullBodyOf::one_hop) is costed again
+// where it has any (rounds.h).
 struct PullTally {
-  unsigned long long matched, max_load, time_bits, sends, words, hops, defers, regenerates;
+  unsigned long long matched = 0, max_load = 0, time_bits = 0, sends = 0, words = 0, hops = 0, defers = 0, regenerates = 0, multi = 0;
   PPSIM_HD void add(const PullTally& o) {
     matched += o.matched;
     max_load = max_load > o.max_load ? max_load : o.max_load;
@@ -70,9 +73,10 @@ struct PullTally {
     hops += o.hops;
     defers += o.defers;
     regenerates += o.regenerates;
+    multi += o.multi;
   }
 };
-inline constexpr int kTallyWords = 8;  // a round's tally in the executor's memory
+inline constexpr int kTallyWords = 9;  // a round's tally in the executor's memory
 PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
   if (t.matched) atomic_add(&out[0], t.matched);
   if (t.max_load) atomic_max(&out[1], t.max_load);
@@ -82,6 +86,7 @@ PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
   if (t.hops) atomic_add(&out[5], t.hops);
   if (t.defers) atomic_add(&out[6], t.defers);
   if (t.regenerates) atomic_add(&out[7], t.regenerates);
+  if (t.multi) atomic_add(&out[8], t.multi);
 }
 
 // Routed topologies: every message of the round loads the links of its route before any is
@@ -92,6 +97,7 @@ struct CountLinksBodyOf {
   int round;
   int64_t step;
   unsigned long long* link_load;
+  int64_t restamp = 0;  // the counters' stamp where not the step's (a round costed again: rounds.h)
   PPSIM_HD void operator()(int64_t x) const {
     using Ops = typename Src::Ops;
     const int64_t i = c.lo + x;
@@ -111,7 +117,7 @@ struct CountLinksBodyOf {
     } else {
       for (int n = 0; n < Ops::max_sends; ++n) route[n] = 0;
     }
-    const uint32_t stamp = uint32_t(step);
+    const uint32_t stamp = uint32_t(restamp ? restamp : step);
     for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
       rules::for_each_message_link(c.machine, i, ops.send[n].to, route[n], [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
   }
@@ -133,6 +139,13 @@ struct PullBodyOf {
   PullState st;
   const unsigned long long* link_load;
   unsigned long long* lost;  // with failures: the round's [dropped, rerouted] messages (else null)
+  // Routed topologies: the round's link loads were not counted, on the guess that every message
+  // crosses one link (rules::one_hop_cost); `multi` tallies the messages that prove it wrong.
+  bool one_hop = false;
+  // Only the costs of a round already run (rounds.h, a round costed again): no word moves, and
+  // the link counters carry stamp `restamp`.
+  bool cost_only = false;
+  int64_t restamp = 0;
 
   // A listed unit's pass is inlined into the kernel that runs it (pull_of), which holds no
   // register cap: called, it would be a device function held to 64 registers, and spill.
@@ -142,7 +155,7 @@ struct PullBodyOf {
 
   // Returns what this processor adds to the round's figures (lane 0's; the other lanes' are empty).
   PPSIM_HD PPSIM_DEVICE_INLINE PullTally pull(int64_t x, int lane, int lanes) const {
-    PullTally tally{0, 0, 0, 0, 0, 0, 0, 0};
+    PullTally tally{};
     const int64_t i = c.lo + x, procs = c.hi - c.lo;
     Ops own;
     int8_t own_route[Ops::max_sends];
@@ -167,9 +180,9 @@ struct PullBodyOf {
       for (int n = 0; n < Ops::max_recvs; ++n) arriving[n] = true;
     }
     const rules::StepWrites writes = rules::step_writes(c.ports.shape, own, arriving);
-    if (lane == 0) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
+    if (lane == 0 && !cost_only) st.next_parity_of(round, procs)[x] = uint8_t(now ^ writes.new_generation);
     if (lane == 0) tally.sends = static_cast<unsigned long long>(own.nsend);
-    if (writes.defer || (writes.new_generation && !st.generations)) {  // the run goes again, as it needs (PullTally)
+    if (!cost_only && (writes.defer || (writes.new_generation && !st.generations))) {  // the run goes again, as it needs (PullTally)
       tally.defers = lane == 0 && writes.defer;
       tally.regenerates = lane == 0 && !writes.defer;
       return tally;
@@ -202,6 +215,7 @@ struct PullBodyOf {
         }
       }
       if (lane == 0) tally.add(cost(peer, msg, rv, f, i, Src::any ? peer_route[s] : 0));
+      if (cost_only) continue;
       const uint8_t g = parities ? (parity_now[f - c.lo] >> msg.buf) & 1 : 0;
       apply(rv, msg, st.generation(c, msg.buf, g) + (f - c.lo) * c.words(msg.buf) + msg.src_off, x, now, writes.new_generation, begun, lane,
             lanes);
@@ -242,15 +256,23 @@ struct PullBodyOf {
     const int64_t hops = rules::message_hops(c.machine, f, i, route), words = rules::charged_words(c.tokens, msg.len);
     const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
     rules::MessageCost m;
-    if (direct_links(c.machine.topo)) {
+    const bool direct = direct_links(c.machine.topo);
+    if (direct || one_hop) {
       long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
       for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
-      m = rules::direct_cost(*c.cost, f, congestion, words, hops, combined);
+      m = direct ? rules::direct_cost(*c.cost, f, congestion, words, hops, combined)
+                 : rules::one_hop_cost(c.machine, *c.cost, f, i, words, combined, congestion);
     } else {
-      m = rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(step));
+      m = rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(restamp ? restamp : step));
     }
-    return PullTally{1, static_cast<unsigned long long>(m.congestion), double_bits(m.time), 0, static_cast<unsigned long long>(words),
-                     static_cast<unsigned long long>(hops), 0, 0};
+    PullTally t;
+    t.matched = 1;
+    t.max_load = static_cast<unsigned long long>(m.congestion);
+    t.time_bits = double_bits(m.time);
+    t.words = static_cast<unsigned long long>(words);
+    t.hops = static_cast<unsigned long long>(hops);
+    t.multi = !direct && hops != 1;
+    return t;
   }
   PPSIM_HD static unsigned long long double_bits(double v) {
 #if defined(__CUDA_ARCH__)

@@ -119,12 +119,13 @@ class RoundsRun {
   size_t slots() const { return size_t(std::max(1, nrounds_)); }
   // The figures: the pull step's tallies (kTallyWords a round) or the records' peaks (2 a round).
   static constexpr size_t kFigureWords = size_t(kTallyWords);
-  size_t control_words() const { return (kTotalsWords + kFigureWords + 2) * slots() + 1 + kTallies; }  // totals, status, figures, losses, tallies
+  size_t control_words() const { return (kTotalsWords + kFigureWords + 2) * slots() + 1 + kTallies + kTallyWords; }  // totals, status, figures, losses, tallies, a round costed again
   RoundTotals* dev_totals() { return reinterpret_cast<RoundTotals*>(control_.get()); }                     // kTotalsWords R
   RunStatus* status() { return reinterpret_cast<RunStatus*>(control_.get() + kTotalsWords * slots()); }    // after the totals
   unsigned long long* figures() { return control_.get() + kTotalsWords * slots() + 1; }                    // kFigureWords R
   unsigned long long* lost_counts() { return figures() + kFigureWords * slots(); }                         // 2R
   unsigned long long* tallies() { return lost_counts() + 2 * slots(); }                                    // the verification's
+  unsigned long long* recost_tally() { return tallies() + kTallies; }                                      // kTallyWords
   size_t end_words() const { return (kFigureWords + 2) * slots() + 1 + kTallies; }                       // from the status word on
   std::vector<unsigned long long> lost_of_end(const std::vector<unsigned long long>& end) const {
     return std::vector<unsigned long long>(end.begin() + 1 + ptrdiff_t(kFigureWords * slots()), end.begin() + 1 + ptrdiff_t((kFigureWords + 2) * slots()));
@@ -189,6 +190,7 @@ class RoundsRun {
       second_[b].release();
     }
     link_load_.release();
+    one_hop_.release();
     slot_.release();
     sends_.release();
     recvs_.release();
@@ -209,9 +211,17 @@ class RoundsRun {
   // from the ops of up to kWidthSample processors spread over the run, asked for on the host (the
   // width is a matter of speed only; the figures come from the round's tallies), kept where the
   // steps read it.
+  // On a routed topology the same sample says which rounds guess their link loads instead of
+  // counting them (PullBodyOf::one_hop): those where every sampled message crosses one link. A
+  // guess is checked: its round tallies the messages that do not (PullTally::multi), and a round
+  // with any is costed again at the end with its loads counted (peaks_from). With failures, whose
+  // reroutes change routes, every round counts.
   static constexpr int64_t kWidthSample = 64;
   void plan_pulled_rounds() {
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});
+    const rules::Machine& m = pl_.ctx.machine;
+    const bool guess = !direct_links(m.topo) && !c_.failures.any() && nrounds_ > 0;
+    one_hop_host_.assign(guess ? static_cast<size_t>(nrounds_) : 0, 1);
     const int64_t sample = std::min<int64_t>(p_, kWidthSample);
     StepOps ops;
     const AlgoParams a = postal_.attached(c_.params);  // (the context's points at the executor's copy of G)
@@ -221,10 +231,55 @@ class RoundsRun {
         const int64_t i = pl_.ctx.lo + (sample > 1 ? k * (p_ - 1) / (sample - 1) : 0);
         if (!rules::read_round_ops(pl_.ctx.algo, c_.test_ops_override, a, i, r, ops)) continue;  // (the steps flag it)
         t.sends += ops.nsend;
-        for (int n = 0; n < ops.nsend; ++n) t.words += ops.send[n].len;
+        for (int n = 0; n < ops.nsend; ++n) {
+          t.words += ops.send[n].len;
+          const int64_t to = ops.send[n].to;
+          if (guess && to >= 0 && to < pl_.ctx.ports.p && to != i && rules::message_hops(m, i, to, 0) != 1) one_hop_host_[size_t(r - 1)] = 0;
+        }
       }
     }
     if (nrounds_ > 0) exec_.upload(dev_totals(), totals_.data(), totals_.size() * sizeof(RoundTotals));
+    if (guess && exec_.guesses_every_round()) std::fill(one_hop_host_.begin(), one_hop_host_.end(), uint8_t(1));
+    if (guess) {
+      one_hop_.ensure(one_hop_host_.size());
+      exec_.upload(one_hop_.get(), one_hop_host_.data(), one_hop_host_.size());
+      pl_.one_hop = one_hop_.get();
+    }
+  }
+
+  // Whether a step counts link loads: on a routed topology, unless every round guesses them (where
+  // the run takes no counters until a round is costed again).
+  bool counts_links() const {
+    return !direct_links(pl_.ctx.machine.topo) && (one_hop_host_.empty() || std::count(one_hop_host_.begin(), one_hop_host_.end(), uint8_t(0)) > 0);
+  }
+  uint64_t link_counter_bytes() const { return uint64_t(std::max<int64_t>(1, link_space(pl_.ctx.machine.topo))) * 8; }
+  // The link counters, zeroed (they are kept by stamps from then on).
+  void take_link_counters() {
+    const Topology& topo = pl_.ctx.machine.topo;
+    link_load_.ensure(size_t(std::max<int64_t>(1, link_space(topo))));
+    exec_.zero(link_load_.get(), size_t(link_space(topo)) * sizeof(unsigned long long));
+    pl_.link_load = link_load_.get();
+  }
+
+  // Round r, whose one-hop guess its messages proved wrong, costed again with its link loads
+  // counted: its peak. Its stamp is one no step of the run has used (stamps only grow).
+  RoundPeak recost(int r, int64_t stamp) {
+    if (!pl_.link_load) {  // (checked, then taken, as every other array)
+      exec_.require(link_counter_bytes());
+      take_link_counters();
+    }
+    unsigned long long* out = recost_tally();
+    exec_.zero(out, kTallyWords * sizeof(unsigned long long));
+    StepPlan host_pl = pl_;
+    host_pl.totals = totals_.data();
+    host_pl.one_hop = one_hop_host_.data();  // (a round is costed again only where it guessed)
+    const int64_t t = pl_.step_of_round(r);
+    with_pull_source(host_pl, [&](auto src) { recost_round_of(src, host_pl, exec_, r, t, stamp, out); });
+    unsigned long long w[kTallyWords];
+    exec_.download(w, out, sizeof w);
+    double time;
+    std::memcpy(&time, &w[2], sizeof time);
+    return RoundPeak{static_cast<long long>(w[1]), time};
   }
 
   // Whether the pull step takes the buffers' second generations: where the operation combines
@@ -265,12 +320,7 @@ class RoundsRun {
       bufs_[b].ensure(size_t(p_ * pl_.ctx.words(b)));
       pl_.ctx.bufs[b] = bufs_[b].get();
     }
-    const Topology& topo = pl_.ctx.machine.topo;
-    if (!direct_links(topo)) {
-      link_load_.ensure(size_t(std::max<int64_t>(1, link_space(topo))));
-      exec_.zero(link_load_.get(), size_t(link_space(topo)) * sizeof(unsigned long long));
-      pl_.link_load = link_load_.get();
-    }
+    if (counts_links()) take_link_counters();
     if (pl_.pull) allocate_pull();
     const size_t nstores = pl_.pull ? 0 : size_t(pl_.nstores);
     slot_.ensure(nstores * size_t(p_ + 1));
@@ -295,8 +345,7 @@ class RoundsRun {
     const bool rewrites = pull_generations();
     uint64_t bytes = 0;
     for (int b = 0; b < pl_.ctx.nbuf(); ++b) bytes += uint64_t(p_ * pl_.ctx.words(b)) * 8 * (rewrites ? 2 : 1);
-    const Topology& t = physical_topology(c_);
-    if (!direct_links(t)) bytes += uint64_t(std::max<int64_t>(1, link_space(t))) * 8;
+    if (counts_links()) bytes += link_counter_bytes();
     bytes += 2 * uint64_t(p_);
     if (c_.verify && !c_.keep_buffers) {
       bytes += verification_table_words(c_) * 8;
@@ -321,6 +370,7 @@ class RoundsRun {
     if (c_.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();
+    host_pl.one_hop = one_hop_host_.empty() ? nullptr : one_hop_host_.data();
     pl_.totals = dev_totals();
     if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
       exec_.steps_in_one_launch(pl_);
@@ -364,6 +414,7 @@ class RoundsRun {
       std::memcpy(peaks.data(), fig, slots() * sizeof(RoundPeak));
       return peaks;
     }
+    int64_t stamp = pl_.total_steps;  // (the steps' stamps are 1 .. total_steps)
     for (size_t r = 0; r < size_t(nrounds_); ++r) {
       const unsigned long long* t = fig + kTallyWords * r;  // PullTally's words
       if (t[0] != t[3]) {
@@ -373,6 +424,7 @@ class RoundsRun {
       double time;
       std::memcpy(&time, &t[2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
       peaks[r] = RoundPeak{static_cast<long long>(t[1]), time};
+      if (!one_hop_host_.empty() && one_hop_host_[r] && t[8] > 0) peaks[r] = recost(int(r + 1), ++stamp);
       totals_[r].sends = static_cast<long long>(t[3]);  // the figures the sizing pass gives the records
       totals_[r].words = static_cast<long long>(t[4]);
       totals_[r].hops = static_cast<long long>(t[5]);
@@ -445,6 +497,8 @@ class RoundsRun {
   Array<Failures> failures_;
   Array<uint64_t> bufs_[kMaxBuffers];
   Array<unsigned long long> link_load_;
+  Array<uint8_t> one_hop_;
+  std::vector<uint8_t> one_hop_host_;  // [rounds] as one_hop_, on the host (empty: every round counts its loads)
   Array<Slots> slot_;
   Array<DevSend> sends_;
   Array<DevRecv> recvs_;

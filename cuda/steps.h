@@ -111,6 +111,10 @@ struct StepPlan {
   // routed topologies) over the processors.
   bool pull = false;
   PullState pulled{};
+  // [rounds], routed topologies: one_hop[r - 1] where round r's link loads are guessed, not
+  // counted (PullBodyOf::one_hop); null: every round counts them.
+  const uint8_t* one_hop = nullptr;
+  PPSIM_HD bool guesses_one_hop(int r) const { return one_hop && one_hop[r - 1]; }
 
   PPSIM_HD int64_t step_of_round(int r) const { return ctx.clock.step_of_round(r); }
   PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
@@ -137,18 +141,28 @@ PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out
 }
 
 // The round sent in step t, on the pull step with ops read from source Src (rules/pull_units.h):
-// its link loads counted first on a routed topology, then pulled by its receivers, which apply its
-// words at once (the round's messages arrive before the next round leaves: round-based, or
-// lambda = 1).
+// its link loads counted first on a routed topology (unless the plan guesses that its messages
+// cross one link each), then pulled by its receivers, which apply its words at once (the round's
+// messages arrive before the next round leaves: round-based, or lambda = 1).
 PPSIM_HD_TEMPLATE
 template <class Src, class Exec>
 PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
   const Ctx& ctx = pl.ctx;
   if (const int r = pl.round_sent_at(t); r > 0) {
-    if (!direct_links(ctx.machine.topo)) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
-    exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r)},
+    const bool one_hop = pl.guesses_one_hop(r);
+    if (!direct_links(ctx.machine.topo) && !one_hop) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
+    exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r), one_hop},
                       pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
   }
+}
+// Round r (sent in step t) costed again, its link loads counted under stamp `stamp` (one no step
+// of the run has used): every receive's cost tallied into out, no word moved.
+PPSIM_HD_TEMPLATE
+template <class Src, class Exec>
+PPSIM_HD void recost_round_of(Src, const StepPlan& pl, Exec& exec, int r, int64_t t, int64_t stamp, unsigned long long* out) {
+  const Ctx& ctx = pl.ctx;
+  exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load, stamp});
+  exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, false, pl.pulled, pl.link_load, nullptr, false, true, stamp}, GroupWidth::thread, out);
 }
 // After the last step: every processor's words back in the buffers' first generation, then the
 // algorithm's local work.

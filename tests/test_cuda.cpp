@@ -13,6 +13,7 @@
 #include "ppsim/cuda_backend.h"
 #include "ppsim/engine.h"
 #include "algorithms/allreduce_hypercube.h"
+#include "machine/topologies/routing.h"
 #include "ppsim/run.h"
 #include "study/sweep.h"
 #include "test_helpers.h"
@@ -568,6 +569,63 @@ TEST(CudaRoundsOnHost, PullStepAsksLittleOfTheDevice) {
   EXPECT_GE(counted, 2 * c.params.p * r.steps);
   EXPECT_TRUE(run_device_rounds_on_host(c, second).verified);
   EXPECT_EQ(second.allocations, 0);
+}
+
+// On a routed topology a round whose messages each cross one link needs no link counters: its
+// link from a to b carries exactly a's messages to b, as on a direct-link topology. The host
+// guesses such rounds from a sample of processors; every guess is checked (PullTally::multi), and a
+// round that proves it wrong is costed again with its loads counted (one more read back).
+TEST(CudaRoundsOnHost, RoutedRoundsGuessOneHopAndCheckTheGuess) {
+  struct Case {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p;
+  };
+  // Recursive doubling on the hypercube and the ring all-gather on the ring: every round one hop,
+  // one launch a step (the last also settles the generations), no counters.
+  for (const Case k : {Case{"allreduce_hypercube", TopologyKind::hypercube, 1 << 10}, Case{"allgather_ring", TopologyKind::ring, 200}}) {
+    SCOPED_TRACE(k.algo);
+    RunConfig c = testing_support::make_config(k.algo, k.kind, k.p, "", 2, OperatorKind::interval);
+    c.keep_buffers = false;  // (verified where the buffers are: one read back)
+    HostRoundsProbe probe;
+    const RunResult r = run_device_rounds_on_host(c, probe);
+    expect_identical(run_cpu(c), r);
+    ASSERT_EQ(int64_t(probe.step_launches.size()), r.steps);
+    for (size_t t = 0; t + 1 < probe.step_launches.size(); ++t) EXPECT_EQ(probe.step_launches[t], 1) << "step " << t + 1;
+    EXPECT_EQ(probe.host_waits, 1);
+  }
+  // The E-cube all-to-all: round k crosses popcount(k) links, so only its rounds k = 2^j guess.
+  {
+    RunConfig c = testing_support::make_config("alltoall_xor_ecube", TopologyKind::hypercube, 64, "", 1, OperatorKind::interval);
+    c.keep_buffers = false;
+    HostRoundsProbe probe;
+    const RunResult r = run_device_rounds_on_host(c, probe);
+    expect_identical(run_cpu(c), r);
+    ASSERT_EQ(int64_t(probe.step_launches.size()), r.steps);
+    for (int64_t t = 1; t < r.steps; ++t) EXPECT_EQ(probe.step_launches[size_t(t - 1)], popcount64(t) == 1 ? 1 : 2) << "step " << t;
+    EXPECT_EQ(probe.host_waits, 1);
+  }
+  // Every round made to guess: the routed runs whose messages cross several links (congestion,
+  // postal latency on a mesh, a mapped run, a tree, the E-cube all-to-all, link classes) are costed
+  // again round by round, and give the CPU's report.
+  std::vector<RunConfig> configs;
+  for (const RunConfig& c : special_configs())
+    if (!direct_links(physical_topology(c))) configs.push_back(c);
+  configs.push_back(testing_support::make_config("alltoall_xor_ecube", TopologyKind::hypercube, 64, "", 1, OperatorKind::interval));
+  RunConfig classes = testing_support::make_config("allreduce_hypercube", TopologyKind::torus, 0, "4x4", 3, OperatorKind::affine);
+  classes.cost.set_class_tw(1, 7);
+  configs.push_back(classes);
+  ASSERT_GE(configs.size(), size_t(6));
+  for (const RunConfig& c : configs) {
+    SCOPED_TRACE(std::string(c.algorithm->name) + " on " + topology_name(physical_topology(c).kind));
+    HostRoundsProbe probe;
+    probe.guess_every_round = true;
+    const RunResult r = run_device_rounds_on_host(c, probe);
+    expect_identical(run_cpu(c), r);
+    if (r.step_path == "pull") {
+      EXPECT_GT(probe.host_waits, 1) << "a round that crosses several links is costed again";
+    }
+  }
 }
 
 // What the CPU backend would hold on the host does not stop a device run: the parameters of a

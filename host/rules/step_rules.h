@@ -262,6 +262,19 @@ PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, in
                          [&](int64_t id) { return link_load_at(atomic_load(&link_load[id]), stamp); });
 }
 
+// On a routed topology, in a step where every message crosses one link: a one-hop route from a
+// to b is a link from a to b that no other pair's one-hop route takes, and a processor's node is
+// its alone (the mappings are permutations), so the link carries exactly the sender's messages to
+// the receiver, `congestion` of them, as on a direct-link topology. Equal to route_cost with the
+// loads counted, without a counter or, where the links have one class, a walk of the route.
+PPSIM_HD inline MessageCost one_hop_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t combined,
+                                         long long congestion) {
+  if (c.tw_class_set != 0 || c.ts_class_set != 0)
+    return route_cost_with(m, c, from, to, words, 1, combined, 0, [&](int64_t) { return congestion; });
+  const CostParts x = straggled(c, from, {congestion, c.ts, c.tw * double(words) * double(congestion)});
+  return {congestion, message_time_of(c, x.startup, x.word_time, 1, combined)};
+}
+
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's
 // congestion is the number of its sender's sends (sends[first, end)) to its destination.
 template <class S>

@@ -60,9 +60,13 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nu
 // of them each step made (step_launches[t - 1]: empty when the whole run was one launch), the
 // uploads (each one a wait for the stream today), and the device allocations (each growth of an
 // array: a cudaMalloc, and a cudaFree at the end of the run).
+// guess_every_round: on a routed topology every round of the pull step guesses that its messages
+// cross one link each, whatever the host's sample says, so that runs where they do not check the
+// guess and cost the round again (tests).
 struct HostRoundsProbe {
   int lanes = 1;
   int team_threads = 0;
+  bool guess_every_round = false;
   uint64_t budget_bytes = 0;
   int64_t host_waits = 0;
   uint64_t required_bytes = 0, live_at_require = 0, peak_bytes = 0;

@@ -52,33 +52,60 @@ __global__ void single_lane_kernel(int64_t n, const __grid_constant__ Body body)
 }
 
 // The same three for bodies that return a tally (rounds::PullTally): each thread adds up its
-// processors' tallies in registers, the warp combines them with shuffles once every lane has left
-// its loop, and one lane commits the sum: an atomic per warp and word, not one per message.
-__device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
+// processors' tallies in registers, the warp combines them once every lane has left its loop, and
+// one lane commits the sum: an atomic per warp and word, not one per message.
+// The counts of receives, sends and the run's goings-again are at most a few dozen a processor and
+// a thread holds at most a few thousand processors of a grid-stride loop, so a warp's sum fits 32
+// bits: one redux instruction each (sm_80 on), where the shuffles took 10 and the additions 10
+// (nine 64-bit words: some 250 of the 1,290 instructions a warp ran in a step of all-reduce at
+// 2^20). Words, hops, the load and the time stay 64-bit; a word no lane has (the goings-again, the
+// messages off one hop) costs one vote.
+__device__ inline unsigned long long warp_sum(unsigned long long v) {
+  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  return v;
+}
+__device__ inline unsigned long long warp_max(unsigned long long v) {
   for (int d = 16; d > 0; d /= 2) {
-    rounds::PullTally o;
-    o.matched = __shfl_down_sync(0xffffffffu, t.matched, d);
-    o.max_load = __shfl_down_sync(0xffffffffu, t.max_load, d);
-    o.time_bits = __shfl_down_sync(0xffffffffu, t.time_bits, d);
-    o.sends = __shfl_down_sync(0xffffffffu, t.sends, d);
-    o.words = __shfl_down_sync(0xffffffffu, t.words, d);
-    o.hops = __shfl_down_sync(0xffffffffu, t.hops, d);
-    o.defers = __shfl_down_sync(0xffffffffu, t.defers, d);
-    o.regenerates = __shfl_down_sync(0xffffffffu, t.regenerates, d);
-    o.multi = __shfl_down_sync(0xffffffffu, t.multi, d);
-    t.add(o);
+    const unsigned long long o = __shfl_down_sync(0xffffffffu, v, d);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+__device__ inline unsigned long long warp_count(unsigned long long v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, static_cast<unsigned>(v));
+#else
+  return warp_sum(v);
+#endif
+}
+__device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
+  t.matched = warp_count(t.matched);
+  t.sends = warp_count(t.sends);
+  t.words = warp_sum(t.words);
+  t.hops = warp_sum(t.hops);
+  t.max_load = warp_max(t.max_load);
+  t.time_bits = warp_max(t.time_bits);
+  if (__any_sync(0xffffffffu, t.defers | t.regenerates | t.multi)) {
+    t.defers = warp_count(t.defers);
+    t.regenerates = warp_count(t.regenerates);
+    t.multi = warp_count(t.multi);
   }
   return t;
 }
+// How many registers the pull kernels take (bench/RESULTS.md, measured on an H200 at 1, 2 and 4
+// blocks an SM): a thread a processor as many as its body asks, a warp a processor up to 128 (two
+// blocks), where 64 (four blocks) spilled 100 bytes a lane and took 20 % longer. (The single-lane
+// bodies now ask 104-152, which holds a listed unit's kernel to one block an SM: two, at a spill of
+// 16 bytes, is the next thing to time.)
 template <class Body>
-__global__ void single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+__global__ void __launch_bounds__(kBlock) single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   rounds::PullTally t{};
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
   t = warp_tally(t);
   if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
 }
 template <class Body>
-__global__ void __launch_bounds__(kBlock, 4) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+__global__ void __launch_bounds__(kBlock, 2) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
   rounds::PullTally t{};

@@ -252,7 +252,7 @@ struct PullBodyOf {
 
   // The message from f meeting receive rv: one matched receive, its congestion and time (the
   // figures are the sizing pass's).
-  PPSIM_HD PullTally cost(const Ops& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
+  PPSIM_HD PPSIM_DEVICE_INLINE PullTally cost(const Ops& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
     const int64_t hops = rules::message_hops(c.machine, f, i, route), words = rules::charged_words(c.tokens, msg.len);
     const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
     rules::MessageCost m;

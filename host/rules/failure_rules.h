@@ -133,8 +133,8 @@ PPSIM_HD PPSIM_FAILURE_PATH int64_t alt_route_hops(const Topo& t, int64_t s, int
   return hops;
 }
 template <class Machine>
-PPSIM_HD int64_t message_hops(const Machine& m, int64_t from, int64_t to, int route) {
-  if (route == 0) return route_hops(m.topo, m.node(from), m.node(to));
+PPSIM_HD PPSIM_DEVICE_INLINE int64_t message_hops(const Machine& m, int64_t from, int64_t to, int route) {
+  if (route == 0) return route_hops_inlined(m.topo, m.node(from), m.node(to));
   return alt_route_hops(m.topo, m.node(from), m.node(to), route);
 }
 

@@ -11,10 +11,14 @@
 // device wherever it is called: a call that is not would need their address, and so the ops in
 // local memory instead of registers.
 #define PPSIM_DEVICE_INLINE __forceinline__
+// A rarely taken path kept out of line on the device, so that the kernels that may take it do not
+// carry its code and registers where they do not (inline: one definition in every translation unit).
+#define PPSIM_DEVICE_OUTLINED __noinline__ inline
 #else
 #define PPSIM_HD
 #define PPSIM_HD_TEMPLATE
 #define PPSIM_DEVICE_INLINE inline
+#define PPSIM_DEVICE_OUTLINED inline
 #endif
 
 #include <cstdint>

@@ -33,10 +33,9 @@ PPSIM_HD inline int64_t gray_inverse(int64_t g) {
 PPSIM_HD inline bool is_grid(TopologyKind k) { return k == TopologyKind::mesh || k == TopologyKind::torus; }
 PPSIM_HD inline bool is_line(TopologyKind k) { return k == TopologyKind::linear || k == TopologyKind::ring; }
 
-// The physical node logical processor i runs on.
-PPSIM_HD inline int64_t map_node(const Mapping& m, int64_t i) {
+// The physical node logical processor i runs on under a mapping other than the identity.
+PPSIM_HD PPSIM_DEVICE_OUTLINED int64_t map_node_moved(const Mapping& m, int64_t i) {
   const Topology &L = m.logical, &P = m.physical;
-  if (m.kind == MapKind::identity) return i;
   if (m.kind == MapKind::snake) {
     const int64_t C = P.dims[P.ndims - 1], row = i / C, k = i % C;
     return row * C + (row % 2 == 0 ? k : C - 1 - k);
@@ -63,6 +62,9 @@ PPSIM_HD inline int64_t map_node(const Mapping& m, int64_t i) {
   }
   return node;
 }
+
+// The physical node logical processor i runs on.
+PPSIM_HD inline int64_t map_node(const Mapping& m, int64_t i) { return m.kind == MapKind::identity ? i : map_node_moved(m, i); }
 
 const char* map_kind_name(MapKind k);
 bool parse_map_kind(const std::string& name, MapKind& out);

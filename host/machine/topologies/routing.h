@@ -12,6 +12,21 @@ PPSIM_HD inline bool direct_links(const Topology& t) {
 PPSIM_HD inline int64_t route_hops(const Topology& t, int64_t s, int64_t d) {
   return with_topology_unit(t.kind, [&](auto u) { return decltype(u)::hops(t, s, d); });
 }
+// The same, inlined where it is called for the arrays and the hypercube, whose hops are a few
+// instructions: the pull step asks for every message's, and on the device a call saved and restored
+// a score of registers around a hypercube's popcount, 190 of the 1,290 instructions a warp of its
+// all-reduce ran a step (bench/RESULTS.md). The trees and clusters keep the call: inlined, their
+// routes' temporary topologies would give every kernel that asks a frame of half a kilobyte.
+PPSIM_HD PPSIM_DEVICE_INLINE int64_t route_hops_inlined(const Topology& t, int64_t s, int64_t d) {
+  switch (t.kind) {
+    case TopologyKind::hypercube: return topo::Hypercube::hops(t, s, d);
+    case TopologyKind::ring: return topo::Ring::hops(t, s, d);
+    case TopologyKind::linear: return topo::Linear::hops(t, s, d);
+    case TopologyKind::mesh: return topo::Mesh::hops(t, s, d);
+    case TopologyKind::torus: return topo::Torus::hops(t, s, d);
+    default: return route_hops(t, s, d);
+  }
+}
 
 // Size of the dense directed-link id space (0 for direct-link topologies).
 PPSIM_HD inline int64_t link_space(const Topology& t) {

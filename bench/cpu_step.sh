@@ -7,7 +7,7 @@
 # older program is OLD: a commit of this repository (built here in a fresh clone, without CUDA)
 # or the path of a ppsim program built from one. The machine should be otherwise quiet.
 #
-#   bash bench/cpu_step.sh [OLD] [REPS]     (defaults: cf69c22, 3)
+#   bash bench/cpu_step.sh [OLD] [REPS]     (defaults: cf69c22, 3; CPU_STEP_POINTS picks the points)
 set -euo pipefail
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 old=${1:-cf69c22}
@@ -43,7 +43,9 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 
 echo "| topology | p | m | threads | before ($label), s | now ($(git -C "$top" rev-parse --short HEAD)), s | messages/s before | messages/s now | words/s before | words/s now | ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for point in "full 20 1 1" "full 20 256 1" "full 20 1 2" "full 20 256 2" "hypercube 18 1 1" "hypercube 18 256 1"; do
+# CPU_STEP_POINTS="TOPOLOGY LOG2P M THREADS;..." runs those points instead.
+IFS=';' read -r -a points <<<"${CPU_STEP_POINTS:-full 20 1 1;full 20 256 1;full 20 1 2;full 20 256 2;hypercube 18 1 1;hypercube 18 256 1}"
+for point in "${points[@]}"; do
   read -r topo k m threads <<<"$point"
   args=(run --topology "$topo" --p "2^$k" --op allreduce --m "$m" --threads "$threads" --backend cpu)
   : >"$work/a"

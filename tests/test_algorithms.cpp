@@ -282,6 +282,42 @@ std::vector<Case> accepted_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Cpu, StepPathSuite, ::testing::ValuesIn(accepted_cases()), case_name);
 
+// A round of one-hop messages needs no link count (rules::one_hop_cost), and the pull step guesses
+// such rounds from a sample of 64 processors. Here the sample is wrong: on a ring of 200, every
+// processor exchanges a word with its neighbour i ^ 1, but 2 and 5 (neither sampled) exchange
+// across 3 and 4, whose own exchange then shares a link with theirs. Each round proves the guess
+// wrong and is costed again with its loads counted: both backends give the record path's report
+// (the busiest link carries 2), bit for bit.
+void pairs_with_one_long_pair(const AlgoParams& a, int64_t proc, int, StepOps& out) {
+  int64_t partner = proc ^ 1;
+  if (proc >= 2 && proc <= 5) partner = 7 - proc;  // 2 with 5, 3 with 4
+  if (proc >= a.p || partner >= a.p) return;
+  out.add_send(partner, 0, 0, a.m);
+  out.add_recv(partner, 0, 0, a.m, RecvMode::copy);
+}
+TEST(StepPaths, AWrongOneHopGuessIsCostedAgain) {
+  RunConfig c = testing_support::make_config("broadcast_binomial", TopologyKind::ring, 200, "", 1);
+  c.test_ops_override = pairs_with_one_long_pair;
+  c.verify = false;  // (not a broadcast)
+  c.cost.tw = 0.3;
+  c.cost.th = 0.7;
+  RunConfig records = c;
+  records.step_path = StepPath::records;
+  const RunResult pulled = run_cpu(c), recorded = run_cpu(records), device = run_device_rounds_on_host(c);
+  EXPECT_EQ(pulled.step_path, "pull");
+  EXPECT_EQ(device.step_path, "pull");
+  EXPECT_EQ(recorded.max_link_load, 2);
+  for (const RunResult* r : {&pulled, &device}) {
+    EXPECT_EQ(r->buffers, recorded.buffers);
+    ASSERT_EQ(r->per_step.size(), recorded.per_step.size());
+    for (size_t s = 0; s < r->per_step.size(); ++s) {
+      EXPECT_EQ(r->per_step[s].max_link_load, recorded.per_step[s].max_link_load) << "step " << s + 1;
+      EXPECT_EQ(r->per_step[s].link_hops, recorded.per_step[s].link_hops) << "step " << s + 1;
+      EXPECT_EQ(std::bit_cast<uint64_t>(r->per_step[s].time), std::bit_cast<uint64_t>(recorded.per_step[s].time)) << "step " << s + 1;
+    }
+  }
+}
+
 // The units the pull step reads directly, into ops of their own size (rules/pull_units.h): on
 // every accepted case of the registry, in every round, every processor's ops fit the room its unit
 // declares, and read directly they are the dispatch's, field by field.

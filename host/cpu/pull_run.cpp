@@ -1,6 +1,7 @@
 // The CPU backend's pull step (pull_run.h). A step is one pass over the processors (two on routed
-// topologies, whose link loads are all counted before any message is costed, and a short third one
-// where some processor defers its writes), each chunk of processors on a thread of its own:
+// topologies, whose link loads are all counted before any message is costed, unless every message
+// of the round crosses one link, and a short third one where some processor defers its writes),
+// each chunk of processors on a thread of its own:
 //
 //   for each processor i: its ops (once), checked; the failures applied;
 //     for each receive of i, in receive order: the sender's ops (once per sender), the send that
@@ -41,9 +42,36 @@ constexpr int kMaxPullSends = 4;
 // On routed topologies every processor's ops are asked for once more, to count the link loads
 // before any message is costed, and the pull step gains only where messages are long enough for
 // the payload copies it saves to outweigh that: on the 2^16-processor hypercube (all-reduce, one
-// thread) the two paths take the same time at m = 16, the pull step 1.3 times less at m = 64 and
-// 1.9 times less at m = 256, and 1.1 times more at m = 1.
+// thread) the two paths took the same time at m = 16, the pull step 1.3 times less at m = 64 and
+// 1.9 times less at m = 256, and 1.1 times more at m = 1. A round whose messages each cross one
+// link counts nothing (rules::one_hop_cost), so a run of such rounds takes the pull step at any m.
 constexpr int64_t kMinRoutedPullWords = 16;
+
+// Which rounds of a run on a routed topology are taken for rounds of one-hop messages: those where
+// every message that kOneHopSample processors spread over the run send crosses one link (as the
+// device rounds guess them, cuda/rounds.h). A guess is checked by its round (PullChunk::multi).
+// Empty where nothing is guessed: direct links, or failures, whose reroutes change routes.
+constexpr int64_t kOneHopSample = 64;
+std::vector<uint8_t> sampled_one_hop_rounds(const CpuRules& r) {
+  const int rounds = r.c.algorithm->rounds(r.a);
+  if (direct_links(r.topo()) || r.machine.failures || rounds <= 0) return {};
+  std::vector<uint8_t> one_hop(size_t(rounds), 1);
+  const int64_t sample = std::min(r.p, kOneHopSample);
+  StepOps ops;
+  for (int k = 1; k <= rounds; ++k)
+    for (int64_t j = 0; j < sample && one_hop[size_t(k - 1)]; ++j) {
+      const int64_t i = sample > 1 ? j * (r.p - 1) / (sample - 1) : 0;
+      if (!rules::read_round_ops(r.c.algorithm->id, r.c.test_ops_override, r.a, i, k, ops)) continue;  // (the pass says so)
+      for (int n = 0; n < ops.nsend; ++n) {
+        const int64_t to = ops.send[n].to;
+        if (to >= 0 && to < r.ports.p && to != i && rules::message_hops(r.machine, i, to, 0) != 1) one_hop[size_t(k - 1)] = 0;
+      }
+    }
+  return one_hop;
+}
+bool every_round_one_hop(const std::vector<uint8_t>& one_hop) {
+  return !one_hop.empty() && std::find(one_hop.begin(), one_hop.end(), uint8_t(0)) == one_hop.end();
+}
 
 namespace {
 
@@ -52,6 +80,7 @@ struct PullChunk {
   int64_t first = 0, last = 0;  // processors [first, last)
   StepStats stats;
   int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
+  int64_t multi = 0;              // messages matched that cross other than one link (routed topologies)
   bool broken = false;            // a rule broke, or a message did not arrive as expected
   std::vector<uint64_t> scratch;  // a strided message's words, gathered
   // Processors that defer their writes (rules::StepWrites): their messages' words kept aside, one
@@ -69,7 +98,7 @@ struct PullChunk {
 
   void start_step() {
     stats = StepStats{};
-    sent = matched = 0;
+    sent = matched = multi = 0;
     broken = false;
     staged.clear();
     staged_at.clear();
@@ -80,9 +109,9 @@ struct PullChunk {
 class PullRun {
  public:
   explicit PullRun(const RunConfig& c)
-      : rules_(c), plan_(ChunkPlan::for_run(c.threads, 0, rules_.p)), bufs_(rules_, plan_), loads_(rules_.topo()),
+      : rules_(c), plan_(ChunkPlan::for_run(c.threads, 0, rules_.p)), bufs_(rules_, plan_),
         apply_(apply_for(c.combine)), apply_from_(apply_from_for(c.combine)), algorithm_(c.algorithm->id), ops_override_(c.test_ops_override),
-        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr),
+        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr), one_hop_(sampled_one_hop_rounds(rules_)),
         // The exchange rules hold a step's sends against its arrivals: at lambda = 1 they are one step.
         check_exchange_(rules::checks_exchange(c.ports.model) && rules_.clock.lambda == 1), stragglers_(c.cost.stragglers.any()) {
     chunks_.resize(size_t(plan_.count));
@@ -135,12 +164,23 @@ class PullRun {
   bool pull_round(int round, int64_t t, StepStats& st) {
     const bool generations = generations_.load(std::memory_order_relaxed);
     for (PullChunk& ch : chunks_) ch.start_step();
-    if (!direct_) {
+    one_hop_round_ = !one_hop_.empty() && one_hop_[size_t(round - 1)];
+    if (!direct_ && !one_hop_round_) {
       each_chunk([&](PullChunk& ch) { (this->*count_)(ch, round, t); });
       if (any_broken()) return false;
     }
     each_chunk([&](PullChunk& ch) { (this->*pull_)(ch, round, t, generations); });
     if (any_broken()) return false;
+    if (one_hop_round_) {  // the guess checked: a message off one hop, and the round is costed again with its loads counted
+      int64_t multi = 0;
+      for (const PullChunk& ch : chunks_) multi += ch.multi;
+      if (multi > 0) {
+        one_hop_round_ = false;
+        each_chunk([&](PullChunk& ch) { count_links(ch, round, t); });
+        each_chunk([&](PullChunk& ch) { recost_chunk(ch, round, t); });
+        if (any_broken()) return false;
+      }
+    }
     bool deferred = false;
     for (const PullChunk& ch : chunks_) deferred |= !ch.deferred.empty();
     if (deferred) each_chunk([&](PullChunk& ch) { apply_deferred(ch, round, generations); });
@@ -186,7 +226,7 @@ class PullRun {
     StepOps ops;
     int8_t route[kMaxOps] = {};
     const uint32_t stamp = uint32_t(t);
-    unsigned long long* loads = loads_.counts.data();
+    unsigned long long* loads = link_counters();
     for (int64_t i = ch.first; i < ch.last; ++i) {
       bool ok = ops_of(rules_.a, i, round, ops);
       for (int n = 0; ok && n < ops.nsend; ++n)
@@ -201,22 +241,53 @@ class PullRun {
     }
   }
 
+  // The link counters, zeroed the first time a round counts (a run of one-hop rounds takes none).
+  unsigned long long* link_counters() {
+    std::call_once(counters_once_, [&] { loads_.assign(size_t(link_space(rules_.topo())), 0); });
+    return loads_.data();
+  }
+
+  // A round run on the one-hop guess that proved wrong: its messages' congestion and times again,
+  // from the link loads now counted (the words have moved; the other figures stand).
+  void recost_chunk(PullChunk& ch, int round, int64_t t) {
+    const DispatchedOps ops_of{algorithm_, ops_override_};
+    StepOps own, peer;
+    ch.stats.max_link_load = 0;
+    ch.stats.time = 0;
+    for (int64_t i = ch.first; i < ch.last; ++i) {
+      if (!ops_of(rules_.a, i, round, own)) {
+        ch.broken = true;
+        return;
+      }
+      int64_t peer_id = -1;
+      for (int n = 0; n < own.nrecv; ++n) {
+        const Recv& rv = own.recv[n];
+        if (rv.from != peer_id && !ops_of(rules_.a, peer_id = rv.from, round, peer)) {
+          ch.broken = true;
+          return;
+        }
+        const int s = rules::find_send_to(peer, i, rules::earlier_receives_from(own, n));
+        const int64_t words = rules::charged_words(rules_.tokens, peer.send[s].len);
+        const rules::MessageCost c = rules::route_cost(rules_.machine, rules_.c.cost, rv.from, i, words, rules::message_hops(rules_.machine, rv.from, i, 0),
+                                                       rules::charged_combined_words(rules_.tokens, rv.act, rv.nact, rv.len), 0, loads_.data(), uint32_t(t));
+        ch.stats.max_link_load = std::max(ch.stats.max_link_load, int64_t(c.congestion));
+        ch.stats.time = std::max(ch.stats.time, c.time);
+      }
+    }
+  }
+
   // The passes for this run.
   using PullFn = void (PullRun::*)(PullChunk&, int, int64_t, bool);
   using CountFn = void (PullRun::*)(PullChunk&, int, int64_t);
-  // The units of the hot list are compiled into the pass on direct links; on routes every unit
-  // shares one pass (pull_step_refusal sends only long messages there).
+  // The units of the hot list are compiled into the pass, on direct links and on routes.
   void choose_passes() {
-    pull_ = &PullRun::pull_chunk<DispatchedOps, false>;
-    if (!direct_) {
-      pull_ = &PullRun::pull_chunk<DispatchedOps, true>;
-      count_ = &PullRun::count_links;
-    } else {
-      rules::with_ops_source(algorithm_, !ops_override_, [&](auto src) {
-        using Src = decltype(src);
-        if constexpr (!Src::any) pull_ = &PullRun::pull_chunk<UnitOps<typename Src::Unit>, false>;
-      });
-    }
+    pull_ = direct_ ? &PullRun::pull_chunk<DispatchedOps, false> : &PullRun::pull_chunk<DispatchedOps, true>;
+    count_ = &PullRun::count_links;
+    rules::with_ops_source(algorithm_, !ops_override_ && !failures_, [&](auto src) {
+      using Src = decltype(src);
+      if constexpr (!Src::any)
+        pull_ = direct_ ? &PullRun::pull_chunk<UnitOps<typename Src::Unit>, false> : &PullRun::pull_chunk<UnitOps<typename Src::Unit>, true>;
+    });
   }
 
   template <class Ops>
@@ -232,7 +303,11 @@ class PullRun {
                                   int64_t t) const {
     const CostParams& cost = rules_.c.cost;
     if constexpr (Routed) {
-      return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.counts.data(), uint32_t(t));
+      if (one_hop_round_) {  // (a message off one hop is counted in the pass, and its round costed again)
+        ch.multi += hops != 1;
+        return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, rules::direct_congestion(peer.send, 0, peer.nsend, i));
+      }
+      return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
     } else {
       const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
       if (stragglers_) return rules::direct_cost(cost, f, congestion, words, hops, combined);
@@ -422,12 +497,16 @@ class PullRun {
   const CpuRules rules_;
   const ChunkPlan plan_;
   ProcessorBuffers bufs_;
-  LinkLoads loads_;
+  std::vector<unsigned long long> loads_;  // the stamped link counters (rules::count_link), taken by link_counters()
   const ApplyFn apply_;
   const ApplyFromFn apply_from_;
   const AlgorithmId algorithm_;
   const rules::OpsOverride ops_override_;
-  const bool direct_, failures_, check_exchange_, stragglers_;
+  const bool direct_, failures_;
+  const std::vector<uint8_t> one_hop_;  // sampled_one_hop_rounds
+  bool one_hop_round_ = false;          // the round under way is run on the one-hop guess
+  std::once_flag counters_once_;
+  const bool check_exchange_, stragglers_;
   PullFn pull_ = nullptr;
   CountFn count_ = nullptr;
   std::vector<PullChunk> chunks_;
@@ -461,8 +540,9 @@ const char* pull_step_refusal(const RunConfig& c, Backend backend) {
   if (c.ranks && c.ranks->size() > 1) return "a run split across ranks ships its crossing messages as records";
   if (c.algorithm->postal_native() && c.params.lambda > 1) return "its messages are in flight while later steps write the buffers";
   if (c.algorithm->sends_per_step > cpu::kMaxPullSends || c.ports.model == PortModel::all) return "its processors hear from many senders a step";
-  if (backend == Backend::cpu && !direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords)
-    return "its messages are too short, on a routed topology, for the pull step to gain";
+  if (backend == Backend::cpu && !direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords &&
+      !cpu::every_round_one_hop(cpu::sampled_one_hop_rounds(cpu::CpuRules(c))))
+    return "its messages are too short, on a routed topology where they cross several links, for the pull step to gain";
   return nullptr;
 }
 

@@ -17,13 +17,16 @@
 #    PPSIM_ONE_BLOCK_MAX_P letting it run): warp stalls, local-memory sectors and instructions.
 # 5. Nsight Compute on every kernel of allreduce 2^20 at m = 1 and m = 256: DRAM and L2 bytes,
 #    instructions and time, summed by kernel.
-# Each command is cut off after DEVICE_PROFILE_S seconds (default 90); PARTS (default "1 2 3 4 5")
+# 6. The listed units' single-lane pull kernel held to two blocks an SM (PPSIM_TALLY_BLOCKS=2: at
+#    most 128 registers) against one (as many as the body asks): allreduce 2^20 and 2^26, m = 1, the
+#    ring all-gather and the E-cube all-to-all at 2^12.
+# Each command is cut off after DEVICE_PROFILE_S seconds (default 90); PARTS (default "1 2 3 4 5 6")
 # picks the parts; logs and CSVs go to OUTDIR (default: $OUT, else build-gpu/profile).
 set -uo pipefail
 out=${1:-${OUT:-build-gpu/profile}}
 mkdir -p "$out"
 limit=${DEVICE_PROFILE_S:-90}
-parts=" ${PARTS:-1 2 3 4 5} "
+parts=" ${PARTS:-1 2 3 4 5 6} "
 export LD_LIBRARY_PATH="$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)
 
@@ -95,6 +98,17 @@ if [[ $parts == *" 3 "* ]]; then
   for k in 10 12; do
     echo "| E-cube all-to-all 2^$k (CLI s) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k -- $all) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^$k -- $none) |"
   done
+fi
+if [[ $parts == *" 6 "* ]]; then
+  one=PPSIM_TALLY_BLOCKS=1 two=PPSIM_TALLY_BLOCKS=2
+  echo "== 6. the listed units' single-lane pull kernel at one block an SM ($one) against two ($two)"
+  echo "| point | one block | two blocks |"
+  echo "|---|---:|---:|"
+  for k in 20 26; do
+    echo "| allreduce 2^$k, m = 1 (ppsim_bench wall s) | $(bench build-gpu allreduce 1 $k $one) | $(bench build-gpu allreduce 1 $k $two) |"
+  done
+  echo "| ring all-gather 2^12 (CLI s) | $(cli build-gpu --topology ring --op allgather --p 2^12 -- $one) | $(cli build-gpu --topology ring --op allgather --p 2^12 -- $two) |"
+  echo "| E-cube all-to-all 2^12 (CLI s) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 -- $one) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 -- $two) |"
 fi
 
 [ -n "$ncu" ] || { echo "no ncu on this machine"; exit 0; }

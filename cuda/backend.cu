@@ -198,7 +198,14 @@ class DeviceExec {
     if (n <= 0) return;
     switch (width) {
       case rounds::GroupWidth::thread:
-        single_lane_tally_kernel<<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+        if constexpr (Body::kInlined) {
+          if (tally_blocks_per_sm() == 2) {
+            single_lane_tally_kernel<Body, 2><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+            PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
+            break;
+          }
+        }
+        single_lane_tally_kernel<Body, 1><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
         PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
         break;
       case rounds::GroupWidth::warp:
@@ -279,6 +286,18 @@ class DeviceExec {
   bool grid_run_fits(int64_t p) const { return p <= grid_max_p() && cooperative_device(); }
   void steps_in_one_grid(const rounds::StepPlan& pl) {
     rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
+  }
+  // The thread blocks an SM must hold at once in a listed unit's single-lane pull kernel:
+  // PPSIM_TALLY_BLOCKS = 1 (the default: as many registers as the body asks) or 2 (at most 128),
+  // for timing occupancy against spills (kernels.h).
+  static int tally_blocks_per_sm() {
+    static const int blocks = [] {
+      const char* text = std::getenv("PPSIM_TALLY_BLOCKS");
+      if (!text || std::string(text) == "1") return 1;
+      if (std::string(text) == "2") return 2;
+      throw ConfigError(std::string("PPSIM_TALLY_BLOCKS must be 1 or 2, not '") + text + "'");
+    }();
+    return blocks;
   }
   static int64_t grid_max_p() {
     static const int64_t most = processors_from_env("PPSIM_GRID_MAX_P", kGridMaxP);

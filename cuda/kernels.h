@@ -96,9 +96,9 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
 // blocks an SM): a thread a processor as many as its body asks, a warp a processor up to 128 (two
 // blocks), where 64 (four blocks) spilled 100 bytes a lane and took 20 % longer. (The single-lane
 // bodies now ask 104-152, which holds a listed unit's kernel to one block an SM: two, at a spill of
-// 16 bytes, is the next thing to time.)
-template <class Body>
-__global__ void __launch_bounds__(kBlock) single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
+// 16 bytes, is the next thing to time: MinBlocks, which backend.cu takes from PPSIM_TALLY_BLOCKS.)
+template <class Body, int MinBlocks = 1>
+__global__ void __launch_bounds__(kBlock, MinBlocks) single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   rounds::PullTally t{};
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
   t = warp_tally(t);

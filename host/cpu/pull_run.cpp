@@ -89,8 +89,8 @@ struct PullChunk {
   std::vector<uint64_t> staged;
   std::vector<int64_t> staged_at;
   std::vector<std::pair<int64_t, size_t>> deferred;
-  // The last message costed where the time depends on its figures alone (direct links, no
-  // stragglers): a round's messages are mostly alike.
+  // The last message costed where the time depends on its figures alone (direct links or a round of
+  // one-hop messages, no stragglers, one link class): a round's messages are mostly alike.
   int64_t last_words = -1, last_hops = -1, last_combined = -1;
   long long last_congestion = -1;
   double last_time = 0;
@@ -296,30 +296,36 @@ class PullRun {
     else return Ops{};
   }
 
-  // The cost of a message from f to i (hops, words, combined) in step t; congestion on direct links
-  // is its sender's sends to i.
+  // The cost of a message from f to i (hops, words, combined) in step t; congestion on direct links,
+  // and on a routed round of one-hop messages, is its sender's sends to i.
   template <bool Routed, class PeerOps>
   [[gnu::always_inline]] rules::MessageCost message_cost(PullChunk& ch, const PeerOps& peer, int64_t f, int64_t i, int route, int64_t words, int64_t hops, int64_t combined,
                                   int64_t t) const {
     const CostParams& cost = rules_.c.cost;
     if constexpr (Routed) {
-      if (one_hop_round_) {  // (a message off one hop is counted in the pass, and its round costed again)
-        ch.multi += hops != 1;
-        return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, rules::direct_congestion(peer.send, 0, peer.nsend, i));
-      }
-      return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
+      if (!one_hop_round_) return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
+      ch.multi += hops != 1;  // (a message off one hop: the round is costed again)
+      const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
+      if (stragglers_ || cost.tw_class_set || cost.ts_class_set) return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion);
+      return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion).time; });
     } else {
       const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
       if (stragglers_) return rules::direct_cost(cost, f, congestion, words, hops, combined);
-      if (words != ch.last_words || hops != ch.last_hops || combined != ch.last_combined || congestion != ch.last_congestion) {
-        ch.last_words = words;
-        ch.last_hops = hops;
-        ch.last_combined = combined;
-        ch.last_congestion = congestion;
-        ch.last_time = rules::direct_cost(cost, f, congestion, words, hops, combined).time;
-      }
-      return rules::MessageCost{congestion, ch.last_time};
+      return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::direct_cost(cost, f, congestion, words, hops, combined).time; });
     }
+  }
+  // Where a message's time depends on its figures alone (no stragglers, one link class), the time of
+  // the chunk's last message of the same figures.
+  template <class Time>
+  [[gnu::always_inline]] static rules::MessageCost remembered_cost(PullChunk& ch, int64_t words, int64_t hops, int64_t combined, long long congestion, const Time& time) {
+    if (words != ch.last_words || hops != ch.last_hops || combined != ch.last_combined || congestion != ch.last_congestion) {
+      ch.last_words = words;
+      ch.last_hops = hops;
+      ch.last_combined = combined;
+      ch.last_congestion = congestion;
+      ch.last_time = time();
+    }
+    return rules::MessageCost{congestion, ch.last_time};
   }
 
   template <class Ops, bool Routed>

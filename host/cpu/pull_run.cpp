@@ -477,15 +477,17 @@ class PullRun {
 
   // The second generation of the buffers in `bits`, taken the first time a processor writes one.
   // Left uninitialised: a processor writes all of its words before anyone reads them.
-  void make_generations(uint8_t bits) {
+  [[gnu::always_inline]] void make_generations(uint8_t bits) {
     for (int b = 0; b < rules_.nbuf(); ++b)
-      if ((bits & (1u << b)) && !made_[b].load(std::memory_order_acquire))
-        std::call_once(second_once_[b], [&] {
-          second_[b].reset(new uint64_t[size_t(rules_.p * rules_.words(b))]);
-          generation_[b][1] = second_[b].get();
-          generations_.store(true, std::memory_order_relaxed);
-          made_[b].store(true, std::memory_order_release);
-        });
+      if ((bits & (1u << b)) && !made_[b].load(std::memory_order_acquire)) take_generation(b);
+  }
+  void take_generation(int b) {
+    std::call_once(second_once_[b], [&] {
+      second_[b].reset(new uint64_t[size_t(rules_.p * rules_.words(b))]);
+      generation_[b][1] = second_[b].get();
+      generations_.store(true, std::memory_order_relaxed);
+      made_[b].store(true, std::memory_order_release);
+    });
   }
 
   // After the last step every processor's words are in the first generation.

@@ -17,9 +17,9 @@
 #    PPSIM_ONE_BLOCK_MAX_P letting it run): warp stalls, local-memory sectors and instructions.
 # 5. Nsight Compute on every kernel of allreduce 2^20 at m = 1 and m = 256: DRAM and L2 bytes,
 #    instructions and time, summed by kernel.
-# 6. The listed units' single-lane pull kernel held to two blocks an SM (PPSIM_TALLY_BLOCKS=2: at
-#    most 128 registers) against one (as many as the body asks): allreduce 2^20 and 2^26, m = 1, the
-#    ring all-gather and the E-cube all-to-all at 2^12.
+# 6. The listed units' single-lane pull kernel held to two blocks an SM (the default: at most 128
+#    registers) against one (PPSIM_TALLY_BLOCKS=1: as many as the body asks): allreduce 2^20 and
+#    2^26, m = 1, the ring all-gather and the E-cube all-to-all at 2^12.
 # Each command is cut off after DEVICE_PROFILE_S seconds (default 90); PARTS (default "1 2 3 4 5 6")
 # picks the parts; logs and CSVs go to OUTDIR (default: $OUT, else build-gpu/profile).
 set -uo pipefail

@@ -199,13 +199,13 @@ class DeviceExec {
     switch (width) {
       case rounds::GroupWidth::thread:
         if constexpr (Body::kInlined) {
-          if (tally_blocks_per_sm() == 2) {
-            single_lane_tally_kernel<Body, 2><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+          if (tally_blocks_per_sm() == 1) {
+            single_lane_tally_kernel<Body, 1><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
             PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
             break;
           }
         }
-        single_lane_tally_kernel<Body, 1><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+        single_lane_tally_kernel<Body, 2><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
         PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
         break;
       case rounds::GroupWidth::warp:
@@ -288,13 +288,13 @@ class DeviceExec {
     rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
   }
   // The thread blocks an SM must hold at once in a listed unit's single-lane pull kernel:
-  // PPSIM_TALLY_BLOCKS = 1 (the default: as many registers as the body asks) or 2 (at most 128),
+  // PPSIM_TALLY_BLOCKS = 2 (the default: at most 128 registers) or 1 (as many as the body asks),
   // for timing occupancy against spills (kernels.h).
   static int tally_blocks_per_sm() {
     static const int blocks = [] {
       const char* text = std::getenv("PPSIM_TALLY_BLOCKS");
-      if (!text || std::string(text) == "1") return 1;
-      if (std::string(text) == "2") return 2;
+      if (!text || std::string(text) == "2") return 2;
+      if (std::string(text) == "1") return 1;
       throw ConfigError(std::string("PPSIM_TALLY_BLOCKS must be 1 or 2, not '") + text + "'");
     }();
     return blocks;

@@ -93,30 +93,55 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
   return t;
 }
 // How many registers the pull kernels take (bench/RESULTS.md, measured on an H200 at 1, 2 and 4
-// blocks an SM): a thread a processor as many as its body asks, a warp a processor up to 128 (two
-// blocks), where 64 (four blocks) spilled 100 bytes a lane and took 20 % longer. (The single-lane
-// bodies now ask 104-152, which holds a listed unit's kernel to one block an SM: two, at a spill of
-// 16 bytes, is the next thing to time: MinBlocks, which backend.cu takes from PPSIM_TALLY_BLOCKS.)
-template <class Body, int MinBlocks = 1>
+// blocks an SM): up to 128, two blocks of 256 an SM, where 64 (four blocks) spilled 100 bytes a
+// lane of the warp kernel and took 20 % longer. Inlined without calls the single-lane bodies asked
+// up to 160, one block an SM (all-reduce 2^26 then lost what a sixth fewer instructions gained);
+// with the thread's counts in 32 bits they fit 128 with no more spill than unbounded (the
+// listed units' frames, 184-280 bytes, are the route walks' captures). MinBlocks = 1, which
+// backend.cu takes where PPSIM_TALLY_BLOCKS=1, leaves them unbounded, to time the two.
+// A thread's sum over the processors of its grid-stride loop, the counts in 32 bits (warp_count says
+// why they fit): five registers fewer held across the loop than a PullTally.
+struct ThreadTally {
+  unsigned matched = 0, sends = 0, defers = 0, regenerates = 0, multi = 0;
+  unsigned long long max_load = 0, time_bits = 0, words = 0, hops = 0;
+  __device__ void add(const rounds::PullTally& o) {
+    matched += unsigned(o.matched);
+    sends += unsigned(o.sends);
+    defers += unsigned(o.defers);
+    regenerates += unsigned(o.regenerates);
+    multi += unsigned(o.multi);
+    max_load = max_load > o.max_load ? max_load : o.max_load;
+    time_bits = time_bits > o.time_bits ? time_bits : o.time_bits;
+    words += o.words;
+    hops += o.hops;
+  }
+  __device__ rounds::PullTally whole() const {
+    rounds::PullTally t;
+    t.matched = matched, t.sends = sends, t.defers = defers, t.regenerates = regenerates, t.multi = multi;
+    t.max_load = max_load, t.time_bits = time_bits, t.words = words, t.hops = hops;
+    return t;
+  }
+};
+template <class Body, int MinBlocks = 2>
 __global__ void __launch_bounds__(kBlock, MinBlocks) single_lane_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{};
+  ThreadTally t;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) t.add(rounds::pull_of(body, i, 0, 1));
-  t = warp_tally(t);
-  if (threadIdx.x % 32 == 0) rounds::commit_tally(out, t);
+  const rounds::PullTally sum = warp_tally(t.whole());
+  if (threadIdx.x % 32 == 0) rounds::commit_tally(out, sum);
 }
 template <class Body>
 __global__ void __launch_bounds__(kBlock, 2) group_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
   const int lane = int(threadIdx.x % kGroup);
   const int64_t groups = int64_t(gridDim.x) * (blockDim.x / kGroup);
-  rounds::PullTally t{};
+  ThreadTally t;
   for (int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup; i < n; i += groups) t.add(rounds::pull_of(body, i, lane, kGroup));
-  if (lane == 0) rounds::commit_tally(out, t);  // (lane 0 holds the warp's processors' tallies)
+  if (lane == 0) rounds::commit_tally(out, t.whole());  // (lane 0 holds the warp's processors' tallies)
 }
 template <class Body>
 __global__ void block_tally_kernel(int64_t n, const __grid_constant__ Body body, unsigned long long* out) {
-  rounds::PullTally t{};
+  ThreadTally t;
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) t.add(rounds::pull_of(body, i, int(threadIdx.x), int(blockDim.x)));
-  if (threadIdx.x == 0) rounds::commit_tally(out, t);
+  if (threadIdx.x == 0) rounds::commit_tally(out, t.whole());
 }
 
 // A whole small run in one thread block (block_exec.h): the launches of a step, not its work,

@@ -102,6 +102,7 @@ struct CountLinksBodyOf {
     using Ops = typename Src::Ops;
     const int64_t i = c.lo + x;
     Ops ops;
+    if constexpr (!Src::any) ops = Ops{};  // (a unit's few words: GCC cannot see that its ops() writes every send it counts)
     int8_t route[Ops::max_sends];
     bool ok = rules::read_ops<Src>(c.algo, c.ops_override, c.a, i, round, ops);
     for (int n = 0; ok && n < Ops::max_sends && n < ops.nsend; ++n)

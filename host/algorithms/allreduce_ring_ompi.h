@@ -28,7 +28,10 @@ struct AllreduceRingOmpi : AlgorithmDefaults {
   static double formula(const AlgoParams& a, const CostParams& c) {
     return doubling(a) ? AllreduceHypercube::formula(a, c) : AllreduceRing::formula(a, c);
   }
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
+  // At most one send and one receive a round, as the two it is made of.
+  static constexpr int max_sends = 1, max_recvs = 1;
+  template <class Ops>
+  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     if (doubling(a)) AllreduceHypercube::ops(a, id, round, out);
     else AllreduceRing::ops(a, id, round, out);
   }

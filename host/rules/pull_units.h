@@ -6,7 +6,8 @@
 // DRAM and back (bench/RESULTS.md, "The pull step on an NVIDIA H200").
 //
 // The units on the list below are the ones the benchmarks and the large runs use, and the ring
-// all-reduces whose thousands of steps took most of a sweep's time on the card (bench/RESULTS.md);
+// all-reduces and Open MPI's all-reduces whose thousands of steps took most of a sweep's time on
+// the card (bench/RESULTS.md);
 // a unit joins it by declaring its bounds and writing ops() for any ops type. The bounds are checked on every
 // configuration of the registry (test_step_paths). Should a unit's ops still overflow its room, the
 // device run goes again on the records, which read every unit through the dispatch.
@@ -59,6 +60,8 @@ PPSIM_HD void with_ops_source(AlgorithmId id, bool direct, Fn&& fn) {
       case AlgorithmId::AllreduceRing: fn(OneUnit<AllreduceRing>{}); return;
       case AlgorithmId::AllreduceRingCombining: fn(OneUnit<AllreduceRingCombining>{}); return;
       case AlgorithmId::AllreduceRingAllgather: fn(OneUnit<AllreduceRingAllgather>{}); return;
+      case AlgorithmId::AllreduceRabenseifnerOmpi: fn(OneUnit<AllreduceRabenseifnerOmpi>{}); return;
+      case AlgorithmId::AllreduceRingOmpi: fn(OneUnit<AllreduceRingOmpi>{}); return;
       default: break;
     }
   }

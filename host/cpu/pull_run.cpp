@@ -198,6 +198,7 @@ class PullRun {
   template <class Ops>
   bool own_ops(const Ops& ops_of, PullChunk& ch, int64_t i, int round, int64_t t, typename Ops::Type& ops, int8_t* route) const {
     if (!ops_of(rules_.a, i, round, ops)) return false;
+    if (ops.nsend == 0 && ops.nrecv == 0) return true;  // nothing to check or lose: most processors of a rooted algorithm's round
     if (rules_.ports.model != PortModel::all && ch.checked.same(ops)) {
       // check_ops's checks of the ends (the slices passed it for an earlier processor)
       const int64_t to = ops.send[0].to, from = ops.recv[0].from, p = rules_.ports.p;

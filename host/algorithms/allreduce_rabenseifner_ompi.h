@@ -57,10 +57,11 @@ struct AllreduceRabenseifnerOmpi : AlgorithmDefaults {
     return t;
   }
 
-  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>.
+  // At most one send and one receive a round, whatever the parameters: its ops fit a BasicOps<1, 1>
+  // (inlined on the device, so that they stay in registers: called, they were a 544-byte frame).
   static constexpr int max_sends = 1, max_recvs = 1;
   template <class Ops>
-  PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
+  PPSIM_HD PPSIM_DEVICE_INLINE static void ops(const AlgoParams& a, int64_t id, int round, Ops& out) {
     if (linear(a)) {  // basic linear: all to 0 in rank order, then 0 to all
       const int64_t sender = round;  // round j: processor j's vector to 0; round p - 1 + j: 0's result to j
       if (round <= a.p - 1) {

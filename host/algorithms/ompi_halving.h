@@ -55,7 +55,7 @@ PPSIM_HD inline int64_t ompi_largest_half(int64_t m, int k) {
 // Rounds 1 and 2 when p is no power of two (g.r > 0): the pairs swap halves and fold them (the
 // received words on the left), then the odd member hands its folded upper half to the even one.
 template <class Ops>
-PPSIM_HD void ompi_pair_fold(const HalvingGroup& g, int64_t m, int64_t id, int round, Ops& out) {
+PPSIM_HD PPSIM_DEVICE_INLINE void ompi_pair_fold(const HalvingGroup& g, int64_t m, int64_t id, int round, Ops& out) {
   const int64_t lower = m / 2, upper = m - lower;
   const bool odd = id % 2 == 1;
   if (id >= 2 * g.r) return;

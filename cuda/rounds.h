@@ -208,7 +208,7 @@ class RoundsRun {
   }
 
   // The pull step's plan without a sizing pass: each round's width (who moves a processor's words)
-  // from the ops of up to kWidthSample processors spread over the run, asked for on the host (the
+  // from the ops of the host's sample of processors (rules::sampled_processor), asked for there (the
   // width is a matter of speed only; the figures come from the round's tallies), kept where the
   // steps read it.
   // On a routed topology the same sample says which rounds guess their link loads instead of
@@ -216,26 +216,22 @@ class RoundsRun {
   // guess is checked: its round tallies the messages that do not (PullTally::multi), and a round
   // with any is costed again at the end with its loads counted (peaks_from). With failures, whose
   // reroutes change routes, every round counts.
-  static constexpr int64_t kWidthSample = 64;
   void plan_pulled_rounds() {
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});
     const rules::Machine& m = pl_.ctx.machine;
     const bool guess = !direct_links(m.topo) && !c_.failures.any() && nrounds_ > 0;
     one_hop_host_.assign(guess ? static_cast<size_t>(nrounds_) : 0, 1);
-    const int64_t sample = std::min<int64_t>(p_, kWidthSample);
+    const int64_t sample = rules::round_sample_size(p_);
     StepOps ops;
     const AlgoParams a = postal_.attached(c_.params);  // (the context's points at the executor's copy of G)
     for (int r = 1; r <= nrounds_; ++r) {
       RoundTotals& t = totals_[size_t(r - 1)];
       for (int64_t k = 0; k < sample; ++k) {
-        const int64_t i = pl_.ctx.lo + (sample > 1 ? k * (p_ - 1) / (sample - 1) : 0);
+        const int64_t i = rules::sampled_processor(pl_.ctx.lo, p_, sample, k);
         if (!rules::read_round_ops(pl_.ctx.algo, c_.test_ops_override, a, i, r, ops)) continue;  // (the steps flag it)
         t.sends += ops.nsend;
-        for (int n = 0; n < ops.nsend; ++n) {
-          t.words += ops.send[n].len;
-          const int64_t to = ops.send[n].to;
-          if (guess && to >= 0 && to < pl_.ctx.ports.p && to != i && rules::message_hops(m, i, to, 0) != 1) one_hop_host_[size_t(r - 1)] = 0;
-        }
+        for (int n = 0; n < ops.nsend; ++n) t.words += ops.send[n].len;
+        if (guess && !rules::sends_cross_one_link(m, pl_.ctx.ports.p, i, ops)) one_hop_host_[size_t(r - 1)] = 0;
       }
     }
     if (nrounds_ > 0) exec_.upload(dev_totals(), totals_.data(), totals_.size() * sizeof(RoundTotals));

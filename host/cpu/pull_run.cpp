@@ -34,45 +34,6 @@
 
 namespace ppsim::cpu {
 
-// Algorithms that post more sends (and receives) a step than this keep the record path: each
-// receive asks its sender for the sender's ops again, which costs more than a record once a
-// processor hears from many.
-constexpr int kMaxPullSends = 4;
-
-// On routed topologies every processor's ops are asked for once more, to count the link loads
-// before any message is costed, and the pull step gains only where messages are long enough for
-// the payload copies it saves to outweigh that: on the 2^16-processor hypercube (all-reduce, one
-// thread) the two paths took the same time at m = 16, the pull step 1.3 times less at m = 64 and
-// 1.9 times less at m = 256, and 1.1 times more at m = 1. A round whose messages each cross one
-// link counts nothing (rules::one_hop_cost), so a run of such rounds takes the pull step at any m.
-constexpr int64_t kMinRoutedPullWords = 16;
-
-// Which rounds of a run on a routed topology are taken for rounds of one-hop messages: those where
-// every message that kOneHopSample processors spread over the run send crosses one link (as the
-// device rounds guess them, cuda/rounds.h). A guess is checked by its round (PullChunk::multi).
-// Empty where nothing is guessed: direct links, or failures, whose reroutes change routes.
-constexpr int64_t kOneHopSample = 64;
-std::vector<uint8_t> sampled_one_hop_rounds(const CpuRules& r) {
-  const int rounds = r.c.algorithm->rounds(r.a);
-  if (direct_links(r.topo()) || r.machine.failures || rounds <= 0) return {};
-  std::vector<uint8_t> one_hop(size_t(rounds), 1);
-  const int64_t sample = std::min(r.p, kOneHopSample);
-  StepOps ops;
-  for (int k = 1; k <= rounds; ++k)
-    for (int64_t j = 0; j < sample && one_hop[size_t(k - 1)]; ++j) {
-      const int64_t i = sample > 1 ? j * (r.p - 1) / (sample - 1) : 0;
-      if (!rules::read_round_ops(r.c.algorithm->id, r.c.test_ops_override, r.a, i, k, ops)) continue;  // (the pass says so)
-      for (int n = 0; n < ops.nsend; ++n) {
-        const int64_t to = ops.send[n].to;
-        if (to >= 0 && to < r.ports.p && to != i && rules::message_hops(r.machine, i, to, 0) != 1) one_hop[size_t(k - 1)] = 0;
-      }
-    }
-  return one_hop;
-}
-bool every_round_one_hop(const std::vector<uint8_t>& one_hop) {
-  return !one_hop.empty() && std::find(one_hop.begin(), one_hop.end(), uint8_t(0)) == one_hop.end();
-}
-
 namespace {
 
 // One chunk's share of a step.
@@ -541,18 +502,3 @@ std::optional<RunResult> run_pull(const RunConfig& c) {
 }
 
 }  // namespace ppsim::cpu
-
-namespace ppsim {
-
-const char* pull_step_refusal(const RunConfig& c, Backend backend) {
-  if (c.trace) return "--trace shows every step's messages, which the record path keeps";
-  if (c.ranks && c.ranks->size() > 1) return "a run split across ranks ships its crossing messages as records";
-  if (c.algorithm->postal_native() && c.params.lambda > 1) return "its messages are in flight while later steps write the buffers";
-  if (c.algorithm->sends_per_step > cpu::kMaxPullSends || c.ports.model == PortModel::all) return "its processors hear from many senders a step";
-  if (backend == Backend::cpu && !direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords &&
-      !cpu::every_round_one_hop(cpu::sampled_one_hop_rounds(cpu::CpuRules(c))))
-    return "its messages are too short, on a routed topology where they cross several links, for the pull step to gain";
-  return nullptr;
-}
-
-}  // namespace ppsim

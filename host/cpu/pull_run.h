@@ -5,11 +5,19 @@
 // (engine_cpu.cpp's passes) stays for what the pull step does not take (ppsim::pull_step_refusal)
 // and for the words of a broken rule: it runs the configuration again and reports it.
 #pragma once
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "ppsim/engine.h"
 
 namespace ppsim::cpu {
+
+struct CpuRules;
+
+// Which rounds of a run on a routed topology the pull step takes for rounds of one-hop messages,
+// from the host's sample of processors (pull_choice.cpp); empty where it guesses none.
+std::vector<uint8_t> sampled_one_hop_rounds(const CpuRules& r);
 
 // The run on the pull step, unverified and with the buffers in the result; nullopt where a rule
 // broke or a message did not arrive as the pull step expected: the record path then runs the

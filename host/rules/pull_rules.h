@@ -20,6 +20,23 @@
 
 namespace ppsim::rules {
 
+// The host's sample of a run's processors, to plan its rounds before they run (both backends):
+// kRoundSample of them, or all where there are fewer, spread evenly over [lo, lo + n); the k-th.
+inline constexpr int64_t kRoundSample = 64;
+inline int64_t round_sample_size(int64_t n) { return n < kRoundSample ? n : kRoundSample; }
+inline int64_t sampled_processor(int64_t lo, int64_t n, int64_t sample, int64_t k) { return lo + (sample > 1 ? k * (n - 1) / (sample - 1) : 0); }
+
+// Whether every send of processor i's ops to another of the p processors crosses one link: the
+// messages one_hop_cost costs without counting link loads (a sampled round guesses it from these).
+template <class Ops>
+bool sends_cross_one_link(const Machine& m, int64_t p, int64_t i, const Ops& ops) {
+  for (int n = 0; n < ops.nsend; ++n) {
+    const int64_t to = ops.send[n].to;
+    if (to >= 0 && to < p && to != i && message_hops(m, i, to, 0) != 1) return false;
+  }
+  return true;
+}
+
 // The index of the k-th send of `ops` to processor `to` (its sends after the failures), or -1.
 // (Every loop over ops here is bounded by their room too: check_ops says why.)
 template <class Ops>

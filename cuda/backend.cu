@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -200,16 +201,16 @@ class DeviceExec {
       case rounds::GroupWidth::thread:
         if constexpr (Body::kInlined) {
           if (tally_blocks_per_sm() == 1) {
-            single_lane_tally_kernel<Body, 1><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+            single_lane_tally_kernel<Body, 1><<<resident_grid(single_lane_tally_kernel<Body, 1>, n, kBlock), kBlock, 0, stream_>>>(n, body, out);
             PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
             break;
           }
         }
-        single_lane_tally_kernel<Body, 2><<<grid_for(n, kBlock), kBlock, 0, stream_>>>(n, body, out);
+        single_lane_tally_kernel<Body, 2><<<resident_grid(single_lane_tally_kernel<Body, 2>, n, kBlock), kBlock, 0, stream_>>>(n, body, out);
         PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
         break;
       case rounds::GroupWidth::warp:
-        group_tally_kernel<<<grid_for(n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body, out);
+        group_tally_kernel<<<resident_grid(group_tally_kernel<Body>, n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body, out);
         PPSIM_CUDA_CHECK_LAUNCH("group_tally_kernel");
         break;
       case rounds::GroupWidth::block:
@@ -287,6 +288,26 @@ class DeviceExec {
   void steps_in_one_grid(const rounds::StepPlan& pl) {
     rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
   }
+  // The grid of a tally kernel: no more blocks than the card holds at once, so that each block
+  // strides over many processors and commits its tally once (kernels.h, commit_block). Asked once
+  // per kernel and kept.
+  template <class... Args>
+  static unsigned resident_grid(void (*kernel)(Args...), int64_t items, int64_t per_block) {
+    static std::mutex mu;
+    static std::unordered_map<void (*)(), unsigned> held;
+    const unsigned want = grid_for(items, per_block);
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = held.find(reinterpret_cast<void (*)()>(kernel));
+    if (it == held.end()) {
+      int dev = 0, sms = 0, blocks = 0;
+      PPSIM_CUDA_CHECK(cudaGetDevice(&dev));
+      PPSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      PPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, 0));
+      it = held.emplace(reinterpret_cast<void (*)()>(kernel), unsigned(std::max(1, blocks)) * unsigned(std::max(1, sms))).first;
+    }
+    return std::min(want, it->second);
+  }
+
   // The thread blocks an SM must hold at once in a listed unit's single-lane pull kernel:
   // PPSIM_TALLY_BLOCKS = 2 (the default: at most 128 registers) or 1 (as many as the body asks),
   // for timing occupancy against spills (kernels.h).

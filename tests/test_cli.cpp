@@ -345,6 +345,21 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
       "run --topology hypercube --p 16 --map gray --op allgather",
       "run --topology hypercube --p 16 --logical moebius --op allgather",
       "run --topology mesh --dims 3x4 --logical ring --map gray --op allgather",
+      // Machines in bytes, GB/s and µs (ppsim/preset.h)
+      "run --preset dgx-z --op allreduce --size 1M",
+      "run --preset hgx-h100 --op allreduce --size 8Q",
+      "run --preset hgx-h100 --op allreduce --size 6",
+      "run --preset hgx-h100 --op allreduce --size 1K --m 4",
+      "run --preset hgx-h100 --nodes 0 --op allreduce --size 1K",
+      "run --preset hgx-h100 --p 16 --op allreduce --size 1K",
+      "run --preset hgx-h100 --topology ring --op allreduce --size 1K",
+      "run --preset hgx-h100 --op allreduce --size 1K --ts 2",
+      "run --preset hgx-h100 --op allreduce --size 1K --type fp8",
+      "run --preset hgx-h100 --op allreduce --size 1K --bw-class nvlink=0",
+      "run --preset hgx-h100 --op allreduce --size 1K --lat-class rail=-1",
+      "run --preset hgx-h100 --op allreduce --size 1K --model loggp",
+      "run --topology ring --p 8 --op allreduce --nodes 2 --m 4",
+      "run --topology ring --p 8 --op allreduce --size 1K",
       "frobnicate",
   };
   for (const char* args : bad) {
@@ -355,6 +370,50 @@ TEST_F(Cli, EveryInvalidOptionExitsTwoWithOneLine) {
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
     EXPECT_FALSE(fs::exists(file)) << args << " left a partial output file";
     fs::remove(file);
+  }
+}
+
+// A preset is the cluster and bandwidths it stands for, and a run in bytes, GB/s and µs reports what
+// nccl-tests would: on one node the ring's every message crosses NVLink (GPU to NVSwitch to GPU),
+// so its busbw is NVLink's bandwidth and its time 2 (p - 1) (t_s + (n/p) / bw).
+TEST_F(Cli, APresetIsItsClusterInBytesGBpsAndMicroseconds) {
+  auto report = [&](const std::string& args) {
+    const Outcome o = ppsim("run --op allreduce --algo allreduce_nccl_ring " + args + " --json -");
+    EXPECT_EQ(o.code, 0) << args << ": " << o.err;
+    return o.code == 0 ? json::parse(o.out) : json();
+  };
+  const int64_t bytes = 1 << 20, p = 8;
+  const json one = report("--preset hgx-a100 --size 1M");
+  ASSERT_TRUE(one.is_object());
+  EXPECT_TRUE(one["verified"].get<bool>());
+  EXPECT_EQ(one["config"]["units"]["preset"], "hgx-a100");
+  EXPECT_EQ(one["config"]["units"]["size_bytes"], bytes);
+  EXPECT_EQ(one["config"]["m"], bytes / 4);  // float elements
+  const double ring = 2.0 * double(p - 1) / double(p) * double(bytes) / 300e3;  // µs at 300 GB/s
+  EXPECT_NEAR(one["time_us"].get<double>(), ring, 1e-9 * ring);
+  EXPECT_NEAR(one["busbw_GBps"].get<double>(), 300.0, 1e-9 * 300);
+  EXPECT_NEAR(one["algbw_GBps"].get<double>(), 300.0 * double(p) / (2.0 * double(p - 1)), 1e-9 * 300);
+  const json late = report("--preset hgx-a100 --size 1M --lat 2");  // 14 steps, each 2 µs later
+  EXPECT_NEAR(late["time_us"].get<double>(), ring + 2.0 * 2 * double(p - 1), 1e-9 * ring);
+  const json doubles = report("--preset hgx-a100 --size 1M --type double");
+  EXPECT_EQ(doubles["config"]["m"], bytes / 8);
+  EXPECT_NEAR(doubles["time_us"].get<double>(), ring, 1e-9 * ring);
+  // Two nodes: the preset's cluster, written out by hand, gives the same run.
+  const json preset = report("--preset hgx-h100 --nodes 2 --size 1M --channels 8 --ports 8");
+  const json by_hand = report("--topology cluster --dims 2x8x8 --size 1M --channels 8 --ports 8 --bw-class nvlink=450,pcie=64,rail=50,spine=100");
+  ASSERT_TRUE(preset.is_object() && by_hand.is_object());
+  EXPECT_EQ(preset["config"]["units"]["nodes"], 2);
+  EXPECT_EQ(preset["time_us"], by_hand["time_us"]);
+  EXPECT_EQ(preset["steps"], by_hand["steps"]);
+  EXPECT_EQ(preset["config"]["tw_class"], by_hand["config"]["tw_class"]);
+}
+
+// Sizes are read as nccl-tests reads -b and -e: K, M, G and T are powers of 1024.
+TEST_F(Cli, SizesTakeBinarySuffixes) {
+  for (const auto& [text, bytes] : std::vector<std::pair<std::string, int64_t>>{{"64", 64}, {"64K", 65536}, {"2m", 2 << 20}, {"3k", 3072}}) {
+    const Outcome o = ppsim("run --topology ring --p 4 --op allreduce --bw 10 --size " + text + " --json -");
+    ASSERT_EQ(o.code, 0) << text << ": " << o.err;
+    EXPECT_EQ(json::parse(o.out)["config"]["units"]["size_bytes"], bytes) << text;
   }
 }
 

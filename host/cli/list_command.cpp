@@ -8,6 +8,7 @@
 #include "options.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/pram.h"
+#include "ppsim/preset.h"
 
 namespace ppsim::cli {
 
@@ -93,6 +94,11 @@ int list_all() {
   for (const auto& a : pram_algorithms())
     std::cout << "  " << a.name << "  [" << operation_name(a.op) << "; needs " << pram_rule_name(a.weakest_rule) << "]\n      "
               << a.description << "\n";
+  std::cout << "machines (--preset NAME --nodes N: a cluster NxGxK, sizes in bytes, bandwidths in GB/s, times in us; docs/PRESETS.md):\n";
+  for (const MachinePreset& m : machine_presets())
+    std::cout << "  " << m.name << "  [G = " << m.gpus << ", K = " << m.nics << "; nvlink " << m.nvlink_GBps << " GB/s, pcie " << m.pcie_GBps
+              << " GB/s, NIC " << m.nic_Gbps << " Gb/s" << (m.nvls ? "; NVLS" : "") << "]\n      " << m.title << "\n";
+  std::cout << "element types (--type, with bytes):\n  " << kElementTypeNames << "\n";
   std::cout << "operators:\n  " << operator_names() << "\n";
   std::cout << "ports:\n  " << port_spec_names(" ") << " K (k-port, 1.." << kMaxOps << ")\n";
   return 0;

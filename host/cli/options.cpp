@@ -13,6 +13,7 @@
 #include "loggp/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
+#include "ppsim/preset.h"
 #include "ppsim/protocol.h"
 
 namespace ppsim::cli {
@@ -68,6 +69,16 @@ const RunOptionSpec kRunOptions[] = {
     {"--th", &RunOptions::th, true, "time per hop"},
     {"--gamma", &RunOptions::gamma, true, "time per combined word (a receive that combines c words adds gamma * c)"},
     {"--tw-class", &RunOptions::tw_class, false, "per-word time of a link class: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
+    {"--preset", &RunOptions::preset, false, "a real machine as a cluster with its links' bandwidths: " + machine_preset_names() +
+                                                  " (see `ppsim list`; sizes in bytes, GB/s, µs)"},
+    {"--nodes", &RunOptions::nodes, false, "--preset: the machine's nodes (default 1)", 1},
+    {"--size", &RunOptions::size, false, "m in bytes (8, 64K, 1M, 8G: powers of 1024), words of --type; instead of --m"},
+    {"--type", &RunOptions::type, false, "with bytes: the element a word stands for, as nccl-tests' -d: " + std::string(kElementTypeNames) +
+                                              " (default float)"},
+    {"--bw", &RunOptions::bw, false, "bandwidth of a link in GB/s (10^9 B/s); the run's times are then µs"},
+    {"--bw-class", &RunOptions::bw_class, false, "bandwidth of a link class in GB/s: CLASS=X[,CLASS=X...] (see `ppsim list`)"},
+    {"--lat", &RunOptions::lat, false, "with bytes and GB/s: startup latency of a message in µs (default 0)"},
+    {"--lat-class", &RunOptions::lat_class, false, "with bytes and GB/s: latency in µs of a message crossing a link class: CLASS=X[,...]"},
     {"--routing", &RunOptions::routing, true, "cut-through | store-and-forward"},
     {"--protocol", &RunOptions::protocol, false,
      "NCCL's protocol: simple | ll | ll128 (NCCL 2.20.3's latencies in us per step and bandwidth factors; give --ts/--tw in us)"},

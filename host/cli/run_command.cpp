@@ -90,10 +90,13 @@ void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
       << topology_shape(physical_topology(c)) << ", "
       << (c.algorithm->op == Operation::barrier  // no data: m and the operator do not apply
               ? std::string("no data")
-              : "m = " + words_text(c.params.m) + ", " + operator_name(c.combine))
+              : "m = " + words_text(c.params.m) +
+                    (c.units.on ? " (" + std::to_string(c.params.m * c.units.word_bytes) + " bytes of " + c.units.type + ")" : std::string()) +
+                    ", " + operator_name(c.combine))
       << ", "
-      << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda << "\n";
-  out << "  steps " << r.steps << ", time " << r.time;
+      << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda
+      << (c.units.preset.empty() ? std::string() : ", preset " + c.units.preset + " (" + std::to_string(c.units.nodes) + (c.units.nodes == 1 ? " node)" : " nodes)")) << "\n";
+  out << "  steps " << r.steps << ", time " << r.time << (c.units.on ? " us" : "");
   if (c.cost.model == CostModel::loggp) {
     const LogGPParams& g = c.cost.loggp;
     out << " ns under LogGP (L=" << g.L << " o=" << g.o << " g=" << g.g << " G=" << g.G << " O=" << g.O << " S=" << g.S << "), processor "
@@ -112,7 +115,10 @@ void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
                      noise_outcome_json(uint64_t(r.time), r.noiseless_time, r.noise_total, r.noise_per_processor));
   if (c.cost.stragglers.any()) print_stragglers_text(out, stragglers_json(c.cost.stragglers, c.params.p));
   if (c.failures.any()) print_failures_text(out, failures_json(c, r));
-  if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw))
+  if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw) && c.units.on)
+    out << "  algbw " << gbps_of(c.units, bw.algbw) << " GB/s, busbw " << gbps_of(c.units, bw.busbw) << " GB/s (n = "
+        << int64_t(bw.words) * c.units.word_bytes << " bytes of " << c.units.type << ", as nccl-tests)\n";
+  else if (!std::isnan(bw.algbw))
     out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words))
         << ", as nccl-tests)\n";
   if (c.trace) print_trace_text(out, c, r);

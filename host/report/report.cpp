@@ -221,6 +221,18 @@ json model_json(const RunConfig& c) {
               {"combine", operator_name(c.combine)}};
 }
 
+// The units of a run written in bytes, GB/s and µs (PhysicalUnits), or null.
+json units_json(const RunConfig& c) {
+  if (!c.units.on) return nullptr;
+  return {{"time", "us"},
+          {"bandwidth", "GB/s"},
+          {"type", c.units.type},
+          {"word_bytes", c.units.word_bytes},
+          {"size_bytes", c.params.m * c.units.word_bytes},
+          {"preset", c.units.preset.empty() ? json(nullptr) : json(c.units.preset)},
+          {"nodes", c.units.preset.empty() ? json(nullptr) : json(c.units.nodes)}};
+}
+
 json config_json(const RunConfig& c, Backend requested) {
   const Topology& t = physical_topology(c);
   json dims = json::array();
@@ -234,6 +246,7 @@ json config_json(const RunConfig& c, Backend requested) {
                   {"algo", c.algorithm->name},
                   {"inter", inter ? json(inter->name) : json(nullptr)},
                   {"m", c.params.m},
+                  {"units", units_json(c)},
                   {"root", c.params.root},
                   {"n", c.algorithm->op == Operation::scan ? json(scan_elements(c.params)) : json(nullptr)},
                   {"exclusive", c.params.exclusive},
@@ -285,6 +298,11 @@ void add_cost(json& doc, const RunConfig& c, const RunResult& r) {
   const Bandwidth bw = bandwidth(c, r.time);
   doc["algbw"] = number_or_null(bw.algbw);
   doc["busbw"] = number_or_null(bw.busbw);
+  if (c.units.on) {  // the same figures in the units of nccl-tests
+    doc["time_us"] = r.time;
+    doc["algbw_GBps"] = number_or_null(gbps_of(c.units, bw.algbw));
+    doc["busbw_GBps"] = number_or_null(gbps_of(c.units, bw.busbw));
+  }
   doc["messages"] = r.messages;
   doc["words"] = r.words;
   doc["link_hops"] = r.link_hops;

@@ -86,7 +86,7 @@ void apply_protocol(RunConfig& c, Protocol p) {
   for (int k = 0; k < topology_link_class_count(machine); ++k) {
     const double latency = pc.latency[int(link_class_kind(machine, k))];
     least = std::min(least, latency);
-    c.cost.ts_class[k] = ts + latency;
+    c.cost.ts_class[k] = c.cost.ts_of_class(k) + latency;  // (a class's own latency, --lat-class, kept)
     c.cost.ts_class_set |= 1u << k;
     if ((c.cost.tw_class_set >> k) & 1u) c.cost.tw_class[k] /= pc.bandwidth;
   }

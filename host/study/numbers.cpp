@@ -82,4 +82,24 @@ double parse_real(std::string_view text, std::string_view option) {
   return v;
 }
 
+int64_t parse_bytes(std::string_view text, std::string_view option) {
+  int shift = 0;
+  std::string_view digits = text;
+  if (!text.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      default: break;
+    }
+    if (shift) digits.remove_suffix(1);
+  }
+  int64_t v = 0;
+  if (!decimal_digits(digits, option, text, v))
+    throw UsageError(quoted(option, text) + " is not a size in bytes (a whole number, or one with K, M, G or T: 8, 64K, 1M, 8G)");
+  if (v > (std::numeric_limits<int64_t>::max() >> shift)) throw UsageError(quoted(option, text) + " is too large");
+  return v << shift;
+}
+
 }  // namespace ppsim::study

@@ -11,6 +11,7 @@
 #include "loggp/loggp.h"
 #include "ppsim/algorithm.h"
 #include "ppsim/mapping.h"
+#include "ppsim/preset.h"
 #include "ppsim/protocol.h"
 #include "study/progress.h"
 
@@ -96,9 +97,11 @@ Topology machine_topology(const RunOptions& o) {
   }
 }
 
-// --tw-class CLASS=X[,CLASS=X...]: link classes of the machine (the physical topology) with per-word
-// times of their own.
-void read_tw_classes(const RunOptions& o, RunConfig& c) {
+// A list CLASS=X[,CLASS=X...] of option `option` over the link classes of the machine (the
+// physical topology): set(k, value) for each, every value finite, non-negative and, where
+// `positive`, above 0.
+template <class Set>
+void read_class_values(const RunConfig& c, const std::string& text, const char* option, bool positive, Set set) {
   const Topology& machine = physical_topology(c);
   std::string classes;
   for (int k = 0; k < topology_link_class_count(machine); ++k) {
@@ -107,24 +110,99 @@ void read_tw_classes(const RunOptions& o, RunConfig& c) {
   }
   size_t start = 0;
   uint32_t seen = 0;
-  while (start <= o.tw_class.size() && !o.tw_class.empty()) {
-    const size_t comma = std::min(o.tw_class.find(',', start), o.tw_class.size());
-    const std::string item = o.tw_class.substr(start, comma - start), name = item.substr(0, item.find('='));
+  const std::string opt = option;
+  while (start <= text.size() && !text.empty()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start), name = item.substr(0, item.find('='));
     start = comma + 1;
     if (item.find('=') == std::string::npos || name.empty())
-      throw UsageError("--tw-class '" + item + "' is not CLASS=X (the classes of " + topology_shape(machine) + ": " + classes + ")");
+      throw UsageError(opt + " '" + item + "' is not CLASS=X (the classes of " + topology_shape(machine) + ": " + classes + ")");
     const int k = topology_find_link_class(machine, name);
-    if (k < 0)
-      throw UsageError("--tw-class: " + topology_shape(machine) + " has no link class '" + name + "' (its classes: " + classes + ")");
-    const std::string text = item.substr(name.size() + 1);
+    if (k < 0) throw UsageError(opt + ": " + topology_shape(machine) + " has no link class '" + name + "' (its classes: " + classes + ")");
+    const std::string value_text = item.substr(name.size() + 1);
     double value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0)
-      throw UsageError("--tw-class " + name + "='" + text + "' is not a finite non-negative number");
-    if ((seen >> k) & 1u) throw UsageError("--tw-class gives class " + name + " twice");
+    const auto [end, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
+    if (value_text.empty() || ec != std::errc() || end != value_text.data() + value_text.size() || !std::isfinite(value) || value < 0 ||
+        (positive && value == 0))
+      throw UsageError(opt + " " + name + "='" + value_text + "' is not a finite " + (positive ? "positive" : "non-negative") + " number");
+    if ((seen >> k) & 1u) throw UsageError(opt + " gives class " + name + " twice");
     seen |= 1u << k;
-    c.cost.set_class_tw(k, value);
+    set(k, value);
   }
+}
+
+// --tw-class CLASS=X[,CLASS=X...]: link classes of the machine with per-word times of their own.
+void read_tw_classes(const RunOptions& o, RunConfig& c) {
+  read_class_values(c, o.tw_class, "--tw-class", false, [&](int k, double v) { c.cost.set_class_tw(k, v); });
+}
+
+// Whether the run is written in bytes, GB/s and µs (PhysicalUnits).
+bool physical_units(const RunOptions& o) {
+  return !o.preset.empty() || o.nodes != 0 || !o.size.empty() || !o.type.empty() || !o.bw.empty() || !o.bw_class.empty() ||
+         !o.lat.empty() || !o.lat_class.empty();
+}
+
+// --preset and --nodes: the options as the machine they write (its topology and --dims).
+RunOptions with_preset(const RunOptions& o) {
+  if (o.preset.empty()) {
+    if (o.nodes != 0) throw UsageError("--nodes needs --preset (" + machine_preset_names() + ")");
+    return o;
+  }
+  const MachinePreset* m = find_machine_preset(o.preset);
+  if (!m) throw UsageError("--preset '" + o.preset + "' is unknown (" + machine_preset_names() + ")");
+  if (!o.p.empty() || !o.dims.empty()) throw UsageError("--preset " + o.preset + " sets the machine: give its size with --nodes, not --p or --dims");
+  if (o.topology != RunOptions{}.topology && o.topology != "cluster")
+    throw UsageError("--preset " + o.preset + " is a cluster (rails); --topology " + o.topology + " does not apply");
+  RunOptions r = o;
+  r.topology = "cluster";
+  r.dims = preset_dims(*m, o.nodes ? o.nodes : 1);
+  return r;
+}
+
+// --type, and whether the units are bytes at all: c.units before the words are counted.
+void read_units(const RunOptions& o, RunConfig& c) {
+  if (!physical_units(o)) return;
+  c.units.on = true;
+  if (!o.type.empty()) {
+    c.units.word_bytes = element_type_bytes(o.type);
+    if (c.units.word_bytes == 0) throw UsageError("--type '" + o.type + "' is unknown (" + kElementTypeNames + ")");
+    c.units.type = o.type;
+  }
+  c.units.preset = o.preset;
+  c.units.nodes = o.preset.empty() ? 0 : (o.nodes ? o.nodes : 1);
+}
+
+// --bw, --bw-class, --lat and --lat-class (and a preset's bandwidths): the linear model's t_s, t_w
+// and classes in µs, a word being c.units.word_bytes bytes.
+void read_physical_costs(const RunOptions& o, RunConfig& c) {
+  if (!c.units.on) return;
+  const RunOptions d;
+  if (c.cost.model != CostModel::linear)
+    throw UsageError("--preset, --size, --type, --bw and --lat apply to --model linear (loggp reads nanoseconds and bytes: --L .. --S)");
+  if (o.ts != d.ts || o.tw != d.tw || !o.tw_class.empty())
+    throw UsageError("with bytes and GB/s give latencies in µs and bandwidths in GB/s (--lat, --lat-class, --bw, --bw-class), not --ts, --tw or --tw-class");
+  const double bytes = double(c.units.word_bytes);
+  auto word_time = [&](double GBps) { return bytes / (GBps * 1e3); };  // µs a word
+  c.cost.ts = o.lat.empty() ? 0.0 : parse_real(o.lat, "--lat");
+  if (c.cost.ts < 0) throw UsageError("--lat must not be negative");
+  if (!o.bw.empty()) {
+    const double bw = parse_real(o.bw, "--bw");
+    if (!(bw > 0)) throw UsageError("--bw must be above 0 (GB/s)");
+    c.cost.tw = word_time(bw);
+  } else if (o.preset.empty() && o.bw_class.empty()) {
+    throw UsageError("with bytes, give the links' bandwidth: --bw GB/s, --bw-class, or a --preset");
+  }
+  const Topology& machine = physical_topology(c);
+  if (const MachinePreset* m = o.preset.empty() ? nullptr : find_machine_preset(o.preset)) {
+    for (int k = 0; k < topology_link_class_count(machine); ++k)
+      c.cost.set_class_tw(k, word_time(preset_class_GBps(*m, c.units.nodes, topology_link_class_name(machine, k))));
+    if (o.bw.empty()) c.cost.tw = word_time(preset_class_GBps(*m, c.units.nodes, "rail"));
+  }
+  read_class_values(c, o.bw_class, "--bw-class", true, [&](int k, double v) { c.cost.set_class_tw(k, word_time(v)); });
+  read_class_values(c, o.lat_class, "--lat-class", false, [&](int k, double v) {
+    c.cost.ts_class[k] = v;
+    c.cost.ts_class_set |= 1u << k;
+  });
 }
 
 // --logical, --logical-dims and --map: the algorithm's topology differs from the machine's
@@ -234,6 +312,14 @@ void read_cost_model(const RunOptions& o, CostParams& cost) {
 // --m, --input, --root, --lambda, the operation's parameters and the cost model.
 void read_params(const RunOptions& o, Operation op, RunConfig& c) {
   int64_t m = parse_count(o.m, "--m");
+  if (!o.size.empty()) {
+    if (o.m != RunOptions{}.m) throw UsageError("give m as --m (words) or --size (bytes), not both");
+    const int64_t bytes = parse_bytes(o.size, "--size");
+    if (bytes < c.units.word_bytes || bytes % c.units.word_bytes != 0)
+      throw UsageError("--size " + o.size + " is not a whole number of " + c.units.type + " elements (" + std::to_string(c.units.word_bytes) +
+                       " bytes each)");
+    m = bytes / c.units.word_bytes;
+  }
   c.input = parse_input(o.input, c.combine);
   c.params = params_for(c.topology, m, o.root);
   c.params.lambda = o.lambda;
@@ -284,13 +370,16 @@ void read_protocol(const RunOptions& o, RunConfig& c) {
 
 }  // namespace
 
-RunConfig build_machine_config(const RunOptions& o, Operation op, Backend& backend) {
+RunConfig build_machine_config(const RunOptions& given, Operation op, Backend& backend) {
+  const RunOptions o = with_preset(given);
   RunConfig c;
   c.topology = machine_topology(o);
   map_logical_topology(o, c);
   read_machine_models(o, c, backend);
+  read_units(o, c);
   read_params(o, op, c);
   read_tw_classes(o, c);
+  read_physical_costs(o, c);
   return c;
 }
 

@@ -33,6 +33,10 @@ struct RunOptions {
   bool exclusive = false;
   int lambda = 1, threads = 0;
   double ts = 1.0, tw = 1.0, th = 0.0, gamma = 0.0;
+  // Machines in the units people use (ppsim/preset.h, PhysicalUnits): a preset and its nodes, m in
+  // bytes, the element type, bandwidths in GB/s and latencies in µs (empty: not given).
+  std::string preset, size, type, bw, bw_class, lat, lat_class;
+  int64_t nodes = 0;
   // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
   int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
   bool trace = false;

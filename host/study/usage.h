@@ -23,6 +23,9 @@ namespace study {
 int64_t parse_count(std::string_view text, std::string_view option, bool negative_ok = false);
 // A finite decimal number: "1", "0.5", "-2", "1e-3" (no inf, nan, hex or spaces).
 double parse_real(std::string_view text, std::string_view option);
+// A size in bytes as nccl-tests reads its -b and -e: a whole number, or one followed by K, M, G or
+// T (powers of 1024: "64K" is 65,536 bytes, "8G" 8 GiB); upper or lower case.
+int64_t parse_bytes(std::string_view text, std::string_view option);
 
 }  // namespace study
 }  // namespace ppsim

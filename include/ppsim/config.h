@@ -27,7 +27,23 @@ enum class StepPath : int8_t { automatic, records };
 
 inline constexpr int kMaxThreads = 1024;  // CPU threads of one run, and points of a sweep at once
 
+// Sizes in bytes, bandwidths in GB/s (10^9 B/s) and times in microseconds (--preset, --size,
+// --bw, --lat and their class forms; ppsim/preset.h): the run's time unit is then the µs, and a
+// word stands for `word_bytes` bytes of the element type (nccl-tests' --datatype). The words carried
+// are the run's 64-bit words as ever; only the costs and the report read these.
+struct PhysicalUnits {
+  bool on = false;
+  int64_t word_bytes = 4;
+  std::string type = "float";
+  std::string preset;  // the preset the machine was written with, if any
+  int64_t nodes = 0;   // its nodes
+};
+
+// A bandwidth in words per µs as GB/s (PhysicalUnits on).
+inline double gbps_of(const PhysicalUnits& u, double words_per_us) { return words_per_us * double(u.word_bytes) / 1e3; }
+
 struct RunConfig {
+  PhysicalUnits units;
   Topology topology;  // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
   // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.

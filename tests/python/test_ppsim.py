@@ -58,6 +58,8 @@ def test_allreduce_hypercube_time_and_buffers():
     dict(topology="full", p=10, op="scan", exclusive=True, combine="affine"),
     dict(topology="cluster", dims="3x4x2", op="allreduce", algo="allreduce_nvls", ports=3, m=10, segments=2, combine="affine"),
     dict(topology="cluster-fattree", dims="4x2x2x2", op="allgather", algo="allgather_nvls", ports=2, m=3, trace=True),
+    dict(preset="hgx-h100", nodes=2, op="allreduce", algo="allreduce_nccl_ring", size="64K", channels=8, ports=8, protocol="simple"),
+    dict(topology="ring", p=4, op="allgather", size="1K", type="double", bw=25, lat_class="link=1.5"),
 ])
 def test_run_gives_the_cli_document(options):
     doc = ppsim.run(backend="cpu", **options)

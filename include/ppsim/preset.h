@@ -1,0 +1,41 @@
+// Machines people own (docs/PRESETS.md): each written as a cluster of N nodes (topologies/cluster.h)
+// and its links' bandwidths, every number from a public specification cited there. A preset is a
+// way of writing a machine and its cost parameters, not a model of its own: `--preset NAME --nodes
+// N` gives the same run as the topology, --dims and --bw-class it stands for.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ppsim {
+
+struct MachinePreset {
+  const char* name;
+  const char* title;     // what the machine is, in one line
+  int64_t gpus;          // accelerators a node (G)
+  int64_t nics;          // network interfaces a node (K; K divides G)
+  double nvlink_GBps;    // an accelerator's NVLink bandwidth to the NVSwitch, each direction (GB/s = 10^9 B/s)
+  double pcie_GBps;      // an accelerator's PCIe link (to its NIC), each direction
+  double nic_Gbps;       // a NIC's line rate, each direction (Gb/s)
+  bool nvls;             // the NVSwitch reduces (NVLink SHARP: NCCL's NVLS)
+};
+
+// Every preset, in `ppsim list` order.
+const std::vector<MachinePreset>& machine_presets();
+// The preset of that name, or null.
+const MachinePreset* find_machine_preset(const std::string& name);
+// "hgx-a100, hgx-h100, ...": every name, for messages and help.
+std::string machine_preset_names();
+
+// The cluster's --dims for N nodes of the preset: "NxGxK".
+std::string preset_dims(const MachinePreset& m, int64_t nodes);
+// The bandwidth of each of the cluster's link classes in GB/s: nvlink and pcie from the preset,
+// rail the NIC's line rate, spine the N NICs of a rail's leaf switch together (a non-blocking spine).
+double preset_class_GBps(const MachinePreset& m, int64_t nodes, const std::string& link_class);
+
+// nccl-tests' element types (its -d) and their bytes: what a word stands for when sizes are bytes.
+inline constexpr const char* kElementTypeNames = "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16";
+// The bytes of element type `name`, or 0 when it is none of them.
+int64_t element_type_bytes(const std::string& name);
+
+}  // namespace ppsim

@@ -13,5 +13,6 @@ Command draw_command();    // draw_command.cpp
 Command view_command();    // view_command.cpp (the page: view_page.html)
 Command bounds_command();  // bounds_command.cpp
 Command goal_command();    // goal_command.cpp (export; run --goal imports)
+Command nccl_tests_command();  // nccl_tests_command.cpp (study/nccl_table.h reads measured outputs)
 
 }  // namespace ppsim::cli

@@ -52,7 +52,7 @@ void require_one_command_line(Collectives& ranks, int argc, char** argv) {
 
 int parse_and_run(int argc, char** argv) {
   std::vector<Command> commands = {list_command(), run_command(),    sweep_command(), best_command(),
-                                   draw_command(), view_command(), bounds_command(), goal_command()};
+                                   draw_command(), view_command(), bounds_command(), goal_command(), nccl_tests_command()};
   int help_exit = 0, chosen = -1;
   auto parse = [&] {
     // --help: printed once, by rank 0

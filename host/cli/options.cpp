@@ -83,6 +83,11 @@ const RunOptionSpec kRunOptions[] = {
     {"--protocol", &RunOptions::protocol, false,
      "NCCL's protocol: simple | ll | ll128 (NCCL 2.20.3's latencies in us per step and bandwidth factors; give --ts/--tw in us)"},
     {"--model", &RunOptions::model, true, "linear (t_s + t_w m per step) | loggp (LogGOPSim's per-processor clocks, ns)"},
+    {"--timing", &RunOptions::timing, true,
+     "linear: lockstep (a step lasts as its slowest message) | dataflow (a processor goes on when its data has arrived)"},
+    {"--carry", &RunOptions::carry, false,
+     "carry and verify the data at this smaller --m/--size while timing the full size from its rounds (default: the full size, "
+     "or a smaller one where it does not fit)"},
     {"--L", &RunOptions::loggp_L, true, "loggp: latency of the wire (ns)"},
     {"--o", &RunOptions::loggp_o, true, "loggp: CPU overhead per message (ns)"},
     {"--g", &RunOptions::loggp_g, true, "loggp: NIC gap between messages (ns)"},

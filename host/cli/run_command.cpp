@@ -82,7 +82,8 @@ std::string rounding_text(const RunConfig& c, const RunResult& r) {
 
 }  // namespace
 
-void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
+void print_run_text(std::ostream& out, const RunConfig& carried, const RunResult& r) {
+  const RunConfig c = timed_config(carried);  // what the report is about; the data moved at carried's size
   const AlgorithmInfo* inter = c.algorithm->composes_allreduce() ? inter_algorithm(c.params) : nullptr;
   out << "ppsim: " << c.algorithm->name << (inter ? std::string(" with ") + inter->name + " between nodes" : std::string()) << " ("
       << operation_name(c.algorithm->op) << ") on "
@@ -97,6 +98,7 @@ void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda
       << (c.units.preset.empty() ? std::string() : ", preset " + c.units.preset + " (" + std::to_string(c.units.nodes) + (c.units.nodes == 1 ? " node)" : " nodes)")) << "\n";
   out << "  steps " << r.steps << ", time " << r.time << (c.units.on ? " us" : "");
+  if (r.timing == "dataflow") out << " (dataflow: each processor goes on when its data has arrived; lockstep " << r.lockstep_time << ")";
   if (c.cost.model == CostModel::loggp) {
     const LogGPParams& g = c.cost.loggp;
     out << " ns under LogGP (L=" << g.L << " o=" << g.o << " g=" << g.g << " G=" << g.G << " O=" << g.O << " S=" << g.S << "), processor "
@@ -121,8 +123,12 @@ void print_run_text(std::ostream& out, const RunConfig& c, const RunResult& r) {
   else if (!std::isnan(bw.algbw))
     out << "  algbw " << bw.algbw << " words per time unit, busbw " << bw.busbw << " (n = " << words_text(int64_t(bw.words))
         << ", as nccl-tests)\n";
-  if (c.trace) print_trace_text(out, c, r);
-  if (operator_rounded(c.combine)) out << "  " << rounding_text(c, r) << "\n";
+  if (carried.timed_m > 0)
+    out << "  timed from the rounds at m = " << words_text(c.params.m) << "; the data was carried and verified at m = " << words_text(carried.params.m)
+        << (c.units.on ? " (" + std::to_string(carried.params.m * c.units.word_bytes) + " bytes)" : std::string())
+        << ": the same rounds with smaller messages (the messages and words above are the carried run's)\n";
+  if (c.trace) print_trace_text(out, carried, r);
+  if (operator_rounded(c.combine)) out << "  " << rounding_text(carried, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";
 }
 

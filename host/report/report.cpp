@@ -386,13 +386,21 @@ json trace_json(const RunConfig& c, const RunResult& r) {
 
 json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   const Topology& machine = physical_topology(c);
+  const RunConfig timed = timed_config(c);
   json doc;
-  doc["config"] = config_json(c, requested);
+  doc["config"] = config_json(timed, requested);
+  doc["config"]["timing"] = c.timing == StepTiming::dataflow ? "dataflow" : "lockstep";
+  if (!r.timing.empty())  // the time comes from the rounds (ppsim/round_timing.h)
+    doc["round_timing"] = {{"timing", r.timing},
+                           {"lockstep_time", r.lockstep_time},
+                           {"timed_m", r.timed_words},
+                           {"carried_m", c.params.m},
+                           {"carried_bytes", c.units.on ? json(c.params.m * c.units.word_bytes) : json(nullptr)}};
   doc["backend_used"] = r.backend;
   if (!r.step_path.empty()) doc["step_path"] = r.step_path;
   if (c.mapped) doc["mapping"] = mapping_json(c, machine);
   doc["topology"] = topology_json(machine);
-  add_cost(doc, c, r);
+  add_cost(doc, timed, r);
   doc["per_step"] = per_step_json(c, r);
   add_verification(doc, c, r);
   if (c.failures.any()) doc["failures"] = failures_json(c, r);

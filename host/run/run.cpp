@@ -10,6 +10,7 @@
 
 #include "loggp/loggp_run.h"
 #include "ppsim/bounds.h"
+#include "ppsim/round_timing.h"
 
 namespace ppsim {
 
@@ -206,6 +207,15 @@ RunResult run_simulation(const RunConfig& c, Backend requested, std::string* not
   if (notice) notice->clear();
   RunResult r = simulate(c, requested, notice);
   if (c.cost.model == CostModel::linear) r.time += c.base_latency;  // NCCL's protocol: once per operation
+  if (c.timing == StepTiming::dataflow || c.timed_m > 0) {
+    RunConfig timed = c;
+    if (c.timed_m > 0) timed.params.m = c.timed_m;
+    const RoundTimes t = time_rounds(timed);
+    r.timing = c.timing == StepTiming::dataflow ? "dataflow" : "lockstep";
+    r.lockstep_time = t.lockstep;
+    r.time = c.timing == StepTiming::dataflow ? t.dataflow : t.lockstep;
+    r.timed_words = timed.params.m;
+  }
   require_finite_times(c, r);
   return r;
 }

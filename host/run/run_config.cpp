@@ -8,6 +8,7 @@
 
 #include "loggp/loggp.h"
 #include "ppsim/engine.h"
+#include "ppsim/round_timing.h"
 #include "machine/topologies/routing.h"
 
 namespace ppsim {
@@ -129,6 +130,15 @@ void validate_config(const RunConfig& c, bool host_memory) {
   }
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
+  if (c.timing == StepTiming::dataflow || c.timed_m > 0) {
+    if (const std::string no = dataflow_refusal(c); !no.empty()) throw ConfigError(no);
+    if (c.timed_m > 0) {
+      AlgoParams timed = a;
+      timed.m = c.timed_m;
+      if (const std::string at = algorithm_rejects(*c.algorithm, c.topology, timed, c.combine); !at.empty())
+        throw ConfigError("timed at " + std::to_string(c.timed_m) + " words: " + at);
+    }
+  }
   if (c.mapped) {
     if (c.mapping.logical.p != c.topology.p || c.mapping.logical.kind != c.topology.kind)
       throw ConfigError("internal: the mapping's logical topology differs from the run's");

@@ -368,6 +368,45 @@ void read_protocol(const RunOptions& o, RunConfig& c) {
   apply_protocol(c, p);
 }
 
+// The most words a run in bytes (--size) carries, all processors together, before it carries a
+// smaller size and times the full one from its rounds: 2^24 words (128 MiB) moves in about a
+// second on one core.
+constexpr int64_t kCarryWords = int64_t(1) << 24;
+
+// --timing, and --carry (or the automatic choice for a size in bytes too large to carry): the data
+// moves at m' while the rounds of the size given are timed (RunConfig::timed_m). m' keeps every
+// loop's and channel's messages whole where it can: a multiple of S·C·p.
+void read_timing(const RunOptions& o, RunConfig& c) {
+  if (o.timing == "dataflow") c.timing = StepTiming::dataflow;
+  else if (o.timing != "lockstep") throw UsageError("--timing '" + o.timing + "' is not lockstep or dataflow");
+  if (c.timing == StepTiming::dataflow && c.cost.model != CostModel::linear) throw UsageError("--timing dataflow applies to --model linear");
+  const int64_t m = c.params.m, p = c.params.p;
+  int64_t carried = m;
+  if (!o.carry.empty()) {
+    if (c.units.on) {
+      const int64_t bytes = parse_bytes(o.carry, "--carry");
+      if (bytes < c.units.word_bytes || bytes % c.units.word_bytes != 0)
+        throw UsageError("--carry " + o.carry + " is not a whole number of " + c.units.type + " elements");
+      carried = bytes / c.units.word_bytes;
+    } else {
+      carried = parse_count(o.carry, "--carry");
+    }
+    if (carried > m) throw UsageError("--carry " + o.carry + " is larger than the size timed");
+  } else if (c.units.on && c.cost.model == CostModel::linear && double(p) * double(m) > double(kCarryWords)) {
+    const int64_t whole = std::max<int64_t>(1, c.params.segments) * std::max<int64_t>(1, c.params.channels) * p;
+    carried = std::max<int64_t>(1, kCarryWords / p);
+    if (carried >= whole) carried -= carried % whole;
+  }
+  if (carried == m) return;
+  AlgoParams small = c.params;
+  small.m = carried;
+  if (c.algorithm->rounds(small) != c.algorithm->rounds(c.params))
+    throw UsageError(std::string(c.algorithm->name) + " has other rounds at " + std::to_string(carried) + " words than at " + std::to_string(m) +
+                     ": its data cannot be carried at a smaller size (give a smaller --m/--size)");
+  c.timed_m = m;
+  c.params.m = carried;
+}
+
 }  // namespace
 
 RunConfig build_machine_config(const RunOptions& given, Operation op, Backend& backend) {
@@ -388,6 +427,7 @@ RunConfig build_config(const RunOptions& o, Backend& backend) {
   RunConfig c = build_machine_config(o, op, backend);
   c.algorithm = choose_algorithm(o, op, c);
   read_protocol(o, c);
+  read_timing(o, c);
   c.failures = read_failure_options(o, c);
   return c;
 }

@@ -37,6 +37,10 @@ struct RunOptions {
   // bytes, the element type, bandwidths in GB/s and latencies in µs (empty: not given).
   std::string preset, size, type, bw, bw_class, lat, lat_class;
   int64_t nodes = 0;
+  // How the step model's costs make the time (lockstep | dataflow; ppsim/round_timing.h), and the
+  // size the data is carried at where the size timed is larger (words, or bytes with the units;
+  // empty: the size timed, or a smaller one chosen where that is too large to carry).
+  std::string timing = "lockstep", carry;
   // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
   int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
   bool trace = false;

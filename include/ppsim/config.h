@@ -42,8 +42,17 @@ struct PhysicalUnits {
 // A bandwidth in words per µs as GB/s (PhysicalUnits on).
 inline double gbps_of(const PhysicalUnits& u, double words_per_us) { return words_per_us * double(u.word_bytes) / 1e3; }
 
+// How the step model's message costs make a run's time (ppsim/round_timing.h): lockstep, each
+// step as long as its slowest message; dataflow, each processor going on when its data is there.
+enum class StepTiming : int8_t { lockstep, dataflow };
+
 struct RunConfig {
   PhysicalUnits units;
+  StepTiming timing = StepTiming::lockstep;
+  // The words the run is timed at where it carries fewer (0: the words it carries, params.m): the
+  // rounds of that size are timed on the host (round_timing.h) while the data moved and verified
+  // is that of params.m, with the same segment and channel counts.
+  int64_t timed_m = 0;
   Topology topology;  // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
   // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.
@@ -78,6 +87,17 @@ struct RunConfig {
   // schedules are caught. Step counts, formulas and references still come from `algorithm`.
   void (*test_ops_override)(const AlgoParams&, int64_t proc, int round, StepOps&) = nullptr;
 };
+
+// The configuration a report describes: the size timed (timed_m), where the data was carried at a
+// smaller one (its buffers, checks and trace are the carried configuration's).
+inline RunConfig timed_config(const RunConfig& c) {
+  RunConfig t = c;
+  if (c.timed_m > 0) {
+    t.params.m = c.timed_m;
+    t.timed_m = 0;
+  }
+  return t;
+}
 
 // The machine the messages travel on, and where logical processor i sits on it.
 inline const Topology& physical_topology(const RunConfig& c) { return c.mapped ? c.mapping.physical : c.topology; }

@@ -65,6 +65,12 @@ struct RunResult {
   std::vector<std::vector<uint64_t>> buffers;  // final contents, [buffer][proc * words + w]
   std::vector<TraceStep> trace;
   std::string backend = "cpu";
+  // Where the time comes from the rounds (round_timing.h: --timing dataflow, or a size timed that
+  // is not carried): "lockstep" or "dataflow", the lockstep time of the same rounds beside it, and
+  // the words timed (RunConfig::timed_m, or the words carried). Empty timing: the backend's steps.
+  std::string timing;
+  double lockstep_time = 0.0;
+  int64_t timed_words = 0;
   // How the steps ran: "pull" (the CPU backend's pull step, host/cpu/pull_run.h) or "records" (the
   // CPU backend's record path, and the device rounds); empty for the LogGP and PRAM models.
   std::string step_path;

@@ -1,0 +1,265 @@
+// `ppsim nccl-tests OP`: nccl-tests' size sweep simulated (each size a verified run of NCCL's ring
+// on the machine, timed from its rounds), printed in nccl-tests' columns, and held against a
+// measured nccl-tests output with --compare.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "options.h"
+#include "output_file.h"
+#include "ppsim/preset.h"
+#include "ppsim/protocol.h"
+#include "ppsim/run.h"
+#include "study/nccl_table.h"
+
+namespace ppsim::cli {
+
+// (named: the command line is compiled as one unit with its siblings)
+namespace nccl_tests {
+
+struct NcclTestsOptions {
+  std::string op, minbytes = "32M", maxbytes, factor = "2", type, redop = "sum", compare;
+  RunOptions run;
+};
+
+// nccl-tests' collectives as ppsim's operations and NCCL's ring units.
+struct Collective {
+  const char* name;
+  const char* op;
+  const char* algo;
+  bool per_rank;    // the size column holds p blocks (all_gather, reduce_scatter): m is a block
+  int chunk_steps;  // NCCL's chunk steps of the Simple protocol (src/include/collectives.h)
+  bool rooted;
+};
+constexpr Collective kCollectives[] = {
+    {"all_reduce", "allreduce", "allreduce_nccl_ring", false, 4, false},
+    {"all_gather", "allgather", "allgather_nccl_ring", true, 4, false},
+    {"reduce_scatter", "reduce-scatter", "reduce_scatter_nccl_ring", true, 4, false},
+    {"broadcast", "broadcast", "broadcast_nccl_ring", false, 1, true},
+    {"reduce", "reduce", "reduce_nccl_ring", false, 1, true},
+};
+
+const Collective& collective_named(const std::string& name) {
+  for (const Collective& c : kCollectives)
+    if (name == c.name) return c;
+  throw UsageError("nccl-tests runs all_reduce, all_gather, reduce_scatter, broadcast or reduce (not '" + name + "')");
+}
+
+// The bytes one loop of NCCL's ring moves per channel and chunk (NCCL 2.20.3, src/include/device.h:
+// NCCL_STEPS = 8 steps a buffer; a 4 MiB Simple buffer, a chunk of chunk_steps steps; LL's 512 KiB
+// buffer carries half its lines as data; LL128's 4,915,200-byte buffer 15/16 of them), so that
+// the loops of a size are ceil(bytes / (C · chunks per loop · chunk)) as NCCL's enqueue counts them.
+int64_t chunk_bytes(const Collective& coll, Protocol protocol) {
+  switch (protocol) {
+    case Protocol::ll: return 524288 / 8 / 2;
+    case Protocol::ll128: return 4915200 / 8 / 16 * 15;
+    default: return int64_t(4) * 1024 * 1024 / 8 * coll.chunk_steps;
+  }
+}
+
+struct Row {
+  int64_t bytes = 0, count = 0, loops = 0, carried_bytes = 0;
+  double time_us = 0, algbw = 0, busbw = 0;
+  int64_t wrong = 0;
+  std::string timing;
+};
+
+// nccl-tests' bus factor of each collective on p ranks.
+double bus_factor(const Collective& coll, int64_t p) {
+  if (std::string(coll.name) == "all_reduce") return 2.0 * double(p - 1) / double(p);
+  if (coll.per_rank) return double(p - 1) / double(p);
+  return 1.0;
+}
+
+// One size: the ring unit on the machine at m words (a block of the size for all_gather and
+// reduce_scatter), NCCL's loops of that size, dataflow timing unless --timing says otherwise.
+Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collective& coll, const std::string& type, int64_t bytes) {
+  RunOptions r = o.run;
+  r.op = coll.op;
+  if (r.algo.empty()) r.algo = coll.algo;
+  if (!cmd.given("--timing")) r.timing = "dataflow";
+  if (r.protocol.empty()) r.protocol = "simple";
+  r.type = type;
+  Protocol protocol;
+  if (!parse_protocol(r.protocol, protocol)) throw UsageError("--protocol '" + r.protocol + "' is not simple, ll or ll128");
+  // p and the element's bytes come from a first configuration (the machine and units alone).
+  Backend backend = Backend::automatic;
+  RunOptions probe = r;
+  probe.size = std::to_string(element_type_bytes(type));
+  const RunConfig machine = build_machine_config(probe, Operation::allreduce, backend);
+  if (!machine.units.on) throw UsageError("nccl-tests needs a machine in GB/s: give --preset (or --bw/--bw-class)");
+  const int64_t p = machine.params.p, elem = machine.units.word_bytes;
+  const int64_t block = coll.per_rank ? elem * p : elem;
+  if (bytes < block || bytes % block != 0)
+    throw UsageError(std::string(coll.name) + " on " + std::to_string(p) + " ranks takes sizes that are whole multiples of " +
+                     std::to_string(block) + " bytes (" + type + (coll.per_rank ? " per rank" : "") + "), not " + std::to_string(bytes));
+  if (!cmd.given("--channels") && machine.units.nodes > 0) r.channels = int(machine.topology.dims[2] > 0 ? machine.topology.dims[2] : 1);
+  if (!cmd.given("--ports")) r.ports = std::to_string(r.channels);
+  const int64_t nccl_bytes = coll.per_rank ? bytes / p : bytes, per_loop = std::string(coll.name) == "all_reduce" ? p : 1;
+  const int64_t chunk = chunk_bytes(coll, protocol);
+  if (!cmd.given("--segments")) r.segments = std::max<int64_t>(1, (nccl_bytes + r.channels * per_loop * chunk - 1) / (r.channels * per_loop * chunk));
+  r.size = std::to_string(coll.per_rank ? bytes / p : bytes);
+  if (!r.carry.empty() && parse_bytes(r.carry, "--carry") >= (coll.per_rank ? bytes / p : bytes)) r.carry.clear();  // carried whole
+  RunConfig c = build_config(r, backend);
+  c.keep_buffers = false;
+  validate_config(c, false);
+  const RunResult res = run_simulation(c, backend);
+  Row row;
+  row.bytes = bytes;
+  row.count = (coll.per_rank ? bytes / p : bytes) / elem;
+  row.loops = c.params.segments;
+  row.carried_bytes = c.params.m * elem;
+  row.time_us = res.time;
+  row.algbw = res.time > 0 ? double(bytes) / res.time / 1e3 : 0;
+  row.busbw = row.algbw * bus_factor(coll, p);
+  row.wrong = res.verified ? 0 : std::max<int64_t>(1, res.mismatches);
+  row.timing = res.timing.empty() ? "lockstep" : res.timing;
+  return row;
+}
+
+// A time as nccl-tests prints it: whole µs from 10 ms, one decimal from 100 µs, else two.
+std::string time_text(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us >= 10000 ? "%7.0f" : us >= 100 ? "%7.1f" : "%7.2f", us);
+  return buf;
+}
+
+std::string row_text(const Row& r, const std::string& type, const std::string& redop, int64_t root) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6lld  %s  %6.2f  %6.2f  %6lld", (long long)r.bytes, (long long)r.count, type.c_str(),
+                redop.c_str(), (long long)root, time_text(r.time_us).c_str(), r.algbw, r.busbw, (long long)r.wrong);
+  return std::string(buf) + "  " + time_text(r.time_us) + "  " + [&] {
+    char b[64];
+    std::snprintf(b, sizeof b, "%6.2f  %6.2f  %6lld", r.algbw, r.busbw, (long long)r.wrong);
+    return std::string(b);
+  }();
+}
+
+std::vector<int64_t> sizes_of(const NcclTestsOptions& o) {
+  const int64_t lo = parse_bytes(o.minbytes, "-b"), hi = o.maxbytes.empty() ? lo : parse_bytes(o.maxbytes, "-e");
+  const int64_t f = parse_count(o.factor, "-f");
+  if (hi < lo) throw UsageError("-e " + o.maxbytes + " is below -b " + o.minbytes);
+  if (f < 2) throw UsageError("-f must be at least 2 (each size is the one before times f)");
+  std::vector<int64_t> sizes;
+  for (int64_t s = lo; s <= hi; s = s > hi / f ? hi + 1 : s * f) sizes.push_back(s);
+  return sizes;
+}
+
+int run_nccl_tests(NcclTestsOptions& o, const Command& cmd) {
+  const Collective& coll = collective_named(o.op);
+  if (o.redop != "sum") throw UsageError("-o: the reduction simulated is sum (got " + o.redop + ")");
+  if (!o.run.json.empty() && o.run.json != "-") require_writable(o.run.json, "--json");
+  std::vector<NcclTestsRow> measured;
+  std::vector<int64_t> sizes;
+  std::string type = o.type.empty() ? "float" : o.type;
+  if (!o.compare.empty()) {
+    measured = read_nccl_tests_rows(o.compare);
+    if (cmd.given("-b") || cmd.given("-e")) throw UsageError("--compare takes its sizes from the file: give no -b or -e");
+    for (const NcclTestsRow& m : measured) {
+      if (!o.type.empty() && m.type != o.type)
+        throw ConfigError(o.compare + ":" + std::to_string(m.line) + ": the row's type is " + m.type + ", not -d " + o.type);
+      if (m.type != measured.front().type)
+        throw ConfigError(o.compare + ":" + std::to_string(m.line) + ": the rows mix types (" + measured.front().type + " and " + m.type + ")");
+      sizes.push_back(m.bytes);
+    }
+    type = measured.front().type;
+  } else {
+    sizes = sizes_of(o);
+  }
+  const std::string redop = std::string(coll.name) == "all_gather" || std::string(coll.name) == "broadcast" ? "none" : o.redop;
+  const int64_t root = coll.rooted ? o.run.root : -1;
+  std::vector<Row> rows;
+  for (int64_t bytes : sizes) rows.push_back(simulate_size(o, cmd, coll, type, bytes));
+  const bool text = o.run.json != "-";
+  nlohmann::json doc = {{"collective", coll.name}, {"type", type}, {"redop", redop}, {"root", root}};
+  nlohmann::json jrows = nlohmann::json::array();
+  for (const Row& r : rows)
+    jrows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"time_us", r.time_us}, {"algbw_GBps", r.algbw}, {"busbw_GBps", r.busbw},
+                     {"wrong", r.wrong}, {"loops", r.loops}, {"carried_bytes", r.carried_bytes}, {"timing", r.timing}});
+  doc["rows"] = jrows;
+  if (text) {
+    std::cout << "# ppsim nccl-tests " << coll.name << ": simulated, each size verified; in place and out of place are the same run\n";
+    std::cout << "#\n#                                                              out-of-place                       in-place\n";
+    std::cout << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+    std::cout << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+    for (const Row& r : rows) std::cout << row_text(r, type, redop, root) << "\n";
+  }
+  if (!measured.empty()) {
+    std::vector<double> pred, meas, pred_big, meas_big;
+    nlohmann::json cmp = nlohmann::json::array();
+    if (text) std::cout << "#\n# against " << o.compare << " (out of place)\n#       size   predicted (us)    measured (us)   ratio   busbw predicted  measured (GB/s)\n";
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const Row& r = rows[k];
+      const NcclTestsRow& m = measured[k];
+      const double ratio = r.time_us / m.time_us;
+      pred.push_back(r.time_us);
+      meas.push_back(m.time_us);
+      if (r.bytes >= (int64_t(64) << 20)) {
+        pred_big.push_back(r.time_us);
+        meas_big.push_back(m.time_us);
+      }
+      cmp.push_back({{"bytes", r.bytes}, {"predicted_time_us", r.time_us}, {"measured_time_us", m.time_us}, {"ratio", ratio},
+                     {"predicted_busbw_GBps", r.busbw}, {"measured_busbw_GBps", m.busbw}, {"line", m.line}});
+      if (text) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%12lld  %15.2f  %15.2f  %6.3f  %16.2f  %8.2f\n", (long long)r.bytes, r.time_us, m.time_us, ratio, r.busbw, m.busbw);
+        std::cout << buf;
+      }
+    }
+    const double all = geomean_error(pred, meas);
+    const nlohmann::json big = pred_big.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean_error(pred_big, meas_big));
+    doc["compare"] = {{"file", o.compare}, {"rows", cmp}, {"error_all", all}, {"error_64MiB", big}, {"rows_64MiB", pred_big.size()}};
+    if (text) {
+      std::cout << "# error exp(mean |ln(predicted/measured)|) - 1: " << all * 100 << " % over " << pred.size() << " rows";
+      if (!pred_big.empty()) std::cout << ", " << big.get<double>() * 100 << " % over the " << pred_big.size() << " rows of 64 MiB and more";
+      std::cout << "\n";
+    }
+  }
+  if (!o.run.json.empty()) write_json(o.run.json, doc);
+  for (const Row& r : rows)
+    if (r.wrong) return verification_exit_code(false, r.wrong);
+  return 0;
+}
+
+}  // namespace nccl_tests
+
+Command nccl_tests_command() {
+  using namespace nccl_tests;
+  static NcclTestsOptions o;
+  Command cmd("nccl-tests", "nccl-tests' size sweep on a machine: every size a verified run, printed in nccl-tests' columns");
+  cmd.text("op", o.op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce");
+  cmd.require("op");
+  cmd.text("-b,--minbytes", o.minbytes, "smallest size in bytes (8, 64K, 1M, 8G)", true);
+  cmd.text("-e,--maxbytes", o.maxbytes, "largest size in bytes (default: -b)");
+  cmd.text("-f,--stepfactor", o.factor, "each size is the one before times this", true);
+  cmd.text("-d,--datatype", o.type, "element type (default float; with --compare, the file's)");
+  cmd.text("-o,--op", o.redop, "reduction (sum: the one simulated)", true);
+  cmd.text("--compare", o.compare, "an nccl-tests output FILE: simulate its sizes and print predicted against measured, with the error");
+  add_run_options(cmd, o.run,
+                  {{"--preset", "a real machine (see `ppsim list`)"},
+                   {"--nodes", "the preset's nodes"},
+                   {"--topology", "the machine without a preset (cluster, ...)"},
+                   {"--dims", "its extents"},
+                   {"--p", "its processors"},
+                   {"--bw", "link bandwidth in GB/s"},
+                   {"--bw-class", "bandwidth of a link class in GB/s: CLASS=X[,...]"},
+                   {"--lat", "startup latency in µs"},
+                   {"--lat-class", "latency in µs of a link class: CLASS=X[,...]"},
+                   {"--algo", "the algorithm (default NCCL's ring for the collective)"},
+                   {"--protocol", "NCCL's protocol: simple (default) | ll | ll128"},
+                   {"--channels", "NCCL's channels (default: the preset's NICs a node)"},
+                   {"--segments", "loops (default: NCCL's for each size and protocol)"},
+                   {"--ports", "ports (default: the channels)"},
+                   {"--timing", "lockstep | dataflow (default dataflow)"},
+                   {"--carry", "carry each size's data at this many bytes at most"},
+                   {"--root", "broadcast, reduce: the root"},
+                   {"--backend", "cpu | cuda | auto"},
+                   {"--threads", "CPU threads"},
+                   {"--json", "write the rows (and the comparison) as JSON to FILE (- for stdout, instead of the text)"}});
+  cmd.run = [](const Command& c) { return run_nccl_tests(o, c); };
+  return cmd;
+}
+
+}  // namespace ppsim::cli

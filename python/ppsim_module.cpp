@@ -23,6 +23,7 @@
 #include "cli/bounds_command.h"
 #include "cli/goal_command.h"
 #include "cli/msccl_command.h"
+#include "cli/nccl_tests_command.h"
 #include "cli/options.h"
 #include "cli/output_file.h"
 #include "cli/pram_command.h"
@@ -182,6 +183,17 @@ py::object best(const std::vector<std::string>& args) {
   return to_python(best_json(result));
 }
 
+py::object nccl_tests(const std::vector<std::string>& args) {
+  NcclTestsOptions o;
+  const Command command = parse_command("nccl-tests", args, [&](Command& c) { add_nccl_tests_options(c, o); });
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release unlocked;
+    doc = nccl_tests_json(o, command);
+  }
+  return to_python(doc);
+}
+
 py::object bounds(const std::vector<std::string>& args) {
   BoundsOptions o;
   parse_command("bounds", args, [&](Command& c) { add_bounds_options(c, o); });
@@ -258,6 +270,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("best", &best, "as `ppsim best --json`");
   m.def("goal", &goal_schedule, "an algorithm's rounds as GOAL text, as `ppsim goal --out -`");
   m.def("bounds", &bounds, "as `ppsim bounds --json`");
+  m.def("nccl_tests", &nccl_tests, "as `ppsim nccl-tests --json -`");
   m.def("algorithms", &algorithm_list);
   m.def("topologies", &topology_dicts);
   m.def("cuda_usable", [] { return cuda_status().usable; });

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "nccl_tests_command.h"
+
 #include "commands.h"
 #include "options.h"
 #include "output_file.h"
@@ -18,11 +20,6 @@ namespace ppsim::cli {
 
 // (named: the command line is compiled as one unit with its siblings)
 namespace nccl_tests {
-
-struct NcclTestsOptions {
-  std::string op, minbytes = "32M", maxbytes, factor = "2", type, redop = "sum", compare;
-  RunOptions run;
-};
 
 // nccl-tests' collectives as ppsim's operations and NCCL's ring units.
 struct Collective {
@@ -147,16 +144,16 @@ std::vector<int64_t> sizes_of(const NcclTestsOptions& o) {
   return sizes;
 }
 
-int run_nccl_tests(NcclTestsOptions& o, const Command& cmd) {
+// The rows' document, and the comparison with a measured output where --compare gives one.
+nlohmann::json sweep_document(const NcclTestsOptions& o, const Command& cmd) {
   const Collective& coll = collective_named(o.op);
   if (o.redop != "sum") throw UsageError("-o: the reduction simulated is sum (got " + o.redop + ")");
-  if (!o.run.json.empty() && o.run.json != "-") require_writable(o.run.json, "--json");
   std::vector<NcclTestsRow> measured;
   std::vector<int64_t> sizes;
   std::string type = o.type.empty() ? "float" : o.type;
   if (!o.compare.empty()) {
+    if (cmd.given("-b,--minbytes") || cmd.given("-e,--maxbytes")) throw UsageError("--compare takes its sizes from the file: give no -b or -e");
     measured = read_nccl_tests_rows(o.compare);
-    if (cmd.given("-b") || cmd.given("-e")) throw UsageError("--compare takes its sizes from the file: give no -b or -e");
     for (const NcclTestsRow& m : measured) {
       if (!o.type.empty() && m.type != o.type)
         throw ConfigError(o.compare + ":" + std::to_string(m.line) + ": the row's type is " + m.type + ", not -d " + o.type);
@@ -170,65 +167,86 @@ int run_nccl_tests(NcclTestsOptions& o, const Command& cmd) {
   }
   const std::string redop = std::string(coll.name) == "all_gather" || std::string(coll.name) == "broadcast" ? "none" : o.redop;
   const int64_t root = coll.rooted ? o.run.root : -1;
-  std::vector<Row> rows;
-  for (int64_t bytes : sizes) rows.push_back(simulate_size(o, cmd, coll, type, bytes));
-  const bool text = o.run.json != "-";
   nlohmann::json doc = {{"collective", coll.name}, {"type", type}, {"redop", redop}, {"root", root}};
-  nlohmann::json jrows = nlohmann::json::array();
-  for (const Row& r : rows)
-    jrows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"time_us", r.time_us}, {"algbw_GBps", r.algbw}, {"busbw_GBps", r.busbw},
-                     {"wrong", r.wrong}, {"loops", r.loops}, {"carried_bytes", r.carried_bytes}, {"timing", r.timing}});
-  doc["rows"] = jrows;
-  if (text) {
-    std::cout << "# ppsim nccl-tests " << coll.name << ": simulated, each size verified; in place and out of place are the same run\n";
-    std::cout << "#\n#                                                              out-of-place                       in-place\n";
-    std::cout << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
-    std::cout << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
-    for (const Row& r : rows) std::cout << row_text(r, type, redop, root) << "\n";
-  }
-  if (!measured.empty()) {
-    std::vector<double> pred, meas, pred_big, meas_big;
-    nlohmann::json cmp = nlohmann::json::array();
-    if (text) std::cout << "#\n# against " << o.compare << " (out of place)\n#       size   predicted (us)    measured (us)   ratio   busbw predicted  measured (GB/s)\n";
-    for (size_t k = 0; k < rows.size(); ++k) {
-      const Row& r = rows[k];
-      const NcclTestsRow& m = measured[k];
-      const double ratio = r.time_us / m.time_us;
-      pred.push_back(r.time_us);
-      meas.push_back(m.time_us);
-      if (r.bytes >= (int64_t(64) << 20)) {
-        pred_big.push_back(r.time_us);
-        meas_big.push_back(m.time_us);
-      }
-      cmp.push_back({{"bytes", r.bytes}, {"predicted_time_us", r.time_us}, {"measured_time_us", m.time_us}, {"ratio", ratio},
-                     {"predicted_busbw_GBps", r.busbw}, {"measured_busbw_GBps", m.busbw}, {"line", m.line}});
-      if (text) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "%12lld  %15.2f  %15.2f  %6.3f  %16.2f  %8.2f\n", (long long)r.bytes, r.time_us, m.time_us, ratio, r.busbw, m.busbw);
-        std::cout << buf;
-      }
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<double> pred, meas, pred_big, meas_big;
+  nlohmann::json cmp = nlohmann::json::array();
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const Row r = simulate_size(o, cmd, coll, type, sizes[k]);
+    rows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"time_us", r.time_us}, {"algbw_GBps", r.algbw}, {"busbw_GBps", r.busbw},
+                    {"wrong", r.wrong}, {"loops", r.loops}, {"carried_bytes", r.carried_bytes}, {"timing", r.timing}});
+    if (measured.empty()) continue;
+    const NcclTestsRow& m = measured[k];
+    pred.push_back(r.time_us);
+    meas.push_back(m.time_us);
+    if (r.bytes >= (int64_t(64) << 20)) {
+      pred_big.push_back(r.time_us);
+      meas_big.push_back(m.time_us);
     }
-    const double all = geomean_error(pred, meas);
-    const nlohmann::json big = pred_big.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean_error(pred_big, meas_big));
-    doc["compare"] = {{"file", o.compare}, {"rows", cmp}, {"error_all", all}, {"error_64MiB", big}, {"rows_64MiB", pred_big.size()}};
-    if (text) {
-      std::cout << "# error exp(mean |ln(predicted/measured)|) - 1: " << all * 100 << " % over " << pred.size() << " rows";
-      if (!pred_big.empty()) std::cout << ", " << big.get<double>() * 100 << " % over the " << pred_big.size() << " rows of 64 MiB and more";
-      std::cout << "\n";
-    }
+    cmp.push_back({{"bytes", r.bytes}, {"predicted_time_us", r.time_us}, {"measured_time_us", m.time_us}, {"ratio", r.time_us / m.time_us},
+                   {"predicted_busbw_GBps", r.busbw}, {"measured_busbw_GBps", m.busbw}, {"line", m.line}});
   }
+  doc["rows"] = rows;
+  if (!measured.empty())
+    doc["compare"] = {{"file", o.compare},
+                      {"rows", cmp},
+                      {"error_all", geomean_error(pred, meas)},
+                      {"error_64MiB", pred_big.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean_error(pred_big, meas_big))},
+                      {"rows_64MiB", pred_big.size()}};
+  return doc;
+}
+
+// The document as nccl-tests prints its rows, then the comparison and its errors.
+void print_sweep(const nlohmann::json& doc) {
+  const std::string type = doc["type"], redop = doc["redop"];
+  const int64_t root = doc["root"];
+  std::cout << "# ppsim nccl-tests " << doc["collective"].get<std::string>()
+            << ": simulated, each size verified; in place and out of place are the same run\n";
+  std::cout << "#\n#                                                              out-of-place                       in-place\n";
+  std::cout << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+  std::cout << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  for (const nlohmann::json& j : doc["rows"]) {
+    Row r;
+    r.bytes = j["bytes"];
+    r.count = j["count"];
+    r.time_us = j["time_us"];
+    r.algbw = j["algbw_GBps"];
+    r.busbw = j["busbw_GBps"];
+    r.wrong = j["wrong"];
+    std::cout << row_text(r, type, redop, root) << "\n";
+  }
+  if (!doc.contains("compare")) return;
+  const nlohmann::json& c = doc["compare"];
+  std::cout << "#\n# against " << c["file"].get<std::string>()
+            << " (out of place)\n#       size   predicted (us)    measured (us)   ratio   busbw predicted  measured (GB/s)\n";
+  for (const nlohmann::json& j : c["rows"]) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%12lld  %15.2f  %15.2f  %6.3f  %16.2f  %8.2f\n", (long long)j["bytes"].get<int64_t>(),
+                  j["predicted_time_us"].get<double>(), j["measured_time_us"].get<double>(), j["ratio"].get<double>(),
+                  j["predicted_busbw_GBps"].get<double>(), j["measured_busbw_GBps"].get<double>());
+    std::cout << buf;
+  }
+  std::cout << "# error exp(mean |ln(predicted/measured)|) - 1: " << c["error_all"].get<double>() * 100 << " % over " << c["rows"].size() << " rows";
+  if (!c["error_64MiB"].is_null())
+    std::cout << ", " << c["error_64MiB"].get<double>() * 100 << " % over the " << c["rows_64MiB"].get<size_t>() << " rows of 64 MiB and more";
+  std::cout << "\n";
+}
+
+int run_nccl_tests(const NcclTestsOptions& o, const Command& cmd) {
+  if (!o.run.json.empty() && o.run.json != "-") require_writable(o.run.json, "--json");
+  const nlohmann::json doc = sweep_document(o, cmd);
+  if (o.run.json != "-") print_sweep(doc);
   if (!o.run.json.empty()) write_json(o.run.json, doc);
-  for (const Row& r : rows)
-    if (r.wrong) return verification_exit_code(false, r.wrong);
+  for (const nlohmann::json& r : doc["rows"])
+    if (r["wrong"].get<int64_t>() != 0) return verification_exit_code(false, r["wrong"]);
   return 0;
 }
 
 }  // namespace nccl_tests
 
-Command nccl_tests_command() {
-  using namespace nccl_tests;
-  static NcclTestsOptions o;
-  Command cmd("nccl-tests", "nccl-tests' size sweep on a machine: every size a verified run, printed in nccl-tests' columns");
+nlohmann::json nccl_tests_json(const NcclTestsOptions& o, const Command& command) { return nccl_tests::sweep_document(o, command); }
+
+void add_nccl_tests_options(Command& cmd, NcclTestsOptions& o) {
   cmd.text("op", o.op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce");
   cmd.require("op");
   cmd.text("-b,--minbytes", o.minbytes, "smallest size in bytes (8, 64K, 1M, 8G)", true);
@@ -258,6 +276,13 @@ Command nccl_tests_command() {
                    {"--backend", "cpu | cuda | auto"},
                    {"--threads", "CPU threads"},
                    {"--json", "write the rows (and the comparison) as JSON to FILE (- for stdout, instead of the text)"}});
+}
+
+Command nccl_tests_command() {
+  using namespace nccl_tests;
+  static NcclTestsOptions o;
+  Command cmd("nccl-tests", "nccl-tests' size sweep on a machine: every size a verified run, printed in nccl-tests' columns");
+  add_nccl_tests_options(cmd, o);
   cmd.run = [](const Command& c) { return run_nccl_tests(o, c); };
   return cmd;
 }

@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 from ._core import ConfigError, ScheduleError
 
-__all__ = ["run", "view", "View", "sweep", "best", "bounds", "goal", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
+__all__ = ["run", "view", "View", "sweep", "best", "bounds", "nccl_tests", "goal", "algorithms", "topologies", "cuda_usable", "Sweep", "ConfigError", "ScheduleError"]
 
 
 def _args(options):
@@ -145,3 +145,20 @@ def topologies():
 def cuda_usable():
     """Whether a GPU is there for backend="cuda" (backend="auto" uses it when it is)."""
     return _core.cuda_usable()
+
+
+# nccl-tests' one-letter options, as keywords: b="1M" is -b 1M (--minbytes), o="sum" the reduction.
+_NCCL_TESTS_LETTERS = {"b": "minbytes", "e": "maxbytes", "f": "stepfactor", "d": "datatype", "o": "op"}
+
+
+def nccl_tests(collective, **options):
+    """nccl-tests' size sweep on a machine, as ``ppsim nccl-tests COLLECTIVE --json -`` writes it:
+    ``rows`` (size, count, time in µs, algbw and busbw in GB/s, each size a verified run) and, with
+    ``compare="file.txt"`` (a saved nccl-tests output), ``compare`` with each row's predicted and
+    measured time and the errors over all rows and over those of 64 MiB and more.
+
+        >>> doc = ppsim.nccl_tests("all_reduce", preset="hgx-h100", nodes=2, b="1M", e="1G", f=2)
+        >>> [(r["bytes"], r["busbw_GBps"]) for r in doc["rows"]]
+    """
+    named = {_NCCL_TESTS_LETTERS.get(key, key): value for key, value in options.items()}
+    return _core.nccl_tests([str(collective)] + _args(named))

@@ -60,6 +60,7 @@ def test_allreduce_hypercube_time_and_buffers():
     dict(topology="cluster-fattree", dims="4x2x2x2", op="allgather", algo="allgather_nvls", ports=2, m=3, trace=True),
     dict(preset="hgx-h100", nodes=2, op="allreduce", algo="allreduce_nccl_ring", size="64K", channels=8, ports=8, protocol="simple"),
     dict(topology="ring", p=4, op="allgather", size="1K", type="double", bw=25, lat_class="link=1.5"),
+    dict(preset="hgx-a100", op="allreduce", algo="allreduce_nccl_ring", size="1G", channels=8, ports=8, timing="dataflow", protocol="ll128"),
 ])
 def test_run_gives_the_cli_document(options):
     doc = ppsim.run(backend="cpu", **options)
@@ -395,3 +396,19 @@ def test_a_run_that_cannot_end_raises_before_it_starts():
         ppsim.run(topology="linear", p="2^20", op="broadcast", algo="broadcast_chain")
     with pytest.raises(ppsim.ConfigError, match="--time-limit must be a positive"):
         ppsim.run(topology="ring", p=8, time_limit=0)
+
+
+@needs_exe
+def test_nccl_tests_gives_the_cli_document():
+    # nccl-tests' one-letter options as keywords; each row a verified run, algbw = size / time.
+    doc = ppsim.nccl_tests("all_gather", preset="hgx-h100", nodes=2, b="64K", e="16M", f=16, backend="cpu")
+    rc, out, err = cli("nccl-tests", "all_gather", "--preset", "hgx-h100", "--nodes", "2", "-b", "64K", "-e", "16M", "-f", "16",
+                       "--backend", "cpu", "--json", "-")
+    assert rc == 0, err
+    assert doc == json.loads(out)
+    assert [r["bytes"] for r in doc["rows"]] == [65536, 1048576, 16777216]
+    for r in doc["rows"]:
+        assert r["wrong"] == 0 and r["count"] == r["bytes"] // 4 // 16
+        assert math.isclose(r["algbw_GBps"], r["bytes"] / r["time_us"] / 1e3)
+    with pytest.raises(ppsim.ConfigError, match="nccl-tests runs all_reduce"):
+        ppsim.nccl_tests("all_to_all", preset="hgx-h100")

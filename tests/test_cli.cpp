@@ -406,6 +406,17 @@ TEST_F(Cli, APresetIsItsClusterInBytesGBpsAndMicroseconds) {
   EXPECT_EQ(preset["time_us"], by_hand["time_us"]);
   EXPECT_EQ(preset["steps"], by_hand["steps"]);
   EXPECT_EQ(preset["config"]["tw_class"], by_hand["config"]["tw_class"]);
+  // More NICs than accelerators: an accelerator's NICs are one NIC of their total rate (AWS p5:
+  // 4 x 100 Gb/s = 50 GB/s an accelerator; OCI BM.GPU4.8: 2 x 100 Gb/s = 25 GB/s).
+  for (const auto& [name, hand] : std::vector<std::pair<std::string, std::string>>{
+           {"aws-p5", "--dims 2x8x8 --bw-class nvlink=450,pcie=64,rail=50,spine=100"},
+           {"oci-bm-gpu4.8", "--dims 2x8x8 --bw-class nvlink=300,pcie=32,rail=25,spine=50"}}) {
+    const json joined = report("--preset " + name + " --nodes 2 --size 1M --channels 8 --ports 8");
+    const json written = report("--topology cluster " + hand + " --size 1M --channels 8 --ports 8");
+    ASSERT_TRUE(joined.is_object() && written.is_object()) << name;
+    EXPECT_EQ(joined["time_us"], written["time_us"]) << name;
+    EXPECT_EQ(joined["config"]["tw_class"], written["config"]["tw_class"]) << name;
+  }
 }
 
 // Sizes are read as nccl-tests reads -b and -e: K, M, G and T are powers of 1024.
@@ -459,6 +470,7 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "run --topology ring --p 8 --timing dataflow --model loggp",
       "run --topology ring --p 8 --op allgather --algo allgather_ring --m 8 --carry 16",
       "nccl-tests all_to_all --preset hgx-h100",
+      "run --topology cluster --dims 2x8x32 --op allreduce",  // more NICs than accelerators: written as one NIC each
       "nccl-tests all_reduce --preset hgx-h100 -b 8Q",
       "nccl-tests all_reduce --topology ring --p 8 -b 64",
       "nccl-tests all_reduce --preset hgx-h100 --compare '" + (dir_ / "table.json").string() + "'",

@@ -14,6 +14,10 @@ const std::vector<MachinePreset>& machine_presets() {
       {"hgx-h200", "NVIDIA HGX H200: 8 H200 SXM, NVLink4 and NVSwitch with NVLink SHARP, 8 NDR NICs of 400 Gb/s", 8, 8, 450, 64, 400,
        true},
       {"aws-p4d", "AWS p4d.24xlarge: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 4 EFA interfaces of 100 Gb/s", 8, 4, 300, 32, 100, false},
+      {"aws-p5", "AWS p5.48xlarge: 8 H100 SXM 80GB, NVLink4 and NVSwitch, 32 EFA interfaces of 100 Gb/s (4 an accelerator)", 8, 32, 450, 64,
+       100, true},
+      {"oci-bm-gpu4.8", "OCI BM.GPU4.8: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 16 RoCE ports of 100 Gb/s (2 an accelerator)", 8, 16, 300,
+       32, 100, false},
   };
   return presets;
 }
@@ -30,14 +34,16 @@ std::string machine_preset_names() {
   return s;
 }
 
+int64_t preset_nics_each(const MachinePreset& m) { return m.nics > m.gpus ? m.nics / m.gpus : 1; }
+
 std::string preset_dims(const MachinePreset& m, int64_t nodes) {
-  return std::to_string(nodes) + "x" + std::to_string(m.gpus) + "x" + std::to_string(m.nics);
+  return std::to_string(nodes) + "x" + std::to_string(m.gpus) + "x" + std::to_string(m.nics / preset_nics_each(m));
 }
 
 double preset_class_GBps(const MachinePreset& m, int64_t nodes, const std::string& link_class) {
   if (link_class == "nvlink") return m.nvlink_GBps;
   if (link_class == "pcie") return m.pcie_GBps;
-  const double nic = m.nic_Gbps / 8;
+  const double nic = m.nic_Gbps / 8 * double(preset_nics_each(m));  // an accelerator's NICs, joined
   return link_class == "spine" ? nic * double(nodes) : nic;
 }
 

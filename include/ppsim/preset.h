@@ -13,7 +13,7 @@ struct MachinePreset {
   const char* name;
   const char* title;     // what the machine is, in one line
   int64_t gpus;          // accelerators a node (G)
-  int64_t nics;          // network interfaces a node (K; K divides G)
+  int64_t nics;          // network interfaces a node (K; K divides G, or G divides K)
   double nvlink_GBps;    // an accelerator's NVLink bandwidth to the NVSwitch, each direction (GB/s = 10^9 B/s)
   double pcie_GBps;      // an accelerator's PCIe link (to its NIC), each direction
   double nic_Gbps;       // a NIC's line rate, each direction (Gb/s)
@@ -27,10 +27,15 @@ const MachinePreset* find_machine_preset(const std::string& name);
 // "hgx-a100, hgx-h100, ...": every name, for messages and help.
 std::string machine_preset_names();
 
-// The cluster's --dims for N nodes of the preset: "NxGxK".
+// NICs of one accelerator where a node has more NICs than accelerators (K/G), else 1. The cluster
+// joins them into one NIC of their total rate: NCCL spreads an accelerator's channels over its NICs.
+int64_t preset_nics_each(const MachinePreset& m);
+// The cluster's --dims for N nodes of the preset: "NxGxK", with K = G where G divides K (the NICs
+// of an accelerator joined).
 std::string preset_dims(const MachinePreset& m, int64_t nodes);
 // The bandwidth of each of the cluster's link classes in GB/s: nvlink and pcie from the preset,
-// rail the NIC's line rate, spine the N NICs of a rail's leaf switch together (a non-blocking spine).
+// rail the NIC's line rate (times the NICs of an accelerator, joined), spine the N NICs of a rail's
+// leaf switch together (a non-blocking spine).
 double preset_class_GBps(const MachinePreset& m, int64_t nodes, const std::string& link_class);
 
 // nccl-tests' element types (its -d) and their bytes: what a word stands for when sizes are bytes.

@@ -328,6 +328,9 @@ struct TwoLevelCluster : TopologyDefaults {
       N = p / G;
       K = G;
     }
+    if (K > G && K % G == 0)  // an accelerator with several NICs: one NIC of their rate (--preset aws-p5 does so)
+      return usage + ": K = " + std::to_string(K) + " is more NICs than accelerators; write an accelerator's " + std::to_string(K / G) +
+             " NICs as one (K = " + std::to_string(G) + ") of their total rate (--bw-class rail=...)";
     if (K > G || G % K != 0) return usage + ": K = " + std::to_string(K) + " NICs do not divide G = " + std::to_string(G);
     if (double(N) * double(G) > double(int64_t{1} << 31))
       return std::string(name) + " " + std::to_string(N) + "x" + std::to_string(G) + " has more than 2^31 processors";

@@ -687,7 +687,7 @@ TEST_F(Cli, HierarchicalNamesItsInterAlgorithm) {
 
 // nccl-tests' sweep on a preset against a published table (tests/data/nccl): the forced ring on two
 // HGX H100 nodes with 24 channels, every size a verified run, the error within the bounds reached
-// (exp(mean |ln(predicted/measured)|) - 1: 4.7 % over the 14 rows, 4.3 % from 64 MiB up).
+// (exp(mean |ln(predicted/measured)|) - 1: 5.1 % over the 14 rows, 2.5 % from 64 MiB up).
 TEST_F(Cli, NcclTestsPredictsThePublishedRingTable) {
   const std::string table = std::string(PPSIM_NCCL_DATA) + "/nccl-tests-309-h100-2node-ib400-allreduce-ring.txt";
   const Outcome o = ppsim("nccl-tests all_reduce --preset hgx-h100 --nodes 2 --channels 24 --compare '" + table + "' --json -");
@@ -706,8 +706,21 @@ TEST_F(Cli, NcclTestsPredictsThePublishedRingTable) {
   const json& cmp = doc["compare"];
   EXPECT_EQ(cmp["rows"].size(), 14u);
   EXPECT_EQ(cmp["rows_64MiB"], 8);
-  EXPECT_LE(cmp["error_all"].get<double>(), 0.05);
-  EXPECT_LE(cmp["error_64MiB"].get<double>(), 0.045);
+  EXPECT_LE(cmp["error_all"].get<double>(), 0.055);
+  EXPECT_LE(cmp["error_64MiB"].get<double>(), 0.03);
+  // One A100 node (NCCL's choice, measured with one process driving all 8 GPUs): from 64 MiB the
+  // ring at NVLink's rate in NCCL's model (12 links of 20 GB/s) is within 4.2 %. The small sizes
+  // are not predicted yet (NCCL picked LL or LL128 there, and the one process adds its launches).
+  const Outcome a100 = ppsim("nccl-tests all_reduce --preset oci-bm-gpu4.8 --compare '" + std::string(PPSIM_NCCL_DATA) +
+                             "/oci-bm-gpu4.8-1node-a100-allreduce-default.txt' -b 64M --json -");
+  EXPECT_EQ(a100.code, 2) << "--compare takes its sizes from the file";
+  const Outcome node = ppsim("nccl-tests all_reduce --preset oci-bm-gpu4.8 --compare '" + std::string(PPSIM_NCCL_DATA) +
+                             "/oci-bm-gpu4.8-1node-a100-allreduce-default.txt' --json -");
+  ASSERT_EQ(node.code, 0) << node.err;
+  const json one = json::parse(node.out)["compare"];
+  EXPECT_EQ(one["rows"].size(), 28u);
+  EXPECT_LE(one["error_64MiB"].get<double>(), 0.045);
+  EXPECT_LE(json::parse(node.out)["rows"].back()["busbw_GBps"].get<double>(), 240.0 + 1e-9);  // 12 x 20 GB/s
   // The text form prints nccl-tests' columns and the two errors.
   const Outcome text = ppsim("nccl-tests all_reduce --preset hgx-h100 --nodes 2 --channels 24 -b 1M -e 4M -f 2");
   ASSERT_EQ(text.code, 0) << text.err;

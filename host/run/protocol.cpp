@@ -1,6 +1,8 @@
 // NCCL's protocols as cost parameters (ppsim/protocol.h; docs/DESIGN.md §3c).
 #include "ppsim/protocol.h"
 
+#include "ppsim/preset.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -89,6 +91,9 @@ void apply_protocol(RunConfig& c, Protocol p) {
     c.cost.ts_class[k] = c.cost.ts_of_class(k) + latency;  // (a class's own latency, --lat-class, kept)
     c.cost.ts_class_set |= 1u << k;
     if ((c.cost.tw_class_set >> k) & 1u) c.cost.tw_class[k] /= pc.bandwidth;
+    // A preset's NVLink at the rate NCCL's model gives its links, not the line rate.
+    if (!c.units.preset.empty() && link_class_kind(machine, k) == LinkKind::nvlink && ((c.cost.tw_class_set >> k) & 1u))
+      c.cost.tw_class[k] /= preset_nvlink_share(c.units.preset);
   }
   c.cost.tw /= pc.bandwidth;
   c.cost.ts = ts + least;

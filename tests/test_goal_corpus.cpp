@@ -96,4 +96,54 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
   EXPECT_GT(stuck, 0u);
 }
 
+// The quick reader (goal.cpp, quick_block) reads a rank block straight from its bytes and gives
+// anything unusual back to the token reader. A comment after a block's `}` is such a thing, so the
+// same text with one there is read block by block by the token reader alone: every file of the
+// corpus that is read must give the same schedule both ways, field by field.
+bool same_schedule(const ppsim::goal::Schedule& a, const ppsim::goal::Schedule& b, std::string& why) {
+  if (a.ranks != b.ranks || a.cpus != b.cpus || a.nics != b.nics) return why = "ranks, cpus or nics", false;
+  if (a.first != b.first) return why = "rank offsets", false;
+  if (a.ops.size() != b.ops.size()) return why = "operation count", false;
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    const ppsim::goal::Op &x = a.ops[i], &y = b.ops[i];
+    if (x.peer != y.peer || x.tag != y.tag || x.line != y.line || x.size() != y.size() || x.cpu != y.cpu || x.nic != y.nic || x.type != y.type)
+      return why = "operation " + std::to_string(i), false;
+  }
+  if (a.done_row != b.done_row || a.done_col != b.done_col) return why = "requires", false;
+  if (a.start_row != b.start_row || a.start_col != b.start_col) return why = "irequires", false;
+  if (a.labels != b.labels) return why = "labels", false;
+  return true;
+}
+
+TEST(GoalCorpus, TheQuickReaderGivesTheTokenReadersSchedule) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(PPSIM_GOAL_CORPUS))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  size_t compared = 0, quick_blocks = 0;
+  for (const fs::path& path : files) {
+    const std::string text = read_bytes(path), name = path.filename().string();
+    ppsim::goal::Schedule quick;
+    try {
+      quick = ppsim::goal::parse(text, name);
+    } catch (const ppsim::goal::ParseError&) {
+      continue;  // refused: the token reader said why (the corpus test checks how)
+    }
+    std::string slow_text;
+    for (size_t i = 0; i < text.size(); ++i) {
+      slow_text.push_back(text[i]);
+      if (text[i] == '}') slow_text += " //";
+    }
+    ppsim::goal::Schedule slow;
+    ASSERT_NO_THROW(slow = ppsim::goal::parse(slow_text, name)) << name;
+    EXPECT_EQ(slow.quick_blocks, 0u) << name;  // every block ends in a comment: token by token
+    quick_blocks += quick.quick_blocks;
+    std::string why;
+    EXPECT_TRUE(same_schedule(quick, slow, why)) << name << ": " << why << " differ";
+    ++compared;
+  }
+  EXPECT_GT(compared, 20u);
+  EXPECT_GT(quick_blocks, 100u);  // LogGOPSim's and ppsim's schedules are read by the quick reader
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include "goal/goal.h"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <functional>
 #include <unordered_map>
@@ -20,9 +21,9 @@ struct Token {
   uint32_t line = 1;
 };
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+constexpr bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
 
 // UTF-8's byte-order mark: a file may start with it; it is skipped.
 constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
@@ -57,8 +58,10 @@ class Reader {
   Schedule run() {
     Schedule out;
     out.name = name_;
-    // Room for every line as an operation or a dependency: no regrowth while reading.
-    const size_t lines = size_t(std::count(s_.begin(), s_.end(), '\n')) + 1;
+    // Room for an operation or a dependency every 24 bytes (schedgen's lines are 20 to 30 bytes
+    // long), without a pass over the text to count its lines: pages of the room a file leaves
+    // unused are never touched, and a file of shorter lines grows the vectors as it goes.
+    const size_t lines = s_.size() / 24 + 16;
     ops_.reserve(lines);
     edges_.reserve(lines);
     if (keep_labels_) labels_.reserve(lines * 4);
@@ -85,7 +88,7 @@ class Reader {
         Token b = next();
         while (b.kind == Tok::newline) b = next();
         if (b.kind != Tok::open) fail(b, "'{'", b);
-        block(uint32_t(r), n.line);
+        if (!quick_block(uint32_t(r), n.line)) block(uint32_t(r), n.line);
         if (consumed_) consumed_(i_);
       } else {
         fail(t, have_ranks ? "'rank N {'" : "'num_ranks N'", t);
@@ -240,6 +243,226 @@ class Reader {
     blk.end = uint32_t(ops_.size());
     blocks_.push_back(blk);
     end_of_line(next());
+  }
+
+  // ---- the quick reader of a block ----
+  //
+  // `rank R {` has been read: the block read by its common forms alone, straight from the bytes
+  // (operations `[lN:] send|recv|calc ...` with their optional fields, `lA requires|irequires lB`,
+  // blank lines, `}`), labels `l` and a number without leading zeros, kept in a table by their
+  // number. Anything else — a comment, another label, a carriage return, a number past its limit, a
+  // label defined twice or never — and the block is given back untouched (false) to block(), which
+  // reads it token by token and says what is wrong, so that the schedule and every message are
+  // those of the token reader. Schedgen's files and ppsim's own are read here whole.
+  bool quick_block(uint32_t rank, uint32_t line) {
+    const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size();
+    const uint32_t line_at = line_;
+    const int cpus_at = cpus_, nics_at = nics_;
+    if (quick_lines()) {
+      blocks_.push_back(Block{rank, uint32_t(ops_at), uint32_t(ops_.size()), line});
+      ++quick_blocks_;
+      return true;
+    }
+    i_ = at;
+    line_ = line_at;
+    ops_.resize(ops_at);
+    edges_.resize(edges_at);
+    labels_.resize(labels_at);
+    cpus_ = cpus_at;
+    nics_ = nics_at;
+    return false;
+  }
+
+  static constexpr uint32_t kNoLabel = ~uint32_t(0), kMostQuickLabels = uint32_t(1) << 22;
+
+  // The quick reader's cursor (within quick_lines) and its steps, each inlined into the loop.
+  const char* q_ = nullptr;
+  const char* q_end_ = nullptr;
+  template <size_t N>
+  [[gnu::always_inline]] static bool is(std::string_view w, const char (&literal)[N]) {
+    if (w.size() != N - 1) return false;
+    for (size_t k = 0; k + 1 < N; ++k)
+      if (w[k] != literal[k]) return false;
+    return true;
+  }
+  [[gnu::always_inline]] void q_blanks() {
+    while (q_ < q_end_ && (*q_ == ' ' || *q_ == '\t')) ++q_;
+  }
+  // Bytes that continue a word (letters, digits, '_'), by table: the quick reader's inner loop.
+  static constexpr std::array<bool, 256> kWordByte = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c) t[size_t(c)] = is_word_char(char(c));
+    return t;
+  }();
+  [[gnu::always_inline]] bool q_word(std::string_view& w) {
+    const char* b = q_;
+    if (q_ == q_end_ || !is_alpha(*q_)) return false;
+    while (q_ < q_end_ && kWordByte[static_cast<unsigned char>(*q_)]) ++q_;
+    w = std::string_view(b, size_t(q_ - b));
+    return true;
+  }
+  // Digits up to `max` (what follows is the next field's business, as for the token reader).
+  [[gnu::always_inline]] bool q_number(uint64_t max, uint64_t& v) {
+    const char* b = q_;
+    v = 0;
+    while (q_ < q_end_ && is_digit(*q_)) v = v * 10 + uint64_t(*q_++ - '0');
+    // No digit, or more than 18 (which could wrap): the token reader says what it is.
+    return q_ > b && q_ - b <= 18 && v <= max;
+  }
+  [[gnu::always_inline]] bool q_minus_one() {
+    if (q_ + 1 < q_end_ && q_[0] == '-' && q_[1] == '1' && (q_ + 2 == q_end_ || !is_word_char(q_[2]))) {
+      q_ += 2;
+      return true;
+    }
+    return false;
+  }
+  [[gnu::always_inline]] bool q_line_end() {
+    q_blanks();
+    if (q_ == q_end_) return true;
+    if (*q_ != '\n') return false;
+    ++q_;
+    ++line_;
+    return true;
+  }
+  // `l` and a number without leading zeros: its number, else kNoLabel.
+  [[gnu::always_inline]] static uint32_t label_number(std::string_view w) {
+    if (w.size() < 2 || w.size() > 8 || w[0] != 'l' || (w[1] == '0' && w.size() > 2)) return kNoLabel;
+    uint32_t v = 0;
+    for (size_t k = 1; k < w.size(); ++k) {
+      if (!is_digit(w[k])) return kNoLabel;
+      v = v * 10 + uint32_t(w[k] - '0');
+    }
+    return v < kMostQuickLabels ? v : kNoLabel;
+  }
+
+  // The block's lines up to and including `}` and its line's end; false at anything else.
+  bool quick_lines() {
+    q_ = s_.data() + i_;
+    q_end_ = s_.data() + s_.size();
+    ++block_stamp_;
+    quick_pending_.clear();
+    for (;;) {
+      q_blanks();
+      if (q_ == q_end_) return false;
+      if (*q_ == '\n') {
+        ++q_;
+        ++line_;
+        continue;
+      }
+      if (*q_ == '}') {
+        ++q_;
+        if (!q_line_end()) return false;
+        break;
+      }
+      const uint32_t line = line_;
+      std::string_view w;
+      if (!q_word(w)) return false;
+      q_blanks();
+      uint32_t label = kNoLabel;
+      const bool op_word = is(w, "send") || is(w, "recv") || is(w, "calc");
+      if (q_ < q_end_ && *q_ == ':') {  // a label
+        label = label_number(w);
+        if (label == kNoLabel) return false;
+        ++q_;
+        q_blanks();
+        if (!q_word(w)) return false;
+      } else if (!op_word) {  // a dependency
+        const uint32_t waiter = label_number(w);
+        std::string_view how, waited_word;
+        if (waiter == kNoLabel || !q_word(how) || !(is(how, "requires") || is(how, "irequires"))) return false;
+        q_blanks();
+        if (!q_word(waited_word)) return false;
+        const uint32_t waited = label_number(waited_word);
+        if (waited == kNoLabel || !q_line_end()) return false;
+        quick_pending_.push_back(QuickEdge{waiter, waited, how.size() == 9});
+        continue;
+      }
+      Op op{};
+      op.line = line;
+      uint64_t v = 0;
+      q_blanks();
+      const bool calc = is(w, "calc"), send = is(w, "send");
+      if (calc) {
+        op.type = loggp::kCalc;
+        if (!q_number(loggp::kMaxSize, v)) return false;
+        op.set_size(v);
+      } else if (send || is(w, "recv")) {
+        op.type = send ? loggp::kSend : loggp::kRecv;
+        if (!q_number(loggp::kMaxSize, v)) return false;
+        op.set_size(v);
+        q_blanks();
+        std::string_view unit, dir;
+        if (!q_word(unit) || !(is(unit, "b") || is(unit, "B"))) return false;
+        q_blanks();
+        if (!q_word(dir) || !(send ? is(dir, "to") : is(dir, "from"))) return false;
+        q_blanks();
+        if (!send && q_minus_one()) {
+          op.peer = loggp::kAny;
+        } else {
+          if (!q_number(ranks_ - 1, v)) return false;
+          op.peer = uint32_t(v);
+        }
+      } else {
+        return false;
+      }
+      q_blanks();
+      std::string_view field;
+      const char* before = q_;
+      if (!calc && q_word(field) && is(field, "tag")) {
+        q_blanks();
+        if (q_minus_one()) {
+          op.tag = loggp::kAny;
+        } else {
+          if (!q_number(loggp::kAny - 1, v)) return false;
+          op.tag = uint32_t(v);
+        }
+        q_blanks();
+        before = q_;
+      }
+      q_ = before;
+      if (q_word(field) && is(field, "cpu")) {
+        q_blanks();
+        if (!q_number(last_unit(kMaxCpus), v)) return false;
+        op.cpu = uint8_t(v);
+        cpus_ = std::max(cpus_, int(op.cpu) + 1);
+        q_blanks();
+        before = q_;
+      }
+      q_ = before;
+      if (q_word(field) && is(field, "nic")) {
+        q_blanks();
+        if (!q_number(last_unit(kMaxNics), v)) return false;
+        op.nic = uint8_t(v);
+        nics_ = std::max(nics_, int(op.nic) + 1);
+        before = q_;
+      }
+      q_ = before;
+      if (!q_line_end()) return false;
+      if (ops_.size() >= (uint64_t(1) << 31)) return false;
+      const uint32_t index = uint32_t(ops_.size());
+      if (label != kNoLabel) {
+        if (label >= quick_label_.size()) {
+          quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
+          quick_stamp_.resize(quick_label_.size(), 0);
+        }
+        if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
+        quick_stamp_[label] = block_stamp_;
+        quick_label_[label] = index;
+      }
+      if (keep_labels_) {
+        if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
+        labels_.push_back('\0');
+      }
+      ops_.push_back(op);
+    }
+    for (const QuickEdge& e : quick_pending_) {
+      if (e.waiter >= quick_stamp_.size() || e.waited >= quick_stamp_.size() || quick_stamp_[e.waiter] != block_stamp_ ||
+          quick_stamp_[e.waited] != block_stamp_)
+        return false;  // a label the block does not define: block() names it
+      edges_.push_back(Edge{quick_label_[e.waited], quick_label_[e.waiter], e.start});
+    }
+    i_ = size_t(q_ - s_.data());
+    return true;
   }
 
   // A line of a rank block, from its first token `t`: a dependency (kept until the block's labels
@@ -397,11 +620,12 @@ class Reader {
           out.labels.push_back('\0');
         }
       }
-      std::vector<Op>().swap(ops_);
+      std::vector<Op, HugeAlloc<Op>>().swap(ops_);
       std::string().swap(labels_);
     }
     auto final_index = [&](uint32_t i) { return where.empty() ? i : where[i]; };
     out.ranks = ranks_;
+    out.quick_blocks = quick_blocks_;
     out.cpus = cpus_;
     out.nics = nics_;
     out.first = std::move(first);
@@ -420,7 +644,7 @@ class Reader {
     };
     rows(false, out.done_row, out.done_col);
     rows(true, out.start_row, out.start_col);
-    std::vector<Edge>().swap(edges_);
+    std::vector<Edge, HugeAlloc<Edge>>().swap(edges_);
   }
 
   std::string_view s_;
@@ -429,12 +653,20 @@ class Reader {
   uint32_t line_ = 1;
   uint32_t ranks_ = 0;
   int cpus_ = 1, nics_ = 1;
-  std::vector<Op> ops_;
+  std::vector<Op, HugeAlloc<Op>> ops_;
   std::string labels_;
-  std::vector<Edge> edges_;
+  std::vector<Edge, HugeAlloc<Edge>> edges_;
   std::vector<Block> blocks_;
   std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
   std::vector<PendingEdge> pending_;                         // this block's dependencies
+  // The quick reader's labels: op index of label lN, valid where its stamp is the block's.
+  struct QuickEdge {
+    uint32_t waiter, waited;
+    bool start;
+  };
+  std::vector<uint32_t> quick_label_, quick_stamp_;
+  std::vector<QuickEdge> quick_pending_;
+  uint32_t block_stamp_ = 0, quick_blocks_ = 0;
   std::function<void(size_t)> consumed_;                     // told how far the text has been read
   bool keep_labels_ = true;
 };

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "loggp/huge_alloc.h"
 #include "loggp/loggp.h"
 
 namespace ppsim::goal {
@@ -65,11 +66,12 @@ struct Schedule {
   uint32_t ranks = 0;
   int cpus = 1, nics = 1;
   std::vector<uint32_t> first;
-  std::vector<Op> ops;
+  std::vector<Op, HugeAlloc<Op>> ops;  // (in huge pages where large: a fault per 2 MiB as it is read)
   std::vector<uint32_t> done_row, done_col, start_row, start_col;
   // Every operation's label ("" for none) in operation order, '\0'-terminated; empty for a schedule
   // read from a file, whose labels are read back from the file (`line`) when a message needs one.
   std::string labels;
+  uint32_t quick_blocks = 0;  // rank blocks the quick reader read (the others were read token by token)
   uint64_t edges() const { return done_col.size() + start_col.size(); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
 };

@@ -674,6 +674,7 @@ class Reader {
 }  // namespace
 
 std::string Schedule::label(uint32_t op) const {
+  if (binary) return {};  // a binary schedule has no labels
   if (labels.empty()) {  // read from a file: the label written on the operation's line, if any
     std::ifstream f(name);
     std::string text;

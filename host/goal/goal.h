@@ -72,6 +72,7 @@ struct Schedule {
   // read from a file, whose labels are read back from the file (`line`) when a message needs one.
   std::string labels;
   uint32_t quick_blocks = 0;  // rank blocks the quick reader read (the others were read token by token)
+  bool binary = false;        // read from LogGOPSim's binary form: an operation's `line` is its index in its rank
   uint64_t edges() const { return done_col.size() + start_col.size(); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
 };
@@ -84,6 +85,13 @@ Schedule read_file(const std::string& path);
 // The text of a file, for read_file: as parse(), but the labels stay in the file (Schedule::label
 // reads them back), and `consumed(n)` is told that the first n bytes will not be read again.
 Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
+
+// LogGOPSim's binary form of a schedule (what its txt2bin writes; goal_binary.cpp gives the layout):
+// whether `bytes` start with its magic number, and the schedule they hold (`name` for messages;
+// ParseError "NAME: ..." for a file that is truncated or not one). read_file reads either form.
+bool is_binary_schedule(std::string_view bytes);
+// `consumed(n)`, where given, is told that the first n bytes will not be read again.
+Schedule read_binary(std::string_view bytes, const std::string& name, std::function<void(size_t)> consumed = {});
 
 // Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of
 // an operation that can never run.

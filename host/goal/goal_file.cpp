@@ -42,7 +42,8 @@ Schedule read_file(const std::string& path) {
     }
   };
   try {
-    Schedule s = parse_file_text(std::string_view(static_cast<const char*>(map), size), path, consumed);
+    const std::string_view bytes(static_cast<const char*>(map), size);
+    Schedule s = is_binary_schedule(bytes) ? read_binary(bytes, path, consumed) : parse_file_text(bytes, path, consumed);
     ::munmap(map, size);
     return s;
   } catch (...) {

@@ -33,6 +33,7 @@ class ScheduleSource {
     release(s_.done_row, s_.done_col, op, out);
   }
   std::string name(uint32_t, uint32_t op) const {
+    if (s_.binary) return "number " + std::to_string(s_.ops[op].line) + " of its rank (a binary schedule has no labels)";
     std::string l = s_.label(op);
     return (l.empty() ? std::string("(no label)") : l) + " (line " + std::to_string(s_.ops[op].line) + ")";
   }

@@ -3,13 +3,14 @@
 // and by the token reader alone (the same text with a comment after every block's `}`, which the
 // quick reader gives back), side by side in one run, with the schedule both give checked equal.
 //
-// Without --file it writes the schedule LogGOPSim's generator writes for a dissemination barrier
-// (schedgen -p dissemination -d 8: in round k rank r sends 8 bytes to r + 2^k and receives from
-// r - 2^k, each send after the receive before it), for --p ranks, into a temporary file.
+// Without --file it writes the schedule LogGOPSim's generator writes for a dissemination barrier,
+// byte for byte (schedgen -p dissemination -s P -d 8 at 76451de: in round k rank r sends 8 bytes to
+// r + 2^k and receives from r - 2^k, each send after the receive before it), into a temporary file.
 //
 //   ppsim_bench_goal_read                        # p = 2^16: about 80 MB of text
 //   ppsim_bench_goal_read --p 262144 --repeat 3
 //   ppsim_bench_goal_read --file schedule.goal   # any GOAL file (schedgen's, ATLAHS's, ppsim goal's)
+//   ppsim_bench_goal_read --p 65536 --write d.goal   # only write the generated schedule
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,8 +40,8 @@ std::string dissemination(uint32_t p) {
       const uint32_t d = uint32_t(1) << k, to = uint32_t((uint64_t(r) + d) % p), from = uint32_t((uint64_t(r) + p - d) % p);
       const int send = label++, recv = label++;
       s += "l" + std::to_string(send) + ": send 8b to " + std::to_string(to) + " tag 0\n";
-      s += "l" + std::to_string(recv) + ": recv 8b from " + std::to_string(from) + " tag 0\n";
       if (k > 0) s += "l" + std::to_string(send) + " requires l" + std::to_string(send - 1) + "\n";
+      s += "l" + std::to_string(recv) + ": recv 8b from " + std::to_string(from) + " tag 0\n";
     }
     s += "}\n";
   }
@@ -64,13 +65,23 @@ int main(int argc, char** argv) {
   CLI::App app{"ppsim GOAL reader benchmark: the quick reader against the token reader"};
   uint32_t p = 65536;
   int repeat = 3;
-  std::string file;
+  std::string file, write;
+  app.add_option("--write", write, "write the generated schedule to this file and stop");
   app.add_option("--p", p, "ranks of the generated dissemination schedule")->check(CLI::Range(2u, 1u << 24));
   app.add_option("--repeat", repeat, "reads of each; the best is reported")->check(CLI::Range(1, 100));
   app.add_option("--file", file, "read this GOAL file instead of a generated one");
   CLI11_PARSE(app, argc, argv);
 
   std::string text;
+  if (!write.empty()) {
+    std::ofstream out(write, std::ios::binary);
+    out << dissemination(p);
+    if (!out.flush()) {
+      std::fprintf(stderr, "ppsim_bench_goal_read: %s cannot be written\n", write.c_str());
+      return 2;
+    }
+    return 0;
+  }
   if (file.empty()) {
     text = dissemination(p);
   } else {

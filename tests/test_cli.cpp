@@ -470,6 +470,8 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "run --topology ring --p 8 --timing dataflow --model loggp",
       "run --topology ring --p 8 --op allgather --algo allgather_ring --m 8 --carry 16",
       "nccl-tests all_to_all --preset hgx-h100",
+      "run --preset hgx-a100 --op allreduce --protocol simple --nccl-version 2.19",
+      "run --preset hgx-a100 --op allreduce --nccl-version 2.8.3",  // without --protocol: no NCCL model to take
       "run --topology cluster --dims 2x8x32 --op allreduce",  // more NICs than accelerators: written as one NIC each
       "nccl-tests all_reduce --preset hgx-h100 -b 8Q",
       "nccl-tests all_reduce --topology ring --p 8 -b 64",

@@ -401,3 +401,33 @@ TEST(NcclProtocols, LatencyByLinkKindOnACluster) {
   EXPECT_EQ(parsed, Protocol::ll128);
   EXPECT_FALSE(parse_protocol("ll64", parsed));
 }
+
+// --nccl-version 2.8.3 (src/graph/tuning.cc at 920dbe5b): its own base and step latencies (the
+// ring's Simple step on the network 9.6 us, not 14; LL's base 3.6), an LL step inside a node 1.8
+// times as long where there are several nodes, and A100's NVLink at the 235 GB/s its model caps a
+// GPU's bus bandwidth at (2.20.3: 12 links of 20 GB/s).
+TEST(NcclProtocols, TheModelOfNccl283) {
+  const ProtocolCost simple = nccl_protocol_cost(Protocol::simple, false, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
+  EXPECT_DOUBLE_EQ(simple.base, 8.4);
+  EXPECT_DOUBLE_EQ(simple.latency[int(LinkKind::net)], 9.6);
+  EXPECT_DOUBLE_EQ(simple.latency[int(LinkKind::nvlink)], 3.4);
+  const ProtocolCost ll = nccl_protocol_cost(Protocol::ll, false, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
+  EXPECT_DOUBLE_EQ(ll.base, 3.6);
+  EXPECT_DOUBLE_EQ(ll.latency[int(LinkKind::nvlink)], 0.47 * 1.8);
+  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll, false, Operation::allreduce, 1, 8, NcclVersion::v2_8_3).latency[int(LinkKind::nvlink)], 0.47);
+  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll128, true, Operation::allreduce, 2, 16, NcclVersion::v2_8_3).bandwidth, 0.92 * 0.915);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_8_3, 80, 12), 235.0);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_20_3, 80, 12), 240.0);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_20_3, 90, 18), 18 * 20.6);
+  // On a cluster: the ring's LL pays 2.8.3's figures, 1.8 x 0.47 us a step on NVLink and 2.7 us
+  // on the network, where every step crosses between the nodes.
+  RunConfig c = nccl_config("allreduce_nccl_ring", TopologyKind::cluster, 0, "2x4", 8 * 16, 1, 1);
+  c.cost = CostParams{0, 0, 0, Routing::cut_through};
+  c.nccl_version = int8_t(NcclVersion::v2_8_3);
+  apply_protocol(c, Protocol::ll);
+  EXPECT_DOUBLE_EQ(run_simulation(c, Backend::cpu).time, 3.6 + 2 * 7 * 2.7);
+  NcclVersion v;
+  EXPECT_TRUE(parse_nccl_version("2.8.3", v));
+  EXPECT_EQ(v, NcclVersion::v2_8_3);
+  EXPECT_FALSE(parse_nccl_version("2.19", v));
+}

@@ -267,6 +267,7 @@ void add_nccl_tests_options(Command& cmd, NcclTestsOptions& o) {
                    {"--lat-class", "latency in µs of a link class: CLASS=X[,...]"},
                    {"--algo", "the algorithm (default NCCL's ring for the collective)"},
                    {"--protocol", "NCCL's protocol: simple (default) | ll | ll128"},
+                   {"--nccl-version", "whose tuning model: 2.20.3 (default) | 2.8.3"},
                    {"--channels", "NCCL's channels (default: the preset's NICs a node)"},
                    {"--segments", "loops (default: NCCL's for each size and protocol)"},
                    {"--ports", "ports (default: the channels)"},

@@ -51,7 +51,8 @@ void print_formula_and_bounds(std::ostream& out, const RunConfig& c) {
   if (double lb = lower_bound_time(c); !std::isnan(lb)) out << "\n  lower bound on time " << lb;
   if (c.protocol) {
     const Topology& machine = physical_topology(c);
-    out << "\n  protocol " << protocol_name(Protocol(c.protocol)) << " (NCCL 2.20.3's model, us): base latency " << c.base_latency
+    out << "\n  protocol " << protocol_name(Protocol(c.protocol)) << " (NCCL " << nccl_version_name(NcclVersion(c.nccl_version))
+        << "'s model, us): base latency " << c.base_latency
         << " once; a message starts in";
     for (int k = 0; k < topology_link_class_count(machine); ++k)
       out << (k ? ", " : " ") << c.cost.ts_of_class(k) << " on " << topology_link_class_name(machine, k);

@@ -2,23 +2,24 @@
 // docs/PRESETS.md cites for it; none is fitted to a measurement.
 #include "ppsim/preset.h"
 
+#include "ppsim/protocol.h"
+
 namespace ppsim {
 
 const std::vector<MachinePreset>& machine_presets() {
-  // name, title, G, K, NVLink GB/s, PCIe GB/s, NIC Gb/s, NVLS, NVLink links, NCCL's GB/s a link
-  // (NCCL's src/graph/topo.h: SM80_NVLINK_BW 20.0 for A100, SM90_NVLINK_BW 20.6 for H100 and H200)
+  // name, title, G, K, NVLink GB/s, PCIe GB/s, NIC Gb/s, NVLS, NVLink links, compute capability
   static const std::vector<MachinePreset> presets = {
       {"hgx-a100", "NVIDIA DGX/HGX A100: 8 A100 SXM4, NVLink3 and NVSwitch, 8 HDR InfiniBand NICs of 200 Gb/s", 8, 8, 300, 32, 200,
-       false, 12, 20.0},
+       false, 12, 80},
       {"hgx-h100", "NVIDIA DGX/HGX H100: 8 H100 SXM5, NVLink4 and NVSwitch with NVLink SHARP, 8 NDR NICs of 400 Gb/s", 8, 8, 450, 64, 400,
-       true, 18, 20.6},
+       true, 18, 90},
       {"hgx-h200", "NVIDIA HGX H200: 8 H200 SXM, NVLink4 and NVSwitch with NVLink SHARP, 8 NDR NICs of 400 Gb/s", 8, 8, 450, 64, 400,
-       true, 18, 20.6},
-      {"aws-p4d", "AWS p4d.24xlarge: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 4 EFA interfaces of 100 Gb/s", 8, 4, 300, 32, 100, false, 12, 20.0},
+       true, 18, 90},
+      {"aws-p4d", "AWS p4d.24xlarge: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 4 EFA interfaces of 100 Gb/s", 8, 4, 300, 32, 100, false, 12, 80},
       {"aws-p5", "AWS p5.48xlarge: 8 H100 SXM 80GB, NVLink4 and NVSwitch, 32 EFA interfaces of 100 Gb/s (4 an accelerator)", 8, 32, 450, 64,
-       100, true, 18, 20.6},
+       100, true, 18, 90},
       {"oci-bm-gpu4.8", "OCI BM.GPU4.8: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 16 RoCE ports of 100 Gb/s (2 an accelerator)", 8, 16, 300,
-       32, 100, false, 12, 20.0},
+       32, 100, false, 12, 80},
   };
   return presets;
 }
@@ -48,9 +49,9 @@ double preset_class_GBps(const MachinePreset& m, int64_t nodes, const std::strin
   return link_class == "spine" ? nic * double(nodes) : nic;
 }
 
-double preset_nvlink_share(const std::string& name) {
+double preset_nvlink_share(const std::string& name, NcclVersion version) {
   const MachinePreset* m = find_machine_preset(name);
-  return m ? double(m->nvlink_links) * m->nccl_link_GBps / m->nvlink_GBps : 1.0;
+  return m ? nccl_nvlink_GBps(version, m->sm, m->nvlink_links) / m->nvlink_GBps : 1.0;
 }
 
 int64_t element_type_bytes(const std::string& name) {

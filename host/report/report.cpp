@@ -217,6 +217,7 @@ json model_json(const RunConfig& c) {
               {"gamma", c.cost.gamma},
               {"routing", routing_name(c.cost.routing)},
               {"protocol", c.protocol ? json(protocol_name(Protocol(c.protocol))) : json(nullptr)},
+              {"nccl_version", c.protocol ? json(nccl_version_name(NcclVersion(c.nccl_version))) : json(nullptr)},
               {"base_latency", c.base_latency},
               {"combine", operator_name(c.combine)}};
 }

@@ -11,21 +11,28 @@ namespace ppsim {
 
 namespace {
 
-// NCCL 2.20.3, src/graph/tuning.cc: baseLat[algorithm][protocol] and hwLat[link][algorithm][protocol]
-// in microseconds, protocols in the order LL, LL128, Simple, for its Tree (0) and Ring (1).
-constexpr double kBaseLatency[2][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
-constexpr double kStepLatency[3][2][3] = {
-    {{.6, 1.25, 28}, {.6, 1.9, 3.4}},     // NVLink
-    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},    // PCI
-    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}};  // network
+// src/graph/tuning.cc: baseLat[algorithm][protocol] and hwLat[link][algorithm][protocol] in
+// microseconds, protocols in the order LL, LL128, Simple, for its Tree (0) and Ring (1); by version.
+struct LatencyTable {
+  double base[2][3];
+  double step[3][2][3];  // NVLink, PCI, network
+};
+constexpr LatencyTable kLatencies[2] = {
+    // NCCL 2.20.3
+    {{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}},
+     {{{.6, 1.25, 28}, {.6, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}}},
+    // NCCL 2.8.3
+    {{{4.4, 4.4, 0}, {3.6, 10.0, 8.4}},
+     {{{.52, 1.25, 28}, {.47, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}}}}};
 
 int protocol_index(Protocol p) { return p == Protocol::ll ? 0 : p == Protocol::ll128 ? 1 : 2; }
 
-// The bandwidth factors of the same model (its caps in GB/s per channel have no meaning here and are
-// left out): the ring's LL a quarter (a third on one node for the operations that do not combine),
-// LL128 0.92 (0.7 with one rank per node); the tree 0.92 of the link, LL a further 1/3.8, LL128
-// 7/9 on one node and 120/128 on several.
-double bandwidth_factor(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks) {
+// The bandwidth factors of the same model (its caps in GB/s per channel are left out: they bound
+// what its channels carry, which the run's links bound here): the ring's LL a quarter (a third on
+// one node for the operations that do not combine), LL128 0.92 (0.7 with one rank per node); the
+// tree 0.92 of the link, LL a further 1/3.8, LL128 7/9 on one node and 120/128 on several (2.8.3:
+// 0.915). The same in both versions but that last figure.
+double bandwidth_factor(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks, NcclVersion v) {
   const double ppn = double(ranks) / double(nodes);
   if (!tree) {
     if (p == Protocol::ll) return nodes > 1 || op == Operation::allreduce || op == Operation::reduce ? 1.0 / 4.0 : 1.0 / 3.0;
@@ -33,7 +40,7 @@ double bandwidth_factor(Protocol p, bool tree, Operation op, int64_t nodes, int6
     return 1.0;
   }
   if (p == Protocol::ll) return 0.92 / 3.8;
-  if (p == Protocol::ll128) return 0.92 * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+  if (p == Protocol::ll128) return 0.92 * (nodes == 1 ? 7.0 / 9.0 : v == NcclVersion::v2_8_3 ? 0.915 : 120.0 / 128.0);
   return 0.92;
 }
 
@@ -59,14 +66,36 @@ const char* protocol_name(Protocol p) {
   return "none";
 }
 
-ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks) {
+bool parse_nccl_version(const std::string& name, NcclVersion& out) {
+  if (name == "2.20.3") out = NcclVersion::v2_20_3;
+  else if (name == "2.8.3") out = NcclVersion::v2_8_3;
+  else return false;
+  return true;
+}
+
+const char* nccl_version_name(NcclVersion v) { return v == NcclVersion::v2_8_3 ? "2.8.3" : "2.20.3"; }
+
+ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks, NcclVersion version) {
   ProtocolCost cost;
   if (p == Protocol::none) return cost;
   const int a = tree ? 0 : 1, k = protocol_index(p);
-  cost.base = kBaseLatency[a][k];
-  for (int link = 0; link < 3; ++link) cost.latency[link] = kStepLatency[link][a][k];
-  cost.bandwidth = bandwidth_factor(p, tree, op, std::max<int64_t>(1, nodes), std::max<int64_t>(1, ranks));
+  const LatencyTable& t = kLatencies[version == NcclVersion::v2_8_3 ? 1 : 0];
+  cost.base = t.base[a][k];
+  for (int link = 0; link < 3; ++link) cost.latency[link] = t.step[link][a][k];
+  // 2.8.3 charges an LL step inside a node 1.8 times its latency when there are several nodes.
+  if (version == NcclVersion::v2_8_3 && p == Protocol::ll && nodes > 1) {
+    cost.latency[int(LinkKind::nvlink)] *= 1.8;
+    cost.latency[int(LinkKind::pci)] *= 1.8;
+  }
+  cost.bandwidth = bandwidth_factor(p, tree, op, std::max<int64_t>(1, nodes), std::max<int64_t>(1, ranks), version);
   return cost;
+}
+
+double nccl_nvlink_GBps(NcclVersion version, int sm, int64_t links) {
+  // src/graph/topo.h: 2.20.3's SM80_NVLINK_BW 20.0 and SM90_NVLINK_BW 20.6; 2.8.3's
+  // SM80_NVLINK_WIDTH 21.0 for every GPU from sm 80, and tuning.cc's cap of 235 GB/s on sm 80.
+  if (version == NcclVersion::v2_8_3) return std::min(21.0 * double(links), sm == 80 ? 235.0 : 1e300);
+  return (sm >= 90 ? 20.6 : 20.0) * double(links);
 }
 
 LinkKind link_class_kind(const Topology& machine, int k) {
@@ -82,7 +111,8 @@ void apply_protocol(RunConfig& c, Protocol p) {
   const bool cluster = machine.kind == TopologyKind::cluster || machine.kind == TopologyKind::cluster_fattree;
   const int64_t nodes = cluster ? machine.dims[0] : machine.p;
   const bool tree = c.algorithm && std::strcmp(c.algorithm->name, "allreduce_nccl_tree") == 0;
-  const ProtocolCost pc = nccl_protocol_cost(p, tree, c.algorithm ? c.algorithm->op : Operation::allreduce, nodes, machine.p);
+  const NcclVersion version = NcclVersion(c.nccl_version);
+  const ProtocolCost pc = nccl_protocol_cost(p, tree, c.algorithm ? c.algorithm->op : Operation::allreduce, nodes, machine.p, version);
   const double ts = c.cost.ts;
   double least = pc.latency[int(LinkKind::net)];
   for (int k = 0; k < topology_link_class_count(machine); ++k) {
@@ -93,7 +123,7 @@ void apply_protocol(RunConfig& c, Protocol p) {
     if ((c.cost.tw_class_set >> k) & 1u) c.cost.tw_class[k] /= pc.bandwidth;
     // A preset's NVLink at the rate NCCL's model gives its links, not the line rate.
     if (!c.units.preset.empty() && link_class_kind(machine, k) == LinkKind::nvlink && ((c.cost.tw_class_set >> k) & 1u))
-      c.cost.tw_class[k] /= preset_nvlink_share(c.units.preset);
+      c.cost.tw_class[k] /= preset_nvlink_share(c.units.preset, version);
   }
   c.cost.tw /= pc.bandwidth;
   c.cost.ts = ts + least;

@@ -361,7 +361,14 @@ const AlgorithmInfo* choose_algorithm(const RunOptions& o, Operation op, const R
 
 // --protocol: NCCL's latencies and bandwidth factors put into the linear model's costs.
 void read_protocol(const RunOptions& o, RunConfig& c) {
-  if (o.protocol.empty()) return;
+  NcclVersion version;
+  if (!parse_nccl_version(o.nccl_version, version))
+    throw UsageError("--nccl-version '" + o.nccl_version + "' is none of " + kNcclVersionNames);
+  if (o.protocol.empty()) {
+    if (o.nccl_version != RunOptions{}.nccl_version) throw UsageError("--nccl-version applies with --protocol (NCCL's model)");
+    return;
+  }
+  c.nccl_version = int8_t(version);
   Protocol p;
   if (!parse_protocol(o.protocol, p)) throw UsageError("--protocol '" + o.protocol + "' is not simple, ll or ll128");
   if (c.cost.model != CostModel::linear) throw UsageError("--protocol applies to --model linear (its costs are t_s and t_w)");

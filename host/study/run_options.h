@@ -41,6 +41,8 @@ struct RunOptions {
   // size the data is carried at where the size timed is larger (words, or bytes with the units;
   // empty: the size timed, or a smaller one chosen where that is too large to carry).
   std::string timing = "lockstep", carry;
+  // Whose tuning model --protocol follows (ppsim/protocol.h: 2.20.3 or 2.8.3).
+  std::string nccl_version = "2.20.3";
   // --model loggp: LogGOPSim's parameters and defaults (ns, bytes)
   int64_t loggp_L = 2500, loggp_o = 1500, loggp_g = 1000, loggp_G = 6, loggp_O = 0, loggp_S = 65535;
   bool trace = false;

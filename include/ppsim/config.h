@@ -72,6 +72,7 @@ struct RunConfig {
   // NCCL's protocol (--protocol; protocol.h sets it with apply_protocol) and its base latency, which
   // the run adds to the time of its steps once.
   int8_t protocol = 0;  // a Protocol
+  int8_t nccl_version = 0;  // a NcclVersion: whose tuning model --protocol follows
   double base_latency = 0;
   int threads = 0;     // 0: all the machine has
   bool trace = false;  // keep buffers and messages after every step (small runs only)

@@ -19,7 +19,7 @@ struct MachinePreset {
   double nic_Gbps;       // a NIC's line rate, each direction (Gb/s)
   bool nvls;             // the NVSwitch reduces (NVLink SHARP: NCCL's NVLS)
   int64_t nvlink_links;  // NVLink links of an accelerator (its nvlink_GBps is their line rate together)
-  double nccl_link_GBps; // what NCCL's topology model takes an NVLink link of this GPU to carry (--protocol)
+  int sm;                // the GPU's compute capability (80: A100, 90: H100 and H200), as NCCL's model reads it
 };
 
 // Every preset, in `ppsim list` order.
@@ -40,10 +40,11 @@ std::string preset_dims(const MachinePreset& m, int64_t nodes);
 // leaf switch together (a non-blocking spine).
 double preset_class_GBps(const MachinePreset& m, int64_t nodes, const std::string& link_class);
 
-// The share of NVLink's line rate that NCCL's model takes an accelerator to reach: links × NCCL's
-// per-link figure ÷ the line rate (A100 12 × 20 / 300 = 0.8; H100 18 × 20.6 / 450 = 0.824). 1 for
-// a name that is no preset.
-double preset_nvlink_share(const std::string& name);
+// The share of NVLink's line rate that NCCL's model (of the version, ppsim/protocol.h) takes an
+// accelerator to reach: nccl_nvlink_GBps ÷ the line rate (2.20.3: A100 12 × 20 / 300 = 0.8, H100
+// 18 × 20.6 / 450 = 0.824; 2.8.3: A100 235 / 300). 1 for a name that is no preset.
+enum class NcclVersion : int8_t;
+double preset_nvlink_share(const std::string& name, NcclVersion version);
 
 // nccl-tests' element types (its -d) and their bytes: what a word stands for when sizes are bytes.
 inline constexpr const char* kElementTypeNames = "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16";

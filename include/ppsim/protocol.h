@@ -1,7 +1,8 @@
 // NCCL's protocols as cost parameters (--protocol; docs/DESIGN.md §3c). The figures are those of
-// NCCL 2.20.3's tuning model, src/graph/tuning.cc (NVIDIA/nccl at b6475625): per protocol and
-// algorithm, a base latency paid once per operation, a latency per step that depends on the kind
-// of link crossed (NVLink, PCI, network), and a bandwidth factor.
+// NCCL's tuning model, src/graph/tuning.cc of NVIDIA/nccl, in the version --nccl-version names
+// (2.20.3 at b6475625 by default, or 2.8.3 at 920dbe5b): per protocol and algorithm, a base latency
+// paid once per operation, a latency per step that depends on the kind of link crossed (NVLink,
+// PCI, network), and a bandwidth factor.
 #pragma once
 #include <string>
 
@@ -16,6 +17,12 @@ const char* protocol_name(Protocol p);                         // "Simple", "LL"
 
 enum class LinkKind : int8_t { nvlink, pci, net };
 
+// The NCCL versions whose tuning model is implemented (RunConfig::nccl_version holds one).
+enum class NcclVersion : int8_t { v2_20_3, v2_8_3 };
+bool parse_nccl_version(const std::string& name, NcclVersion& out);  // "2.20.3", "2.8.3"
+const char* nccl_version_name(NcclVersion v);                        // "2.20.3", "2.8.3"
+inline constexpr const char* kNcclVersionNames = "2.20.3 (default), 2.8.3";
+
 // What a protocol costs for one algorithm family of NCCL (the tree, or the ring, whose figures every
 // other algorithm takes) on a machine of `nodes` nodes of `ranks / nodes` ranks: microseconds, and
 // the fraction of a link's bandwidth the protocol delivers.
@@ -24,7 +31,12 @@ struct ProtocolCost {
   double latency[3] = {0, 0, 0};   // per step, by LinkKind
   double bandwidth = 1;            // t_w is divided by it
 };
-ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks);
+ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks,
+                                NcclVersion version = NcclVersion::v2_20_3);
+// What NCCL's topology model takes an accelerator's NVLink to carry in all, GB/s: its links times
+// the per-link figure of the version and GPU (sm 80: A100, 90: H100/H200), within the version's cap
+// on a GPU's bus bandwidth (2.8.3: 235 GB/s on A100).
+double nccl_nvlink_GBps(NcclVersion version, int sm, int64_t links);
 
 // The kind of link a class of the machine's links is: nvlink and pcie on the two-level clusters,
 // the network everywhere else.

@@ -96,7 +96,9 @@ Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collectiv
   if (!cmd.given("--ports")) r.ports = std::to_string(r.channels);
   const int64_t nccl_bytes = coll.per_rank ? bytes / p : bytes, per_loop = std::string(coll.name) == "all_reduce" ? p : 1;
   const int64_t chunk = chunk_bytes(coll, protocol);
-  if (!cmd.given("--segments")) r.segments = std::max<int64_t>(1, (nccl_bytes + r.channels * per_loop * chunk - 1) / (r.channels * per_loop * chunk));
+  // NCCL's loops are those of its ring: another algorithm keeps --segments (default 1).
+  if (!cmd.given("--segments") && r.algo == coll.algo)
+    r.segments = std::max<int64_t>(1, (nccl_bytes + r.channels * per_loop * chunk - 1) / (r.channels * per_loop * chunk));
   r.size = std::to_string(coll.per_rank ? bytes / p : bytes);
   if (!r.carry.empty() && parse_bytes(r.carry, "--carry") >= (coll.per_rank ? bytes / p : bytes)) r.carry.clear();  // carried whole
   RunConfig c = build_config(r, backend);
@@ -269,7 +271,7 @@ void add_nccl_tests_options(Command& cmd, NcclTestsOptions& o) {
                    {"--protocol", "NCCL's protocol: simple (default) | ll | ll128"},
                    {"--nccl-version", "whose tuning model: 2.20.3 (default) | 2.8.3"},
                    {"--channels", "NCCL's channels (default: the preset's NICs a node)"},
-                   {"--segments", "loops (default: NCCL's for each size and protocol)"},
+                   {"--segments", "loops (default: NCCL's ring's for each size and protocol; 1 for another --algo)"},
                    {"--ports", "ports (default: the channels)"},
                    {"--timing", "lockstep | dataflow (default dataflow)"},
                    {"--carry", "carry each size's data at this many bytes at most"},

@@ -63,7 +63,7 @@ class Reader {
     // unused are never touched, and a file of shorter lines grows the vectors as it goes.
     const size_t lines = s_.size() / 24 + 16;
     ops_.reserve(lines);
-    edges_.reserve(lines);
+    done_row_.reserve(lines + 1);
     if (keep_labels_) labels_.reserve(lines * 4);
     Token t = next();
     bool have_ranks = false;
@@ -242,7 +242,56 @@ class Reader {
     resolve_dependencies(rank);
     blk.end = uint32_t(ops_.size());
     blocks_.push_back(blk);
+    settle_block();
     end_of_line(next());
+  }
+
+  // ---- the dependency rows, block by block ----
+  //
+  // While the blocks come in rank order (as every generator writes them), a block's dependencies
+  // go straight into the schedule's rows when the block ends: grouped by the operation waited for,
+  // each group in file order, as assemble() would make them; so no list of every dependency is
+  // held. The first block out of order turns the rows made so far back into that list, and
+  // assemble() makes the rows from it.
+  void settle_block() {
+    const Block& b = blocks_.back();
+    if (direct_ && b.rank != blocks_.size() - 1) {  // out of order: the list after all
+      direct_ = false;
+      std::vector<Edge, HugeAlloc<Edge>> all;
+      auto unroll = [&](const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, bool start) {
+        for (size_t i = 0; i + 1 < row.size(); ++i)
+          for (uint32_t k = row[i]; k < row[i + 1]; ++k) all.push_back(Edge{uint32_t(i), col[k], start});
+      };
+      unroll(done_row_, done_col_, false);
+      unroll(start_row_, start_col_, true);
+      all.insert(all.end(), edges_.begin(), edges_.end());
+      edges_.swap(all);
+      std::vector<uint32_t>().swap(done_row_);
+      std::vector<uint32_t>().swap(done_col_);
+      std::vector<uint32_t>().swap(start_row_);
+      std::vector<uint32_t>().swap(start_col_);
+    }
+    if (!direct_) return;
+    const uint32_t n = b.end - b.begin;
+    auto rows = [&](bool start, std::vector<uint32_t>& row, std::vector<uint32_t>& col) {
+      bool any = false;
+      for (const Edge& e : edges_) any = any || e.start == start;
+      if (!any && row.empty()) return;  // none of this kind yet: no rows until there is one
+      if (row.empty()) row.push_back(0);
+      row.resize(size_t(b.end) + 1, row.back());  // (the operations before have theirs; none since: empty)
+      group_.assign(size_t(n) + 1, 0);
+      for (const Edge& e : edges_)
+        if (e.start == start) ++group_[e.from - b.begin + 1];
+      for (uint32_t i = 0; i < n; ++i) group_[i + 1] += group_[i];
+      const uint32_t base = uint32_t(col.size());
+      col.resize(base + group_[n]);
+      for (uint32_t i = 0; i < n; ++i) row[b.begin + i + 1] = base + group_[i + 1];
+      for (const Edge& e : edges_)
+        if (e.start == start) col[base + group_[e.from - b.begin]++] = e.to;
+    };
+    rows(false, done_row_, done_col_);
+    rows(true, start_row_, start_col_);
+    edges_.clear();
   }
 
   // ---- the quick reader of a block ----
@@ -261,6 +310,7 @@ class Reader {
     if (quick_lines()) {
       blocks_.push_back(Block{rank, uint32_t(ops_at), uint32_t(ops_.size()), line});
       ++quick_blocks_;
+      settle_block();
       return true;
     }
     i_ = at;
@@ -642,8 +692,21 @@ class Reader {
       for (const Edge& e : edges_)
         if (e.start == start) col[fill[final_index(e.from)]++] = final_index(e.to);
     };
-    rows(false, out.done_row, out.done_col);
-    rows(true, out.start_row, out.start_col);
+    if (direct_) {  // made block by block (settle_block); none of a kind: no rows at all
+      if (!done_col_.empty()) {
+        done_row_.resize(n + 1, done_row_.empty() ? 0 : done_row_.back());
+        out.done_row = std::move(done_row_);
+        out.done_col = std::move(done_col_);
+      }
+      if (!start_col_.empty()) {
+        start_row_.resize(n + 1, start_row_.back());
+        out.start_row = std::move(start_row_);
+        out.start_col = std::move(start_col_);
+      }
+    } else {
+      rows(false, out.done_row, out.done_col);
+      rows(true, out.start_row, out.start_col);
+    }
     std::vector<Edge, HugeAlloc<Edge>>().swap(edges_);
   }
 
@@ -655,7 +718,9 @@ class Reader {
   int cpus_ = 1, nics_ = 1;
   std::vector<Op, HugeAlloc<Op>> ops_;
   std::string labels_;
-  std::vector<Edge, HugeAlloc<Edge>> edges_;
+  std::vector<Edge, HugeAlloc<Edge>> edges_;  // the block's dependencies (all of them, once blocks came out of order)
+  bool direct_ = true;                         // the blocks so far came in rank order: rows made block by block
+  std::vector<uint32_t> done_row_, done_col_, start_row_, start_col_, group_;
   std::vector<Block> blocks_;
   std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
   std::vector<PendingEdge> pending_;                         // this block's dependencies

@@ -470,23 +470,21 @@ class Reader {
         before = q_;
       }
       q_ = before;
-      if (q_word(field) && is(field, "cpu")) {
-        q_blanks();
-        if (!q_number(last_unit(kMaxCpus), v)) return false;
-        op.cpu = uint8_t(v);
-        cpus_ = std::max(cpus_, int(op.cpu) + 1);
-        q_blanks();
-        before = q_;
-      }
-      q_ = before;
-      if (q_word(field) && is(field, "nic")) {
-        q_blanks();
-        if (!q_number(last_unit(kMaxNics), v)) return false;
-        op.nic = uint8_t(v);
-        nics_ = std::max(nics_, int(op.nic) + 1);
-        before = q_;
-      }
-      q_ = before;
+      // `cpu C`, then `nic N`, each optional: a unit number below the limit, and the units used.
+      auto unit = [&](std::string_view name, uint32_t most, uint8_t& field_of_op, int& used) {
+        std::string_view w;
+        if (q_word(w) && w == name) {
+          q_blanks();
+          if (!q_number(last_unit(most), v)) return false;
+          field_of_op = uint8_t(v);
+          used = std::max(used, int(v) + 1);
+          q_blanks();
+          before = q_;
+        }
+        q_ = before;
+        return true;
+      };
+      if (!unit("cpu", kMaxCpus, op.cpu, cpus_) || !unit("nic", kMaxNics, op.nic, nics_)) return false;
       if (!q_line_end()) return false;
       if (ops_.size() >= (uint64_t(1) << 31)) return false;
       const uint32_t index = uint32_t(ops_.size());

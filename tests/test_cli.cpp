@@ -732,3 +732,28 @@ TEST_F(Cli, NcclTestsPredictsThePublishedRingTable) {
   for (std::string line; std::getline(lines, line);) rows += !line.empty() && line[0] != '#';
   EXPECT_EQ(rows, 3) << text.out;  // 1, 2 and 4 MiB
 }
+
+// sweep and best take --timing: each row says which timing made its time, and a dataflow row is
+// never slower than the lockstep row of the same point (round_timing.h).
+TEST_F(Cli, SweepRowsSayTheirTiming) {
+  auto rows = [&](const std::string& timing) {
+    const Outcome o = ppsim("sweep --op allreduce --topology cluster --dims 2x4 --algo allreduce_nccl_ring --channels 2 --ports 2 "
+                            "--m 64,4096 --tw-class rail=8 --quiet --timing " + timing + " --jsonl -");
+    EXPECT_EQ(o.code, 0) << o.err;
+    std::vector<json> out;
+    std::istringstream lines(o.out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) out.push_back(json::parse(line));
+    return out;
+  };
+  const std::vector<json> lockstep = rows("lockstep"), dataflow = rows("dataflow");
+  ASSERT_EQ(lockstep.size(), 2u);
+  ASSERT_EQ(dataflow.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(lockstep[k]["timing"], "lockstep");
+    EXPECT_EQ(dataflow[k]["timing"], "dataflow");
+    EXPECT_TRUE(dataflow[k]["verified"].get<bool>());
+    EXPECT_LT(dataflow[k]["time"].get<double>(), lockstep[k]["time"].get<double>());  // a ring across nodes overlaps its steps
+  }
+  EXPECT_EQ(ppsim("best --op allreduce --topology cluster --dims 2x4 --m 64 --timing dataflow --json").code, 0);
+}

@@ -163,6 +163,8 @@ void add_best_options(Command& best, BestOptions& b) {
                    {"--channels", "NCCL's rings: channels"},
                    {"--inter", "allreduce_hierarchical: the all-reduce between nodes"},
                    {"--protocol", "NCCL's protocol: simple | ll | ll128"},
+                   {"--nccl-version", "whose tuning model --protocol follows: 2.20.3 | 2.8.3"},
+                   {"--timing", "lockstep | dataflow (each processor goes on when its data has arrived)"},
                    {"--combine", "operator"}});
   add_loggp_options(best, o);
   best.flag("--json", b.json, "print JSON");

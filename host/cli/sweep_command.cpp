@@ -261,7 +261,9 @@ void add_sweep_options(Command& sweep, SweepOptions& s) {
                    {"--segments", "pipelined broadcast: segments"},
                    {"--channels", "NCCL's rings: channels"},
                    {"--inter", "allreduce_hierarchical: the all-reduce between nodes"},
-                   {"--protocol", "NCCL's protocol: simple | ll | ll128"}});
+                   {"--protocol", "NCCL's protocol: simple | ll | ll128"},
+                   {"--nccl-version", "whose tuning model --protocol follows: 2.20.3 | 2.8.3"},
+                   {"--timing", "lockstep | dataflow (each processor goes on when its data has arrived)"}});
   add_loggp_options(sweep, o);
   sweep.text("--csv", s.csv, "write rows as CSV (- for stdout)");
   sweep.text("--jsonl", s.jsonl, "write rows as JSON Lines (- for stdout)");

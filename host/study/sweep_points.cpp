@@ -28,6 +28,7 @@ const std::vector<std::string> kSweepColumns = {"point",
                                                 "gamma",
                                                 "routing",
                                                 "model",
+                                                "timing",
                                                 "L",
                                                 "o",
                                                 "g",
@@ -219,7 +220,7 @@ nlohmann::json option_columns(const RunOptions& o) {
   return {{"topology", o.topology},   {"dims", o.dims},   {"p", count(o.p)},     {"logical", o.logical}, {"map", o.map},
           {"op", operation_name(op)}, {"algo", o.algo},   {"m", count(o.m)},     {"root", o.root},       {"ports", o.ports},
           {"lambda", o.lambda},       {"ts", o.ts},       {"tw", o.tw},          {"th", o.th},           {"gamma", o.gamma},
-          {"routing", o.routing},     {"model", o.model}, {"combine", o.combine}};
+          {"routing", o.routing},     {"model", o.model}, {"timing", o.timing}, {"combine", o.combine}};
 }
 
 nlohmann::json config_columns(const RunConfig& c) {
@@ -233,7 +234,8 @@ nlohmann::json config_columns(const RunConfig& c) {
                             {"op", operation_name(c.algorithm->op)},
                             {"algo", c.algorithm->name},
                             {"m", c.params.m},
-                            {"root", c.params.root}});
+                            {"root", c.params.root},
+                            {"timing", c.timing == StepTiming::dataflow ? "dataflow" : "lockstep"}});
   return row;
 }
 

@@ -27,15 +27,14 @@ std::string dataflow_refusal(const RunConfig& c) {
 namespace {
 
 // When each word of one processor's buffer was last written (dataflow): disjoint ranges [lo, hi)
-// with a time, kept by lo; words in no range were there from the start (time 0).
+// with a time, sorted by lo; words in no range were there from the start (time 0). A processor's
+// buffer holds few ranges (the chunks it received), so a sorted vector serves.
 class WriteTimes {
  public:
   double latest(int64_t lo, int64_t hi) const {
     double t = 0;
-    auto it = ranges_.upper_bound(lo);
-    if (it != ranges_.begin()) --it;
-    for (; it != ranges_.end() && it->first < hi; ++it)
-      if (it->second.hi > lo) t = std::max(t, it->second.time);
+    for (auto it = first_after(lo); it != ranges_.end() && it->lo < hi; ++it)
+      if (it->hi > lo) t = std::max(t, it->time);
     return t;
   }
   // A copy replaces the words' times; a combining receive's words are ready when both the message
@@ -44,40 +43,51 @@ class WriteTimes {
     if (lo >= hi) return;
     split(lo);
     split(hi);
-    auto first = ranges_.lower_bound(lo);
+    auto first = std::lower_bound(ranges_.begin(), ranges_.end(), lo, [](const Range& r, int64_t x) { return r.lo < x; });
+    auto last = first;
+    while (last != ranges_.end() && last->lo < hi) ++last;
     if (!combine) {
-      auto last = first;
-      while (last != ranges_.end() && last->first < hi) ++last;
-      ranges_.erase(first, last);
-      ranges_.emplace(lo, Range{hi, t});
+      first = ranges_.erase(first, last);
+      ranges_.insert(first, Range{lo, hi, t});
       return;
     }
+    // The gaps between the ranges covered become ranges of time t; the ranges take the later time.
+    scratch_.clear();
     int64_t at = lo;
-    for (auto it = first; it != ranges_.end() && it->first < hi; ++it) {
-      if (it->first > at) ranges_.emplace_hint(it, at, Range{it->first, t});
-      it->second.time = std::max(it->second.time, t);
-      at = it->second.hi;
+    for (auto it = first; it != last; ++it) {
+      if (it->lo > at) scratch_.push_back(Range{at, it->lo, t});
+      scratch_.push_back(Range{it->lo, it->hi, std::max(it->time, t)});
+      at = it->hi;
     }
-    if (at < hi) ranges_.emplace(at, Range{hi, t});
+    if (at < hi) scratch_.push_back(Range{at, hi, t});
+    first = ranges_.erase(first, last);
+    ranges_.insert(first, scratch_.begin(), scratch_.end());
   }
 
  private:
   struct Range {
-    int64_t hi;
+    int64_t lo, hi;
     double time;
   };
+  // The first range that may overlap [x, ...): the one holding x, or the first after it.
+  std::vector<Range>::const_iterator first_after(int64_t x) const {
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), x, [](int64_t v, const Range& r) { return v < r.lo; });
+    return it == ranges_.begin() ? it : std::prev(it);
+  }
   void split(int64_t x) {
-    auto it = ranges_.upper_bound(x);
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), x, [](int64_t v, const Range& r) { return v < r.lo; });
     if (it == ranges_.begin()) return;
     --it;
-    if (it->first < x && it->second.hi > x) {
-      const Range right = it->second;
-      it->second.hi = x;
-      ranges_.emplace_hint(std::next(it), x, right);
+    if (it->lo < x && it->hi > x) {
+      const Range right{x, it->hi, it->time};
+      it->hi = x;
+      ranges_.insert(std::next(it), right);
     }
   }
-  std::map<int64_t, Range> ranges_;
+  std::vector<Range> ranges_;
+  static thread_local std::vector<Range> scratch_;
 };
+thread_local std::vector<WriteTimes::Range> WriteTimes::scratch_;
 
 // A strided range (runs of `run` words `stride` apart, `words` in all) as the ranges it covers: each
 // run where there are a few, else the span from the first word to the last (a send then waits for
@@ -100,31 +110,33 @@ class Calendar {
   // The earliest start at or after s of a free interval of length d.
   double earliest(double s, double d) const {
     if (d <= 0) return s;
-    auto it = busy_.upper_bound(s);
-    if (it != busy_.begin())
-      if (const auto before = std::prev(it); before->second > s) s = before->second;
-    for (; it != busy_.end() && it->first < s + d; ++it) s = std::max(s, it->second);
+    auto it = std::upper_bound(busy_.begin(), busy_.end(), s, [](double v, const Busy& b) { return v < b.start; });
+    if (it != busy_.begin() && std::prev(it)->end > s) s = std::prev(it)->end;
+    for (; it != busy_.end() && it->start < s + d; ++it) s = std::max(s, it->end);
     return s;
   }
   void reserve(double s, double d) {
     if (d <= 0) return;
     double e = s + d;
-    auto it = busy_.upper_bound(s);
-    if (it != busy_.begin())
-      if (const auto before = std::prev(it); before->second >= s) {
-        s = before->first;
-        e = std::max(e, before->second);
-        it = busy_.erase(before);
-      }
-    while (it != busy_.end() && it->first <= e) {
-      e = std::max(e, it->second);
-      it = busy_.erase(it);
+    auto it = std::upper_bound(busy_.begin(), busy_.end(), s, [](double v, const Busy& b) { return v < b.start; });
+    if (it != busy_.begin() && std::prev(it)->end >= s) {
+      --it;
+      s = it->start;
     }
-    busy_.emplace(s, e);
+    auto last = it;
+    while (last != busy_.end() && last->start <= e) {
+      e = std::max(e, last->end);
+      ++last;
+    }
+    it = busy_.erase(it, last);
+    busy_.insert(it, Busy{s, e});
   }
 
  private:
-  std::map<double, double> busy_;
+  struct Busy {
+    double start, end;
+  };
+  std::vector<Busy> busy_;  // disjoint, not touching, by start
 };
 
 // One send of a round: when its words are there, what it costs alone on its route (load 1), and
@@ -170,8 +182,6 @@ class RoundTimer {
   // arrive and write; returns the lockstep step's time.
   double round(int r) {
     sends_.clear();
-    by_pair_.clear();
-    matched_.clear();
     arrivals_.clear();
     pair_count_.clear();
     for (int64_t i = 0; i < p_; ++i) {
@@ -187,9 +197,26 @@ class RoundTimer {
       }
     }
     leave(r);
+    match();
     double step = 0;
-    for (const Arrival& x : arrivals_) step = std::max(step, arrive(x, r));
+    for (size_t k = 0; k < arrivals_.size(); ++k) step = std::max(step, arrive(arrivals_[k], match_[k], r));
     return step;
+  }
+
+  // The n-th send from a to b of the round meets the n-th receive at b from a: both sorted by
+  // (a, b) in the order posted, and paired in turn. match_[k]: the send of receive k (none: -1).
+  void match() {
+    send_keys_.resize(sends_.size());
+    for (size_t k = 0; k < sends_.size(); ++k) send_keys_[k] = {pair_key(sends_[k].from, sends_[k].to), k};
+    recv_keys_.resize(arrivals_.size());
+    for (size_t k = 0; k < arrivals_.size(); ++k) recv_keys_[k] = {pair_key(arrivals_[k].from, arrivals_[k].to), k};
+    std::sort(send_keys_.begin(), send_keys_.end());  // (key, order): the order posted within a pair
+    std::sort(recv_keys_.begin(), recv_keys_.end());
+    match_.assign(arrivals_.size(), -1);
+    for (size_t i = 0, j = 0; j < recv_keys_.size(); ++j) {
+      while (i < send_keys_.size() && send_keys_[i].first < recv_keys_[j].first) ++i;
+      if (i < send_keys_.size() && send_keys_[i].first == recv_keys_[j].first) match_[recv_keys_[j].second] = int64_t(send_keys_[i++].second);
+    }
   }
 
   // A send: when the words it sends are there, and the loads of its links in the round.
@@ -223,10 +250,10 @@ class RoundTimer {
   void leave(int r) {
     for (Departure& d : sends_) {
       held_.clear();
-      if (one_port_ && d.from < machine_.topo.p) held_.push_back(&ports_[d.from]);
+      if (one_port_ && d.from < machine_.topo.p) held_.push_back(&port(d.from));
       if (d.to >= 0 && d.to < p_ && d.to != d.from) {
-        if (direct_) held_.push_back(&links_[int64_t(pair_key(d.from, d.to))]);
-        else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { held_.push_back(&links_[id]); });
+        if (direct_) held_.push_back(&pair_links_[pair_key(d.from, d.to)]);
+        else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { held_.push_back(&link(id)); });
       }
       d.word_time = parts(d.from, d.to, d.words, r).word_time;
       double t = d.ready;
@@ -244,11 +271,19 @@ class RoundTimer {
     }
     for (const Departure& d : sends_) {
       if (d.to < 0 || d.to >= p_ || d.to == d.from) continue;
-      if (one_port_ && d.from < machine_.topo.p) ports_[d.from].reserve(d.depart, d.word_time);
-      if (direct_) links_[int64_t(pair_key(d.from, d.to))].reserve(d.depart, d.word_time);
-      else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { links_[id].reserve(d.depart, d.word_time); });
+      if (one_port_ && d.from < machine_.topo.p) port(d.from).reserve(d.depart, d.word_time);
+      if (direct_) pair_links_[pair_key(d.from, d.to)].reserve(d.depart, d.word_time);
+      else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { link(id).reserve(d.depart, d.word_time); });
     }
-    for (const Departure& d : sends_) by_pair_[pair_key(d.from, d.to)].push_back(d.order);
+  }
+
+  Calendar& link(int64_t id) {
+    if (links_.empty()) links_.resize(load_.size());
+    return links_[size_t(id)];
+  }
+  Calendar& port(int64_t i) {
+    if (ports_.empty()) ports_.resize(size_t(machine_.topo.p));
+    return ports_[size_t(i)];
   }
 
   // A message's startup and per-word term in round r, with the round's loads (the step model's).
@@ -261,13 +296,9 @@ class RoundTimer {
 
   // A receive: its message's cost in the round (as the step model charges it, with the loads of the
   // round), its arrival (dataflow), and the times of the words it writes. Returns the step model's cost.
-  double arrive(const Arrival& x, int r) {
-    if (x.from < 0 || x.from >= p_) return 0;  // a broken schedule: the backend's checks report it
-    const uint64_t key = pair_key(x.from, x.to);
-    auto sent = by_pair_.find(key);
-    int& nth = matched_[key];
-    if (sent == by_pair_.end() || nth >= int(sent->second.size())) return 0;  // unmatched: reported by the backend
-    const Departure& d = sends_[sent->second[size_t(nth++)]];
+  double arrive(const Arrival& x, int64_t sent, int r) {
+    if (x.from < 0 || x.from >= p_ || sent < 0) return 0;  // a broken or unmatched schedule: the backend's checks report it
+    const Departure& d = sends_[size_t(sent)];
     const int64_t hops = rules::message_hops(machine_, x.from, x.to, 0);
     const rules::CostParts c = parts(x.from, x.to, x.words, r);
     const double cost = message_time_of(c_.cost, c.startup, c.word_time, hops, x.combined);
@@ -296,12 +327,14 @@ class RoundTimer {
   StepOps ops_;
   std::vector<Departure> sends_;
   std::vector<Arrival> arrivals_;
-  // The round's sends by sender and receiver (in the order posted), and the receives matched.
-  std::unordered_map<uint64_t, std::vector<size_t>> by_pair_;
-  std::unordered_map<uint64_t, int> matched_;
+  // The round's sends and receives by sender and receiver (in the order posted), and the send each
+  // receive meets.
+  std::vector<std::pair<uint64_t, size_t>> send_keys_, recv_keys_;
+  std::vector<int64_t> match_;
   std::vector<WriteTimes> written_;  // [processor * buffers + buffer]
-  // Calendars of the links used (direct topologies: by sender-receiver pair) and of one-port senders.
-  std::unordered_map<int64_t, Calendar> links_, ports_;
+  // Calendars of the links (direct topologies: by sender-receiver pair) and of one-port senders.
+  std::vector<Calendar> links_, ports_;
+  std::unordered_map<uint64_t, Calendar> pair_links_;
   std::vector<Calendar*> held_;
   // Lockstep: each link's load in the round (valid where its stamp is the round); direct
   // topologies: the messages of each sender-receiver pair.

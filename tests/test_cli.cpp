@@ -757,3 +757,24 @@ TEST_F(Cli, SweepRowsSayTheirTiming) {
   }
   EXPECT_EQ(ppsim("best --op allreduce --topology cluster --dims 2x4 --m 64 --timing dataflow --json").code, 0);
 }
+
+// A size too large to carry is timed from its own rounds and carried smaller, and the report says
+// which size moved and why; --carry asks for it at any size. The time is that of the full size:
+// the ring's, at 2 (p - 1) steps of m/p words through its slowest link (the rail).
+TEST_F(Cli, AGigabyteSizeIsTimedFromItsRoundsAndCarriedSmaller) {
+  const Outcome big = ppsim("run --preset hgx-h100 --nodes 2 --op allreduce --algo allreduce_nccl_ring --size 8G --json -");
+  ASSERT_EQ(big.code, 0) << big.err;
+  const json doc = json::parse(big.out);
+  EXPECT_TRUE(doc["verified"].get<bool>());
+  EXPECT_EQ(doc["round_timing"]["timed_m"], int64_t(2) << 30);  // 8 GiB of float
+  EXPECT_LE(doc["round_timing"]["carried_m"].get<int64_t>() * 16, int64_t(1) << 24);
+  EXPECT_NE(doc["round_timing"]["carried_because"].get<std::string>().find("2^24"), std::string::npos);
+  EXPECT_EQ(doc["config"]["m"], int64_t(2) << 30);  // the report is about the size timed
+  const double words = double(int64_t(2) << 30) / 16, rail = 4.0 / (50.0 * 1e3);  // µs a word at 50 GB/s
+  EXPECT_NEAR(doc["time_us"].get<double>(), 2 * 15 * words * rail, 1e-6 * 2 * 15 * words * rail);
+  const Outcome asked = ppsim("run --topology ring --p 8 --op allgather --algo allgather_ring --m 64 --carry 8 --json -");
+  ASSERT_EQ(asked.code, 0) << asked.err;
+  const json small = json::parse(asked.out);
+  EXPECT_EQ(small["round_timing"]["carried_because"], "--carry");
+  EXPECT_EQ(small["time"], 7 * (1 + 64));  // (p - 1)(t_s + t_w m): the time of m = 64, not of 8
+}

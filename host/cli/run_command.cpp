@@ -127,7 +127,8 @@ void print_run_text(std::ostream& out, const RunConfig& carried, const RunResult
   if (carried.timed_m > 0)
     out << "  timed from the rounds at m = " << words_text(c.params.m) << "; the data was carried and verified at m = " << words_text(carried.params.m)
         << (c.units.on ? " (" + std::to_string(carried.params.m * c.units.word_bytes) + " bytes)" : std::string())
-        << ": the same rounds with smaller messages (the messages and words above are the carried run's)\n";
+        << ": the same rounds with smaller messages (the messages and words above are the carried run's)"
+        << (carried.carried_because.empty() ? std::string() : "; carried smaller because " + carried.carried_because) << "\n";
   if (c.trace) print_trace_text(out, carried, r);
   if (operator_rounded(c.combine)) out << "  " << rounding_text(carried, r) << "\n";
   out << "  " << verified_text(r.verified, r.mismatches) << ", backend " << r.backend << ", wall " << r.wall_seconds << " s\n";

@@ -396,6 +396,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
                            {"lockstep_time", r.lockstep_time},
                            {"timed_m", r.timed_words},
                            {"carried_m", c.params.m},
+                           {"carried_because", c.timed_m > 0 ? json(c.carried_because) : json(nullptr)},
                            {"carried_bytes", c.units.on ? json(c.params.m * c.units.word_bytes) : json(nullptr)}};
   doc["backend_used"] = r.backend;
   if (!r.step_path.empty()) doc["step_path"] = r.step_path;

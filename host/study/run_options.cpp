@@ -412,6 +412,7 @@ void read_timing(const RunOptions& o, RunConfig& c) {
                      ": its data cannot be carried at a smaller size (give a smaller --m/--size)");
   c.timed_m = m;
   c.params.m = carried;
+  c.carried_because = o.carry.empty() ? "the size timed is more than 2^24 words in all processors" : "--carry";
 }
 
 }  // namespace

@@ -53,6 +53,8 @@ struct RunConfig {
   // rounds of that size are timed on the host (round_timing.h) while the data moved and verified
   // is that of params.m, with the same segment and channel counts.
   int64_t timed_m = 0;
+  // Why the data is carried smaller (timed_m > 0): given by --carry, or chosen for a size too large.
+  std::string carried_because;
   Topology topology;  // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
   // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.

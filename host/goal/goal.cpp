@@ -385,6 +385,69 @@ class Reader {
     return v < kMostQuickLabels ? v : kNoLabel;
   }
 
+  // An operation from its keyword `w` (send, recv, calc) to the end of its line, into `op`; false
+  // at anything but the common forms.
+  bool quick_operation(std::string_view w, Op& op) {
+    uint64_t v = 0;
+    q_blanks();
+    const bool calc = is(w, "calc"), send = is(w, "send");
+    if (calc) {
+      op.type = loggp::kCalc;
+      if (!q_number(loggp::kMaxSize, v)) return false;
+      op.set_size(v);
+    } else if (send || is(w, "recv")) {
+      op.type = send ? loggp::kSend : loggp::kRecv;
+      if (!q_number(loggp::kMaxSize, v)) return false;
+      op.set_size(v);
+      q_blanks();
+      std::string_view unit, dir;
+      if (!q_word(unit) || !(is(unit, "b") || is(unit, "B"))) return false;
+      q_blanks();
+      if (!q_word(dir) || !(send ? is(dir, "to") : is(dir, "from"))) return false;
+      q_blanks();
+      if (!send && q_minus_one()) {
+        op.peer = loggp::kAny;
+      } else {
+        if (!q_number(ranks_ - 1, v)) return false;
+        op.peer = uint32_t(v);
+      }
+    } else {
+      return false;
+    }
+    q_blanks();
+    std::string_view field;
+    const char* before = q_;
+    if (!calc && q_word(field) && is(field, "tag")) {
+      q_blanks();
+      if (q_minus_one()) {
+        op.tag = loggp::kAny;
+      } else {
+        if (!q_number(loggp::kAny - 1, v)) return false;
+        op.tag = uint32_t(v);
+      }
+      q_blanks();
+      before = q_;
+    }
+    q_ = before;
+    // `cpu C`, then `nic N`, each optional: a unit number below the limit, and the units used.
+    auto unit = [&](std::string_view name, uint32_t most, uint8_t& field_of_op, int& used) {
+      std::string_view w;
+      if (q_word(w) && w == name) {
+        q_blanks();
+        if (!q_number(last_unit(most), v)) return false;
+        field_of_op = uint8_t(v);
+        used = std::max(used, int(v) + 1);
+        q_blanks();
+        before = q_;
+      }
+      q_ = before;
+      return true;
+    };
+    if (!unit("cpu", kMaxCpus, op.cpu, cpus_) || !unit("nic", kMaxNics, op.nic, nics_)) return false;
+    if (!q_line_end()) return false;
+    return true;
+  }
+
   // The block's lines up to and including `}` and its line's end; false at anything else.
   bool quick_lines() {
     q_ = s_.data() + i_;
@@ -429,63 +492,7 @@ class Reader {
       }
       Op op{};
       op.line = line;
-      uint64_t v = 0;
-      q_blanks();
-      const bool calc = is(w, "calc"), send = is(w, "send");
-      if (calc) {
-        op.type = loggp::kCalc;
-        if (!q_number(loggp::kMaxSize, v)) return false;
-        op.set_size(v);
-      } else if (send || is(w, "recv")) {
-        op.type = send ? loggp::kSend : loggp::kRecv;
-        if (!q_number(loggp::kMaxSize, v)) return false;
-        op.set_size(v);
-        q_blanks();
-        std::string_view unit, dir;
-        if (!q_word(unit) || !(is(unit, "b") || is(unit, "B"))) return false;
-        q_blanks();
-        if (!q_word(dir) || !(send ? is(dir, "to") : is(dir, "from"))) return false;
-        q_blanks();
-        if (!send && q_minus_one()) {
-          op.peer = loggp::kAny;
-        } else {
-          if (!q_number(ranks_ - 1, v)) return false;
-          op.peer = uint32_t(v);
-        }
-      } else {
-        return false;
-      }
-      q_blanks();
-      std::string_view field;
-      const char* before = q_;
-      if (!calc && q_word(field) && is(field, "tag")) {
-        q_blanks();
-        if (q_minus_one()) {
-          op.tag = loggp::kAny;
-        } else {
-          if (!q_number(loggp::kAny - 1, v)) return false;
-          op.tag = uint32_t(v);
-        }
-        q_blanks();
-        before = q_;
-      }
-      q_ = before;
-      // `cpu C`, then `nic N`, each optional: a unit number below the limit, and the units used.
-      auto unit = [&](std::string_view name, uint32_t most, uint8_t& field_of_op, int& used) {
-        std::string_view w;
-        if (q_word(w) && w == name) {
-          q_blanks();
-          if (!q_number(last_unit(most), v)) return false;
-          field_of_op = uint8_t(v);
-          used = std::max(used, int(v) + 1);
-          q_blanks();
-          before = q_;
-        }
-        q_ = before;
-        return true;
-      };
-      if (!unit("cpu", kMaxCpus, op.cpu, cpus_) || !unit("nic", kMaxNics, op.nic, nics_)) return false;
-      if (!q_line_end()) return false;
+      if (!quick_operation(w, op)) return false;
       if (ops_.size() >= (uint64_t(1) << 31)) return false;
       const uint32_t index = uint32_t(ops_.size());
       if (label != kNoLabel) {

@@ -69,23 +69,8 @@ class BinaryReader {
       for (uint32_t i = 0; i < k.n; ++i) {
         const size_t at = k.node(i);
         auto what = [&] { return "rank " + std::to_string(r) + ", operation " + std::to_string(i); };
-        Op op{};
-        op.line = i;  // (its index within the rank: a binary file has no lines)
-        const uint8_t type = u8(at + 4, "");
-        if (type != loggp::kSend && type != loggp::kRecv && type != loggp::kCalc)
-          fail(what() + ": type " + std::to_string(int(type)) + " is none of 1 (send), 2 (recv), 3 (calc)");
-        op.type = type;
-        op.peer = u32(at + 5, "");
-        const uint64_t size = u64(at + 9, "");
-        if (size > loggp::kMaxSize) fail(what() + ": a size of " + std::to_string(size) + " is past 2^40 - 1");
-        op.set_size(size);
-        op.tag = u32(at + 17, "");
-        op.cpu = u8(at + 21, "");
-        op.nic = u8(at + 22, "");
-        if (type != loggp::kCalc && op.peer >= ranks && !(type == loggp::kRecv && op.peer == loggp::kAny))
-          fail(what() + ": peer " + std::to_string(op.peer) + " is no rank below " + std::to_string(ranks));
-        if (op.cpu >= s.cpus || op.nic >= s.nics)
-          fail(what() + ": CPU " + std::to_string(op.cpu) + " or NIC " + std::to_string(op.nic) + " is past the file's highest");
+        Op op = operation(at, s, what);
+        op.line = i;
         auto list = [&](size_t count_at, auto& col) {
           const uint32_t count = u32(count_at, ""), from = u32(count_at + 4, "");
           if (count == 0) return;
@@ -122,6 +107,29 @@ class BinaryReader {
   }
 
  private:
+  // The record of an operation at `at`, checked: its type, size, peer, CPU and NIC. Its index in its
+  // rank stands for its line (a binary file has none). `what` names it in a message.
+  template <class What>
+  Op operation(size_t at, const Schedule& s, const What& what) const {
+    Op op{};
+    const uint8_t type = u8(at + 4, "");
+    if (type != loggp::kSend && type != loggp::kRecv && type != loggp::kCalc)
+      fail(what() + ": type " + std::to_string(int(type)) + " is none of 1 (send), 2 (recv), 3 (calc)");
+    op.type = type;
+    op.peer = u32(at + 5, "");
+    const uint64_t size = u64(at + 9, "");
+    if (size > loggp::kMaxSize) fail(what() + ": a size of " + std::to_string(size) + " is past 2^40 - 1");
+    op.set_size(size);
+    op.tag = u32(at + 17, "");
+    op.cpu = u8(at + 21, "");
+    op.nic = u8(at + 22, "");
+    if (type != loggp::kCalc && op.peer >= s.ranks && !(type == loggp::kRecv && op.peer == loggp::kAny))
+      fail(what() + ": peer " + std::to_string(op.peer) + " is no rank below " + std::to_string(s.ranks));
+    if (op.cpu >= s.cpus || op.nic >= s.nics)
+      fail(what() + ": CPU " + std::to_string(op.cpu) + " or NIC " + std::to_string(op.nic) + " is past the file's highest");
+    return op;
+  }
+
   struct Rank {
     size_t nodes = 0, appendix = 0, end = 0;
     uint64_t appendix_size = 0;

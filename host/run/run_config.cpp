@@ -84,6 +84,20 @@ void require_host_memory(uint64_t need, const std::string& what) {
                       gib_text(have) + " is available");
 }
 
+namespace {
+// A time from the rounds (--timing dataflow, or a size timed but carried smaller): the run must
+// have rounds to time, and the algorithm must take the size timed.
+void check_round_timing(const RunConfig& c) {
+  if (c.timing != StepTiming::dataflow && c.timed_m <= 0) return;
+  if (const std::string no = dataflow_refusal(c); !no.empty()) throw ConfigError(no);
+  if (c.timed_m <= 0) return;
+  AlgoParams timed = c.params;
+  timed.m = c.timed_m;
+  if (const std::string at = algorithm_rejects(*c.algorithm, c.topology, timed, c.combine); !at.empty())
+    throw ConfigError("timed at " + std::to_string(c.timed_m) + " words: " + at);
+}
+}  // namespace
+
 void validate_config(const RunConfig& c, bool host_memory) {
   if (!c.algorithm) throw ConfigError("no algorithm chosen");
   const AlgoParams& a = c.params;
@@ -130,15 +144,7 @@ void validate_config(const RunConfig& c, bool host_memory) {
   }
   std::string why = algorithm_rejects(*c.algorithm, c.topology, a, c.combine);
   if (!why.empty()) throw ConfigError(why);
-  if (c.timing == StepTiming::dataflow || c.timed_m > 0) {
-    if (const std::string no = dataflow_refusal(c); !no.empty()) throw ConfigError(no);
-    if (c.timed_m > 0) {
-      AlgoParams timed = a;
-      timed.m = c.timed_m;
-      if (const std::string at = algorithm_rejects(*c.algorithm, c.topology, timed, c.combine); !at.empty())
-        throw ConfigError("timed at " + std::to_string(c.timed_m) + " words: " + at);
-    }
-  }
+  check_round_timing(c);
   if (c.mapped) {
     if (c.mapping.logical.p != c.topology.p || c.mapping.logical.kind != c.topology.kind)
       throw ConfigError("internal: the mapping's logical topology differs from the run's");

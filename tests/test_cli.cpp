@@ -474,6 +474,10 @@ TEST_F(Cli, ToolsRefuseBadInputWithoutWriting) {
       "run --preset hgx-a100 --op allreduce --nccl-version 2.8.3",  // without --protocol: no NCCL model to take
       "run --topology cluster --dims 2x8x32 --op allreduce",  // more NICs than accelerators: written as one NIC each
       "nccl-tests all_reduce --preset hgx-h100 -b 8Q",
+      // NCCL's tuner needs a preset, picks the protocol itself, and has no all-to-all
+      "run --topology ring --p 8 --op allreduce --algo nccl",
+      "run --preset hgx-h100 --op allreduce --algo nccl --protocol ll",
+      "run --preset hgx-h100 --op alltoall --algo nccl",
       "nccl-tests all_reduce --topology ring --p 8 -b 64",
       "nccl-tests all_reduce --preset hgx-h100 --compare '" + (dir_ / "table.json").string() + "'",
   };
@@ -690,6 +694,27 @@ TEST_F(Cli, HierarchicalNamesItsInterAlgorithm) {
 // nccl-tests' sweep on a preset against a published table (tests/data/nccl): the forced ring on two
 // HGX H100 nodes with 24 channels, every size a verified run, the error within the bounds reached
 // (exp(mean |ln(predicted/measured)|) - 1: 5.1 % over the 14 rows, 2.5 % from 64 MiB up).
+// --algo nccl: NCCL's tuner picks each size's algorithm, protocol and channels (on one A100 node
+// the ring's LL at 64 bytes, its Simple at 8 GiB: test_nccl_tuner derives both), the row says what
+// ran, and the run's report says what was picked.
+TEST_F(Cli, NcclTestsRunNcclsOwnChoice) {
+  const Outcome o = ppsim("nccl-tests all_reduce --preset hgx-a100 -b 64 -e 8G -f 134217728 --algo nccl --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json doc = json::parse(o.out);
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["rows"][0]["protocol"], "LL");
+  EXPECT_EQ(doc["rows"][1]["protocol"], "Simple");
+  for (const json& row : doc["rows"]) {
+    EXPECT_EQ(row["wrong"], 0);
+    EXPECT_EQ(row["algorithm"], "allreduce_nccl_ring");
+    EXPECT_NE(row["nccl_choice"].get<std::string>().find("NCCL 2.20.3's tuner: Ring"), std::string::npos);
+  }
+  EXPECT_EQ(doc["rows"][1]["channels"], 24);
+  const Outcome text = ppsim("run --preset hgx-h100 --nodes 2 --op allreduce --size 64K --algo nccl");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("--algo nccl: NCCL 2.20.3's tuner: "), std::string::npos) << text.out;
+}
+
 TEST_F(Cli, NcclTestsPredictsThePublishedRingTable) {
   const std::string table = std::string(PPSIM_NCCL_DATA) + "/nccl-tests-309-h100-2node-ib400-allreduce-ring.txt";
   const Outcome o = ppsim("nccl-tests all_reduce --preset hgx-h100 --nodes 2 --channels 24 --compare '" + table + "' --json -");

@@ -389,7 +389,7 @@ TEST(NcclProtocols, LatencyByLinkKindOnACluster) {
   apply_protocol(one, Protocol::ll);
   EXPECT_DOUBLE_EQ(run_simulation(one, Backend::cpu).time, 6.6 + 2 * 7 * 0.6);
   // The tree's LL: base 6.8 us, 5.0 us a step on the network, 0.92/3.8 of the bandwidth.
-  const ProtocolCost tree = nccl_protocol_cost(Protocol::ll, true, Operation::allreduce, 2, 8);
+  const ProtocolCost tree = nccl_protocol_cost(Protocol::ll, NcclAlgo::tree, Operation::allreduce, 2, 8);
   EXPECT_DOUBLE_EQ(tree.base, 6.8);
   EXPECT_DOUBLE_EQ(tree.latency[int(LinkKind::net)], 5.0);
   EXPECT_DOUBLE_EQ(tree.bandwidth, 0.92 / 3.8);
@@ -407,15 +407,15 @@ TEST(NcclProtocols, LatencyByLinkKindOnACluster) {
 // times as long where there are several nodes, and A100's NVLink at the 235 GB/s its model caps a
 // GPU's bus bandwidth at (2.20.3: 12 links of 20 GB/s).
 TEST(NcclProtocols, TheModelOfNccl283) {
-  const ProtocolCost simple = nccl_protocol_cost(Protocol::simple, false, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
+  const ProtocolCost simple = nccl_protocol_cost(Protocol::simple, NcclAlgo::ring, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
   EXPECT_DOUBLE_EQ(simple.base, 8.4);
   EXPECT_DOUBLE_EQ(simple.latency[int(LinkKind::net)], 9.6);
   EXPECT_DOUBLE_EQ(simple.latency[int(LinkKind::nvlink)], 3.4);
-  const ProtocolCost ll = nccl_protocol_cost(Protocol::ll, false, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
+  const ProtocolCost ll = nccl_protocol_cost(Protocol::ll, NcclAlgo::ring, Operation::allreduce, 2, 16, NcclVersion::v2_8_3);
   EXPECT_DOUBLE_EQ(ll.base, 3.6);
   EXPECT_DOUBLE_EQ(ll.latency[int(LinkKind::nvlink)], 0.47 * 1.8);
-  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll, false, Operation::allreduce, 1, 8, NcclVersion::v2_8_3).latency[int(LinkKind::nvlink)], 0.47);
-  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll128, true, Operation::allreduce, 2, 16, NcclVersion::v2_8_3).bandwidth, 0.92 * 0.915);
+  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll, NcclAlgo::ring, Operation::allreduce, 1, 8, NcclVersion::v2_8_3).latency[int(LinkKind::nvlink)], 0.47);
+  EXPECT_DOUBLE_EQ(nccl_protocol_cost(Protocol::ll128, NcclAlgo::tree, Operation::allreduce, 2, 16, NcclVersion::v2_8_3).bandwidth, 0.92 * 0.915);
   EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_8_3, 80, 12), 235.0);
   EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_20_3, 80, 12), 240.0);
   EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(NcclVersion::v2_20_3, 90, 18), 18 * 20.6);

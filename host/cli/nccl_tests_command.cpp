@@ -3,6 +3,7 @@
 // measured nccl-tests output with --compare.
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "ppsim/preset.h"
 #include "ppsim/protocol.h"
 #include "ppsim/run.h"
+#include "study/nccl_choice.h"
 #include "study/nccl_table.h"
 
 namespace ppsim::cli {
@@ -27,15 +29,14 @@ struct Collective {
   const char* op;
   const char* algo;
   bool per_rank;    // the size column holds p blocks (all_gather, reduce_scatter): m is a block
-  int chunk_steps;  // NCCL's chunk steps of the Simple protocol (src/include/collectives.h)
   bool rooted;
 };
 constexpr Collective kCollectives[] = {
-    {"all_reduce", "allreduce", "allreduce_nccl_ring", false, 4, false},
-    {"all_gather", "allgather", "allgather_nccl_ring", true, 4, false},
-    {"reduce_scatter", "reduce-scatter", "reduce_scatter_nccl_ring", true, 4, false},
-    {"broadcast", "broadcast", "broadcast_nccl_ring", false, 1, true},
-    {"reduce", "reduce", "reduce_nccl_ring", false, 1, true},
+    {"all_reduce", "allreduce", "allreduce_nccl_ring", false, false},
+    {"all_gather", "allgather", "allgather_nccl_ring", true, false},
+    {"reduce_scatter", "reduce-scatter", "reduce_scatter_nccl_ring", true, false},
+    {"broadcast", "broadcast", "broadcast_nccl_ring", false, true},
+    {"reduce", "reduce", "reduce_nccl_ring", false, true},
 };
 
 const Collective& collective_named(const std::string& name) {
@@ -44,23 +45,13 @@ const Collective& collective_named(const std::string& name) {
   throw UsageError("nccl-tests runs all_reduce, all_gather, reduce_scatter, broadcast or reduce (not '" + name + "')");
 }
 
-// The bytes one loop of NCCL's ring moves per channel and chunk (NCCL 2.20.3, src/include/device.h:
-// NCCL_STEPS = 8 steps a buffer; a 4 MiB Simple buffer, a chunk of chunk_steps steps; LL's 512 KiB
-// buffer carries half its lines as data; LL128's 4,915,200-byte buffer 15/16 of them), so that
-// the loops of a size are ceil(bytes / (C · chunks per loop · chunk)) as NCCL's enqueue counts them.
-int64_t chunk_bytes(const Collective& coll, Protocol protocol) {
-  switch (protocol) {
-    case Protocol::ll: return 524288 / 8 / 2;
-    case Protocol::ll128: return 4915200 / 8 / 16 * 15;
-    default: return int64_t(4) * 1024 * 1024 / 8 * coll.chunk_steps;
-  }
-}
-
 struct Row {
   int64_t bytes = 0, count = 0, loops = 0, carried_bytes = 0;
   double time_us = 0, algbw = 0, busbw = 0;
   int64_t wrong = 0;
   std::string timing;
+  std::string algorithm, protocol, nccl_choice;  // what ran (nccl_choice: NCCL's tuner's pick, --algo nccl)
+  int64_t channels = 1;
 };
 
 // nccl-tests' bus factor of each collective on p ranks.
@@ -77,10 +68,11 @@ Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collectiv
   r.op = coll.op;
   if (r.algo.empty()) r.algo = coll.algo;
   if (!cmd.given("--timing")) r.timing = "dataflow";
-  if (r.protocol.empty()) r.protocol = "simple";
+  const bool tuned = r.algo == "nccl";  // NCCL's tuner sets the protocol, channels and loops (study/nccl_choice.h)
+  if (r.protocol.empty() && !tuned) r.protocol = "simple";
   r.type = type;
-  Protocol protocol;
-  if (!parse_protocol(r.protocol, protocol)) throw UsageError("--protocol '" + r.protocol + "' is not simple, ll or ll128");
+  Protocol protocol = Protocol::simple;
+  if (!tuned && !parse_protocol(r.protocol, protocol)) throw UsageError("--protocol '" + r.protocol + "' is not simple, ll or ll128");
   // p and the element's bytes come from a first configuration (the machine and units alone).
   Backend backend = Backend::automatic;
   RunOptions probe = r;
@@ -92,13 +84,12 @@ Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collectiv
   if (bytes < block || bytes % block != 0)
     throw UsageError(std::string(coll.name) + " on " + std::to_string(p) + " ranks takes sizes that are whole multiples of " +
                      std::to_string(block) + " bytes (" + type + (coll.per_rank ? " per rank" : "") + "), not " + std::to_string(bytes));
-  if (!cmd.given("--channels") && machine.units.nodes > 0) r.channels = int(machine.topology.dims[2] > 0 ? machine.topology.dims[2] : 1);
-  if (!cmd.given("--ports")) r.ports = std::to_string(r.channels);
-  const int64_t nccl_bytes = coll.per_rank ? bytes / p : bytes, per_loop = std::string(coll.name) == "all_reduce" ? p : 1;
-  const int64_t chunk = chunk_bytes(coll, protocol);
+  if (!tuned && !cmd.given("--channels") && machine.units.nodes > 0) r.channels = int(machine.topology.dims[2] > 0 ? machine.topology.dims[2] : 1);
+  if (!tuned && !cmd.given("--ports")) r.ports = std::to_string(r.channels);
   // NCCL's loops are those of its ring: another algorithm keeps --segments (default 1).
-  if (!cmd.given("--segments") && r.algo == coll.algo)
-    r.segments = std::max<int64_t>(1, (nccl_bytes + r.channels * per_loop * chunk - 1) / (r.channels * per_loop * chunk));
+  NcclFunc func = NcclFunc::allreduce;
+  nccl_func_of(parse_op_option(coll.op), func);
+  if (!tuned && !cmd.given("--segments") && r.algo == coll.algo) r.segments = nccl_loops(func, NcclAlgo::ring, protocol, r.channels, p, bytes);
   r.size = std::to_string(coll.per_rank ? bytes / p : bytes);
   if (!r.carry.empty() && parse_bytes(r.carry, "--carry") >= (coll.per_rank ? bytes / p : bytes)) r.carry.clear();  // carried whole
   RunConfig c = build_config(r, backend);
@@ -115,6 +106,10 @@ Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collectiv
   row.busbw = row.algbw * bus_factor(coll, p);
   row.wrong = res.verified ? 0 : std::max<int64_t>(1, res.mismatches);
   row.timing = res.timing.empty() ? "lockstep" : res.timing;
+  row.algorithm = c.algorithm->name;
+  row.protocol = protocol_name(Protocol(c.protocol));
+  row.channels = c.params.channels;
+  row.nccl_choice = c.nccl_choice;
   return row;
 }
 
@@ -176,7 +171,9 @@ nlohmann::json sweep_document(const NcclTestsOptions& o, const Command& cmd) {
   for (size_t k = 0; k < sizes.size(); ++k) {
     const Row r = simulate_size(o, cmd, coll, type, sizes[k]);
     rows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"time_us", r.time_us}, {"algbw_GBps", r.algbw}, {"busbw_GBps", r.busbw},
-                    {"wrong", r.wrong}, {"loops", r.loops}, {"carried_bytes", r.carried_bytes}, {"timing", r.timing}});
+                    {"wrong", r.wrong}, {"loops", r.loops}, {"carried_bytes", r.carried_bytes}, {"timing", r.timing},
+                    {"algorithm", r.algorithm}, {"protocol", r.protocol}, {"channels", r.channels},
+                    {"nccl_choice", r.nccl_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.nccl_choice)}});
     if (measured.empty()) continue;
     const NcclTestsRow& m = measured[k];
     pred.push_back(r.time_us);
@@ -217,6 +214,10 @@ void print_sweep(const nlohmann::json& doc) {
     r.wrong = j["wrong"];
     std::cout << row_text(r, type, redop, root) << "\n";
   }
+  for (const nlohmann::json& j : doc["rows"])  // --algo nccl: what the tuner picked for each size
+    if (!j["nccl_choice"].is_null())
+      std::cout << "# " << std::setw(12) << j["bytes"].get<int64_t>() << "  " << j["nccl_choice"].get<std::string>() << ": ran "
+                << j["algorithm"].get<std::string>() << ", " << j["loops"].get<int64_t>() << " loop" << (j["loops"].get<int64_t>() == 1 ? "" : "s") << "\n";
   if (!doc.contains("compare")) return;
   const nlohmann::json& c = doc["compare"];
   std::cout << "#\n# against " << c["file"].get<std::string>()
@@ -267,7 +268,7 @@ void add_nccl_tests_options(Command& cmd, NcclTestsOptions& o) {
                    {"--bw-class", "bandwidth of a link class in GB/s: CLASS=X[,...]"},
                    {"--lat", "startup latency in µs"},
                    {"--lat-class", "latency in µs of a link class: CLASS=X[,...]"},
-                   {"--algo", "the algorithm (default NCCL's ring for the collective)"},
+                   {"--algo", "the algorithm (default NCCL's ring for the collective); nccl: NCCL's tuner picks it, its protocol and channels for each size"},
                    {"--protocol", "NCCL's protocol: simple (default) | ll | ll128"},
                    {"--nccl-version", "whose tuning model: 2.20.3 (default) | 2.8.3"},
                    {"--channels", "NCCL's channels (default: the preset's NICs a node)"},

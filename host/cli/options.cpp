@@ -49,7 +49,7 @@ const RunOptionSpec kRunOptions[] = {
     {"--logical-dims", &RunOptions::logical_dims, false, "extents of a logical mesh/torus"},
     {"--map", &RunOptions::map, true, "identity | gray | snake: where logical processor i runs"},
     {"--op", &RunOptions::op, true, "collective operation (see `ppsim list`)"},
-    {"--algo", &RunOptions::algo, false, "algorithm (default: the topology's natural one)"},
+    {"--algo", &RunOptions::algo, false, "algorithm (default: the topology's natural one); nccl: NCCL's tuner picks it, its protocol and channels (with --preset)"},
     {"--m", &RunOptions::m, true, "words per message unit"},
     {"--root", &RunOptions::root, true, "root of broadcast/reduce/scatter/gather"},
     {"--n", &RunOptions::n, false, "scan: number of elements in all (default p; scan_postal_b spreads n > p)", 1},

@@ -98,6 +98,7 @@ void print_run_text(std::ostream& out, const RunConfig& carried, const RunResult
       << ", "
       << "ports " << port_spec_name(c.ports) << ", lambda = " << c.params.lambda
       << (c.units.preset.empty() ? std::string() : ", preset " + c.units.preset + " (" + std::to_string(c.units.nodes) + (c.units.nodes == 1 ? " node)" : " nodes)")) << "\n";
+  if (!c.nccl_choice.empty()) out << "  --algo nccl: " << c.nccl_choice << "\n";
   out << "  steps " << r.steps << ", time " << r.time << (c.units.on ? " us" : "");
   if (r.timing == "dataflow") out << " (dataflow: each processor goes on when its data has arrived; lockstep " << r.lockstep_time << ")";
   if (c.cost.model == CostModel::loggp) {

@@ -7,19 +7,20 @@
 namespace ppsim {
 
 const std::vector<MachinePreset>& machine_presets() {
-  // name, title, G, K, NVLink GB/s, PCIe GB/s, NIC Gb/s, NVLS, NVLink links, compute capability
+  // name, title, G, K, NVLink GB/s, PCIe GB/s, NIC Gb/s, NVLS, NVLink links, compute capability,
+  // AMD host CPUs
   static const std::vector<MachinePreset> presets = {
       {"hgx-a100", "NVIDIA DGX/HGX A100: 8 A100 SXM4, NVLink3 and NVSwitch, 8 HDR InfiniBand NICs of 200 Gb/s", 8, 8, 300, 32, 200,
-       false, 12, 80},
+       false, 12, 80, true},
       {"hgx-h100", "NVIDIA DGX/HGX H100: 8 H100 SXM5, NVLink4 and NVSwitch with NVLink SHARP, 8 NDR NICs of 400 Gb/s", 8, 8, 450, 64, 400,
-       true, 18, 90},
+       true, 18, 90, false},
       {"hgx-h200", "NVIDIA HGX H200: 8 H200 SXM, NVLink4 and NVSwitch with NVLink SHARP, 8 NDR NICs of 400 Gb/s", 8, 8, 450, 64, 400,
-       true, 18, 90},
-      {"aws-p4d", "AWS p4d.24xlarge: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 4 EFA interfaces of 100 Gb/s", 8, 4, 300, 32, 100, false, 12, 80},
+       true, 18, 90, false},
+      {"aws-p4d", "AWS p4d.24xlarge: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 4 EFA interfaces of 100 Gb/s", 8, 4, 300, 32, 100, false, 12, 80, false},
       {"aws-p5", "AWS p5.48xlarge: 8 H100 SXM 80GB, NVLink4 and NVSwitch, 32 EFA interfaces of 100 Gb/s (4 an accelerator)", 8, 32, 450, 64,
-       100, true, 18, 90},
+       100, true, 18, 90, true},
       {"oci-bm-gpu4.8", "OCI BM.GPU4.8: 8 A100 SXM4 40GB, NVLink3 and NVSwitch, 16 RoCE ports of 100 Gb/s (2 an accelerator)", 8, 16, 300,
-       32, 100, false, 12, 80},
+       32, 100, false, 12, 80, true},
   };
   return presets;
 }

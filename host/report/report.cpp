@@ -391,6 +391,7 @@ json run_json(const RunConfig& c, Backend requested, const RunResult& r) {
   json doc;
   doc["config"] = config_json(timed, requested);
   doc["config"]["timing"] = c.timing == StepTiming::dataflow ? "dataflow" : "lockstep";
+  if (!c.nccl_choice.empty()) doc["config"]["nccl_choice"] = c.nccl_choice;
   if (!r.timing.empty())  // the time comes from the rounds (ppsim/round_timing.h)
     doc["round_timing"] = {{"timing", r.timing},
                            {"lockstep_time", r.lockstep_time},

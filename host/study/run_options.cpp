@@ -2,6 +2,8 @@
 // operation's parameters, the algorithm and the effects, each option read by one rule.
 #include "study/run_options.h"
 
+#include "study/nccl_choice.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -430,9 +432,12 @@ RunConfig build_machine_config(const RunOptions& given, Operation op, Backend& b
   return c;
 }
 
-RunConfig build_config(const RunOptions& o, Backend& backend) {
-  const Operation op = parse_op_option(o.op);
+RunConfig build_config(const RunOptions& given, Backend& backend) {
+  const Operation op = parse_op_option(given.op);
+  std::string picked;
+  const RunOptions o = given.algo == "nccl" ? with_nccl_choice(given, op, picked) : given;
   RunConfig c = build_machine_config(o, op, backend);
+  c.nccl_choice = picked;
   c.algorithm = choose_algorithm(o, op, c);
   read_protocol(o, c);
   read_timing(o, c);

@@ -55,6 +55,8 @@ struct RunConfig {
   int64_t timed_m = 0;
   // Why the data is carried smaller (timed_m > 0): given by --carry, or chosen for a size too large.
   std::string carried_because;
+  // What NCCL's tuner picked where --algo nccl chose the algorithm, protocol and channels (else empty).
+  std::string nccl_choice;
   Topology topology;  // the topology the algorithm is written for (logical)
   // When `mapped`, logical processor i runs on node map_node(mapping, i) of mapping.physical and
   // messages follow the physical routes (textbook §2.7). Otherwise the logical topology is the machine.

@@ -20,6 +20,7 @@ struct MachinePreset {
   bool nvls;             // the NVSwitch reduces (NVLink SHARP: NCCL's NVLS)
   int64_t nvlink_links;  // NVLink links of an accelerator (its nvlink_GBps is their line rate together)
   int sm;                // the GPU's compute capability (80: A100, 90: H100 and H200), as NCCL's model reads it
+  bool amd_cpu;          // the host's CPUs are AMD's (else Intel's): NCCL's model charges their network posts and LL differently
 };
 
 // Every preset, in `ppsim list` order.

@@ -23,15 +23,29 @@ bool parse_nccl_version(const std::string& name, NcclVersion& out);  // "2.20.3"
 const char* nccl_version_name(NcclVersion v);                        // "2.20.3", "2.8.3"
 inline constexpr const char* kNcclVersionNames = "2.20.3 (default), 2.8.3";
 
-// What a protocol costs for one algorithm family of NCCL (the tree, or the ring, whose figures every
-// other algorithm takes) on a machine of `nodes` nodes of `ranks / nodes` ranks: microseconds, and
-// the fraction of a link's bandwidth the protocol delivers.
+// NCCL's algorithms, in its order (src/include/device.h).
+enum class NcclAlgo : int8_t { tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree };
+inline constexpr int kNcclAlgos = 6;
+const char* nccl_algo_name(NcclAlgo a);  // "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"
+// The algorithm of NCCL a registered unit runs (by its name: the NCCL tree, NVLS, NVLS-tree and
+// CollNet units; the ring for every other).
+NcclAlgo nccl_algo_of_unit(const char* name);
+
+// The model's latencies in µs: baseLat, paid once an operation, and hwLat, paid a step over a link
+// of that kind, of algorithm a and protocol p. An algorithm the version does not have (2.8.3: NVLS,
+// and CollNet's chain) takes the ring's figures.
+double nccl_base_latency(NcclVersion v, NcclAlgo a, Protocol p);
+double nccl_hw_latency(NcclVersion v, NcclAlgo a, Protocol p, LinkKind link);
+
+// What a protocol costs for one algorithm of NCCL on a machine of `nodes` nodes of `ranks / nodes`
+// ranks: microseconds, and the fraction of a link's bandwidth the protocol delivers (the ring's
+// and the tree's factors; none for the others).
 struct ProtocolCost {
   double base = 0;                 // once per operation
   double latency[3] = {0, 0, 0};   // per step, by LinkKind
   double bandwidth = 1;            // t_w is divided by it
 };
-ProtocolCost nccl_protocol_cost(Protocol p, bool tree, Operation op, int64_t nodes, int64_t ranks,
+ProtocolCost nccl_protocol_cost(Protocol p, NcclAlgo a, Operation op, int64_t nodes, int64_t ranks,
                                 NcclVersion version = NcclVersion::v2_20_3);
 // What NCCL's topology model takes an accelerator's NVLink to carry in all, GB/s: its links times
 // the per-link figure of the version and GPU (sm 80: A100, 90: H100/H200), within the version's cap

@@ -412,3 +412,11 @@ def test_nccl_tests_gives_the_cli_document():
         assert math.isclose(r["algbw_GBps"], r["bytes"] / r["time_us"] / 1e3)
     with pytest.raises(ppsim.ConfigError, match="nccl-tests runs all_reduce"):
         ppsim.nccl_tests("all_to_all", preset="hgx-h100")
+    # algo="nccl": NCCL's tuner picks for each size, and the row says what it picked and what ran.
+    tuned = ppsim.nccl_tests("all_reduce", preset="hgx-a100", b="64", e="1K", f=16, algo="nccl", backend="cpu")
+    assert [r["protocol"] for r in tuned["rows"]] == ["LL", "LL"]
+    assert all(r["nccl_choice"].startswith("NCCL 2.20.3's tuner: Ring, LL") for r in tuned["rows"])
+    run = ppsim.run(preset="hgx-a100", op="allreduce", size="8G", algo="nccl", backend="cpu")
+    assert run["config"]["nccl_choice"].startswith("NCCL 2.20.3's tuner: Ring, Simple, 24 channels")
+    with pytest.raises(ppsim.ConfigError, match="--algo nccl needs --preset"):
+        ppsim.run(topology="ring", p=8, op="allreduce", algo="nccl")

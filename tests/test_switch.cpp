@@ -170,6 +170,16 @@ TEST(SwitchAgents, StepsAndWordsOnSeveralNodes) {
       RunConfig tree = switch_config("allreduce_nvls_tree", mc.kind, mc.dims, m, s);
       const int h = NcclTree{N, 1, N, 0}.tree_height();
       EXPECT_EQ(tree.algorithm->rounds(tree.params), s + 2 * h + 3);
+      // Besides its segment and its slice to the NVSwitch, an accelerator sends half its slice up
+      // and down each tree: a node interior in one tree (up, two children) is a leaf in the other
+      // (up), so no rail's NIC sends more than two slices (one tree a rail: three).
+      const Traffic tt = traffic(tree);
+      int64_t most = 0;
+      for (int64_t x = 0; x < tree.params.p; ++x) most = std::max(most, tt.sent[size_t(x)] - m - m / G);
+      EXPECT_LE(most, 2 * (m / G));
+      if (N >= 4) {  // (three nodes: no node has two children)
+        EXPECT_EQ(most, 2 * (m / G));
+      }
       RunConfig cn = switch_config("allreduce_collnet", mc.kind, mc.dims, m, s);
       EXPECT_EQ(cn.algorithm->rounds(cn.params), s + 2 * mc.L + 1);
       const Traffic tc = traffic(cn);

@@ -89,7 +89,7 @@ Row simulate_size(const NcclTestsOptions& o, const Command& cmd, const Collectiv
   // NCCL's loops are those of its ring: another algorithm keeps --segments (default 1).
   NcclFunc func = NcclFunc::allreduce;
   nccl_func_of(parse_op_option(coll.op), func);
-  if (!tuned && !cmd.given("--segments") && r.algo == coll.algo) r.segments = nccl_loops(func, NcclAlgo::ring, protocol, r.channels, p, bytes);
+  if (!tuned && !cmd.given("--segments") && r.algo == coll.algo) r.segments = nccl_loops(func, NcclAlgo::ring, protocol, r.channels, p, 1, bytes);
   r.size = std::to_string(coll.per_rank ? bytes / p : bytes);
   if (!r.carry.empty() && parse_bytes(r.carry, "--carry") >= (coll.per_rank ? bytes / p : bytes)) r.carry.clear();  // carried whole
   RunConfig c = build_config(r, backend);

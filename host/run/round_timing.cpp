@@ -145,6 +145,7 @@ struct Departure {
   int64_t from, to, words;
   double ready, word_time, depart;
   size_t order;
+  size_t holds = 0;  // the end of its holds in the round's list
 };
 
 // One receive of a round: its sender, its receiver, the words charged and combined, and where it writes.
@@ -244,23 +245,26 @@ class RoundTimer {
 
   // The round's sends leave: each at the earliest time from when its words are there that its
   // links (and a one-port sender's port) are free of earlier rounds' messages for its per-word term.
-  // The messages of one round that share a link share its bandwidth, as in the step model (each
-  // taking its route's load times as long), so a round whose sends all leave at once lasts as its
-  // lockstep step, and the dataflow time is never more than the lockstep one.
+  // The messages of one round that share a link share its bandwidth, as in the step model: the
+  // message takes its route's most loaded link's time (load times as long), and each link of its
+  // route is held for its own share (its load, its class's t_w), so a link carries its round's words
+  // in the time they take on it, and a message slowed at one end does not hold the other end's
+  // links longer. A round whose sends all leave at once lasts as its lockstep step, and every hold
+  // is within its message's time, so the dataflow time is never more than the lockstep one.
   void leave(int r) {
     for (Departure& d : sends_) {
       held_.clear();
-      if (one_port_ && d.from < machine_.topo.p) held_.push_back(&port(d.from));
-      if (d.to >= 0 && d.to < p_ && d.to != d.from) {
-        if (direct_) held_.push_back(&pair_links_[pair_key(d.from, d.to)]);
-        else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { held_.push_back(&link(id)); });
-      }
       d.word_time = parts(d.from, d.to, d.words, r).word_time;
+      if (one_port_ && d.from < machine_.topo.p) held_.push_back({&port(d.from), d.word_time});
+      if (d.to >= 0 && d.to < p_ && d.to != d.from) {
+        if (direct_) held_.push_back({&pair_links_[pair_key(d.from, d.to)], d.word_time});
+        else hold_route(d, r);
+      }
       double t = d.ready;
       for (bool moved = true; moved;) {
         moved = false;
-        for (const Calendar* cal : held_) {
-          const double e = cal->earliest(t, d.word_time);
+        for (const Hold& h : held_) {
+          const double e = h.cal->earliest(t, h.time);
           if (e > t) {
             t = e;
             moved = true;
@@ -268,13 +272,30 @@ class RoundTimer {
         }
       }
       d.depart = t;
+      holds_.insert(holds_.end(), held_.begin(), held_.end());
+      d.holds = holds_.size();
     }
+    size_t from = 0;
     for (const Departure& d : sends_) {
-      if (d.to < 0 || d.to >= p_ || d.to == d.from) continue;
-      if (one_port_ && d.from < machine_.topo.p) port(d.from).reserve(d.depart, d.word_time);
-      if (direct_) pair_links_[pair_key(d.from, d.to)].reserve(d.depart, d.word_time);
-      else rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { link(id).reserve(d.depart, d.word_time); });
+      for (size_t k = from; k < d.holds; ++k) holds_[k].cal->reserve(d.depart, holds_[k].time);
+      from = d.holds;
     }
+    holds_.clear();
+  }
+
+  // The links of d's route, each with its share of d's per-word term: the term scaled by the link's
+  // load and t_w against the route's most loaded (in time) link's.
+  void hold_route(const Departure& d, int r) {
+    const bool classes = c_.cost.tw_class_set != 0;
+    const auto weight = [&](int64_t id) {
+      const double load = double(stamp_[size_t(id)] == uint32_t(r) ? load_[size_t(id)] : 0);
+      return load * (classes ? c_.cost.tw_of_class(link_class(machine_.topo, id)) : 1.0);
+    };
+    double most = 0;
+    rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { most = std::max(most, weight(id)); });
+    rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) {
+      held_.push_back({&link(id), most > 0 ? d.word_time * weight(id) / most : d.word_time});
+    });
   }
 
   Calendar& link(int64_t id) {
@@ -335,7 +356,12 @@ class RoundTimer {
   // Calendars of the links (direct topologies: by sender-receiver pair) and of one-port senders.
   std::vector<Calendar> links_, ports_;
   std::unordered_map<uint64_t, Calendar> pair_links_;
-  std::vector<Calendar*> held_;
+  // A calendar held by a send, and for how long.
+  struct Hold {
+    Calendar* cal;
+    double time;
+  };
+  std::vector<Hold> held_, holds_;
   // Lockstep: each link's load in the round (valid where its stamp is the round); direct
   // topologies: the messages of each sender-receiver pair.
   std::vector<long long> load_;

@@ -2,6 +2,7 @@
 #include "study/nccl_choice.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ppsim/algorithm.h"
 #include "ppsim/preset.h"
@@ -24,16 +25,39 @@ int64_t nccl_bytes(NcclFunc f, int64_t m, int64_t word_bytes, int64_t p) {
   return m * word_bytes * (per_rank ? p : 1);
 }
 
-int64_t nccl_loops(NcclFunc f, NcclAlgo a, Protocol protocol, int64_t channels, int64_t p, int64_t bytes) {
-  const bool rooted = f == NcclFunc::broadcast || f == NcclFunc::reduce;
-  int64_t chunk = int64_t(4) * 1024 * 1024 / 8 * (rooted ? 1 : 4);
+int64_t nccl_loops(NcclFunc f, NcclAlgo a, Protocol protocol, int64_t channels, int64_t p, int64_t nodes, int64_t bytes) {
+  const bool ring = a == NcclAlgo::ring, rooted = f == NcclFunc::broadcast || f == NcclFunc::reduce;
+  const int64_t step = int64_t(4) * 1024 * 1024 / 8;  // a Simple buffer's step
+  int64_t chunk = ring ? step * (rooted ? 1 : 4) : step;
   if (protocol == Protocol::ll) chunk = 524288 / 8 / 2;
   if (protocol == Protocol::ll128) chunk = 4915200 / 8 / 16 * 15;
-  const bool ring = a == NcclAlgo::ring;
+  const int64_t c = std::max<int64_t>(1, channels), heads = std::max<int64_t>(1, p / std::max<int64_t>(1, nodes));
+  if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) {
+    const int64_t ops = c * heads;  // concurrentOps: every channel's heads
+    if (a == NcclAlgo::nvls) {
+      chunk = std::min<int64_t>(chunk, 131072);
+      if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+      if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+      if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+    } else {
+      if (nodes >= 4) chunk = std::min<int64_t>(chunk, 65536);
+      if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+      if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+      if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+      if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+    }
+    return std::max<int64_t>(1, (bytes + ops * chunk - 1) / (ops * chunk));
+  }
+  if (a == NcclAlgo::tree && protocol == Protocol::ll128) {
+    const double ppn = double(p) / double(std::max<int64_t>(1, nodes));
+    const double steps = 1 + std::floor(std::log2(double(std::max<int64_t>(1, nodes)))) + 0.1 * ppn;
+    while (double(bytes / (c * chunk)) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+    while (double(bytes / (c * chunk)) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+  }
   // The ring's all-gather and reduce-scatter loop over one rank's part; its all-reduce moves p
   // chunks a loop, one a rank.
   const int64_t data = ring && (f == NcclFunc::allgather || f == NcclFunc::reduce_scatter) ? bytes / p : bytes;
-  const int64_t per_loop = std::max<int64_t>(1, channels) * chunk * (ring && f == NcclFunc::allreduce ? p : 1);
+  const int64_t per_loop = c * chunk * (ring && f == NcclFunc::allreduce ? p : 1);
   return std::max<int64_t>(1, (data + per_loop - 1) / per_loop);
 }
 
@@ -92,7 +116,7 @@ RunOptions with_nccl_choice(const RunOptions& o, Operation op, std::string& pick
   const bool ring = choice.algo == NcclAlgo::ring;
   r.channels = ring ? choice.channels : 1;
   r.ports = std::to_string(std::max<int64_t>(r.channels, a->sends_per_step));
-  if (r.segments <= 1) r.segments = nccl_loops(f, choice.algo, choice.protocol, r.channels, p, bytes);
+  if (r.segments <= 1) r.segments = nccl_loops(f, choice.algo, choice.protocol, choice.channels, p, machine.units.nodes, bytes);
   picked = nccl_choice_text(system, choice);
   return r;
 }

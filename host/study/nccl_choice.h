@@ -16,12 +16,14 @@ bool nccl_func_of(Operation op, NcclFunc& f);
 // whole gathered or scattered vector for all-gather and reduce-scatter, as nccl-tests' size).
 int64_t nccl_bytes(NcclFunc f, int64_t m, int64_t word_bytes, int64_t p);
 
-// NCCL's loops for nBytes on C channels with protocol `protocol`: each loop moves a chunk per
-// channel (and per rank for the all-reduce ring). The chunk is NCCL 2.20.3's (src/include/device.h:
-// a 4 MiB Simple buffer of 8 steps, 4 steps a chunk for the all-reduce, all-gather and
-// reduce-scatter rings, 1 for broadcast and reduce; LL's 512 KiB buffer carries half its lines as
-// data; LL128's 4,915,200-byte buffer 15/16 of them). The trees and NVLS take the ring's chunk.
-int64_t nccl_loops(NcclFunc f, NcclAlgo a, Protocol protocol, int64_t channels, int64_t p, int64_t bytes);
+// NCCL's loops for nBytes (src/enqueue.cc, computeCollChunkInfo, 2.20.3) on C channels of p ranks
+// on `nodes` nodes: each loop moves a chunk per channel (per channel and rank for the all-reduce
+// ring, per channel and head for NVLS). The chunk: a Simple buffer's step of 512 KiB (4 MiB, 8
+// steps), 4 steps for the all-reduce, all-gather and reduce-scatter rings; LL's 512 KiB buffer
+// carries half its lines as data (32 KiB a step); LL128's 4,915,200-byte buffer 15/16 of them;
+// NVLS at most 128 KiB and NVLS-tree 64 KiB from 4 nodes, both smaller for small sizes; the tree's
+// LL128 smaller where a size has few chunks a channel.
+int64_t nccl_loops(NcclFunc f, NcclAlgo a, Protocol protocol, int64_t channels, int64_t p, int64_t nodes, int64_t bytes);
 
 // The registered unit that runs NCCL's algorithm a for f, or null where ppsim has none.
 const char* nccl_unit(NcclAlgo a, NcclFunc f);

@@ -306,6 +306,43 @@ TEST(NcclTree, StepsAndPipelinedTime) {
     }
 }
 
+// NCCL runs a pair of trees a channel. With C channels (C <= G/2) the tree unit's pairs put their
+// heads on 2C distinct accelerators of each node, so 2C of a node's accelerators (and NICs) carry
+// its traffic to other nodes, where one pair uses two; tree j carries segments j, j + 2C, ..., and
+// the run takes ceil(S/2C) - 1 + 2H steps, verified on both executors.
+TEST(NcclTree, ChannelsPutTheirHeadsOnAcceleratorsOfTheirOwn) {
+  for (int channels : {1, 2, 4}) {
+    RunConfig c = nccl_config("allreduce_nccl_tree", TopologyKind::cluster, 0, "4x8", 64, channels, 16);
+    c.ports = PortSpec{PortModel::kport, 4 * channels + 4};
+    c.params.kports = 4 * channels + 4;
+    ASSERT_EQ(c.algorithm->own_limit(c.params), nullptr);
+    const int64_t g = 8, h = floor_log2(4 - 1) + g, rounds = c.algorithm->rounds(c.params);
+    EXPECT_EQ(rounds, (16 + 2 * channels - 1) / (2 * channels) - 1 + 2 * h) << channels;
+    std::set<int64_t> crossing;  // local indices that send to another node
+    for (int r = 1; r <= rounds; ++r)
+      for (int64_t i = 0; i < c.params.p; ++i) {
+        StepOps ops;
+        AllreduceNcclTree::ops(c.params, i, r, ops);
+        ASSERT_FALSE(ops.overflow);
+        EXPECT_LE(ops.nsend, 4 * channels + 4);
+        for (int k = 0; k < ops.nsend; ++k)
+          if (ops.send[k].to / g != i / g) crossing.insert(i % g);
+      }
+    EXPECT_EQ(int64_t(crossing.size()), 2 * channels) << channels;
+    const RunResult cpu = run_cpu(c);
+    EXPECT_TRUE(cpu.verified) << channels;
+    EXPECT_EQ(cpu.steps, rounds);
+    c.keep_buffers = false;
+    const RunResult host = run_device_rounds_on_host(c);
+    EXPECT_TRUE(host.verified) << channels;
+    EXPECT_EQ(host.time, cpu.time);
+  }
+  RunConfig wide = nccl_config("allreduce_nccl_tree", TopologyKind::cluster, 0, "4x8", 64, 5, 16);  // 5 pairs: more than G/2
+  EXPECT_NE(wide.algorithm->own_limit(wide.params), nullptr);
+  RunConfig few = nccl_config("allreduce_nccl_tree", TopologyKind::cluster, 0, "4x8", 64, 4, 6);  // 6 segments for 8 trees
+  EXPECT_NE(few.algorithm->own_limit(few.params), nullptr);
+}
+
 // Data through every unit with several channels and loops, on the CPU backend and the device
 // rounds executed on the host, on clusters (rails and fat tree) and other machines.
 TEST(NcclAlgorithms, VerifiedWithChannelsAndLoopsOnBothExecutors) {

@@ -26,15 +26,21 @@
 //   steps = ceil(S/2) - 1 + 2H;  T = (ceil(S/2) - 1 + H)(t_s + (t_w + gamma) b) + H (t_s + t_w b),
 //   b = m/S (S | m), under 8 ports (a head may send up, send down to three children and receive
 //   from them in one step, in each tree) and without congestion.
+// With C channels (--channels, C <= G/2), as NCCL runs a pair of trees a channel: pair c has its
+// heads at local indices c (G/2)/C and G/2 + c (G/2)/C, so the 2C trees reach the network through
+// 2C distinct accelerators (and their NICs) of every node; tree j carries segments j, j + 2C, ...,
+// and steps = ceil(S/2C) - 1 + 2H. A rank may then head two trees and be a chain member of the
+// others: 4C + 4 ports at most.
 #pragma once
 #include "algorithms/broadcast_double_binary_tree.h"  // InorderTree
 
 namespace ppsim {
 
 struct NcclTree {
-  int64_t p, g, n;  // processors, accelerators per node, nodes
-  int b;            // 0: tree A, 1: tree B
-  PPSIM_HD int64_t head() const { return b * (g / 2); }
+  int64_t p, g, n;     // processors, accelerators per node, nodes
+  int b;               // 0: tree A, 1: tree B
+  int64_t first = 0;   // the local index of tree A's head (a channel's pair of trees: its own heads)
+  PPSIM_HD int64_t head() const { return (first + b * (g / 2)) % g; }
   PPSIM_HD int64_t node_of_label(int64_t v) const { return b == 0 ? v : n % 2 == 0 ? n - 1 - v : (v + 1) % n; }
   PPSIM_HD int64_t label_of_node(int64_t x) const { return b == 0 ? x : n % 2 == 0 ? n - 1 - x : (x + n - 1) % n; }
   PPSIM_HD int64_t chain_index(int64_t r) const { return pos_mod(r % g - head(), g); }
@@ -73,16 +79,19 @@ struct NcclTree {
   }
 };
 
-PPSIM_HD inline NcclTree nccl_tree(const AlgoParams& a, int b) {
+// Tree b of channel c: channel c's pair has its heads at local indices c (G/2)/C and G/2 + c (G/2)/C,
+// so C pairs (C <= G/2) bring C trees A and C trees B to distinct accelerators and NICs of a node.
+PPSIM_HD inline NcclTree nccl_tree(const AlgoParams& a, int b, int c = 0) {
   const int64_t g = a.node_size >= 1 && a.p % a.node_size == 0 ? a.node_size : 1;
-  return NcclTree{a.p, g, a.p / g, b};
+  const int64_t pairs = a.channels > 1 ? a.channels : 1;
+  return NcclTree{a.p, g, a.p / g, b, int64_t(c) * (g / 2) / pairs};
 }
 
 struct AllreduceNcclTree : AlgorithmDefaults {
   static constexpr const char* name = "allreduce_nccl_tree";
   static constexpr const char* description =
       "NCCL's tree: a double binary tree between nodes, a chain inside each, reduce up and broadcast down, pipelined in "
-      "--segments segments; 8 ports";
+      "--segments segments; --channels pairs of trees with heads of their own; 8 ports (4C + 4 with C channels)";
   static constexpr const char* formula_text =
       "(ceil(S/2) - 1 + H)(t_s + (t_w + gamma) m/S) + H (t_s + t_w m/S), H = floor(log2(N-1)) + G (S | m)";
   static constexpr Operation op = Operation::allreduce;
@@ -91,14 +100,24 @@ struct AllreduceNcclTree : AlgorithmDefaults {
   static constexpr uint32_t flags = kCommutativeOnly;
   static constexpr int sends_per_step = 8;
   static const char* rejects(const AlgoParams& a) {
-    return segments_fit(a) ? nullptr : "allreduce_nccl_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
+    if (!segments_fit(a)) return "allreduce_nccl_tree needs 1 <= --segments <= --m (a segment carries at least one word)";
+    const int64_t g = a.node_size >= 1 && a.p % a.node_size == 0 ? a.node_size : 1;
+    if (a.channels > 1 && a.channels > g / 2)
+      return "allreduce_nccl_tree's --channels (pairs of trees, each with heads of its own) is at most half a node's accelerators";
+    if (a.channels > 1 && a.segments < 2 * a.channels) return "allreduce_nccl_tree needs --segments >= 2 --channels (a segment for every tree)";
+    return nullptr;
   }
+  // The trees of C channels: tree j carries segments j, j + 2C, j + 4C, ... (channel j / 2, A where j
+  // is even).
+  PPSIM_HD static int64_t trees(const AlgoParams& a) { return 2 * (a.channels > 1 ? a.channels : 1); }
 
   PPSIM_HD static int rounds(const AlgoParams& a) {
-    return a.p < 2 ? 0 : int((a.segments + 1) / 2 - 1 + 2 * nccl_tree(a, 0).tree_height());
+    return a.p < 2 ? 0 : int((a.segments + trees(a) - 1) / trees(a) - 1 + 2 * nccl_tree(a, 0).tree_height());
   }
-  // Step by step: the largest segment moving up (it combines) and the largest moving down.
+  // Step by step: the largest segment moving up (it combines) and the largest moving down (one
+  // channel: several share the chains' links, which this form does not count).
   static double formula(const AlgoParams& a, const CostParams& c) {
+    if (a.channels > 1) return no_formula();
     const int64_t half = (a.segments + 1) / 2, h = nccl_tree(a, 0).tree_height();
     double t = 0;
     for (int64_t step = 1; step <= rounds(a); ++step) {
@@ -111,13 +130,14 @@ struct AllreduceNcclTree : AlgorithmDefaults {
   }
 
   PPSIM_HD static void ops(const AlgoParams& a, int64_t id, int round, StepOps& out) {
-    for (int b = 0; b < 2; ++b) {
-      const NcclTree tree = nccl_tree(a, b);
-      const int64_t count = (a.segments + 1 - b) / 2, hh = tree.tree_height();
+    const int64_t nt = trees(a);
+    for (int64_t j = 0; j < nt; ++j) {
+      const NcclTree tree = nccl_tree(a, int(j % 2), int(j / 2));
+      const int64_t count = (a.segments + nt - 1 - j) / nt, hh = tree.tree_height();
       const int64_t h = tree.height(id), d = tree.depth(id), parent = tree.parent(id);
       int64_t kids[3];
       const int nkids = tree.children(id, kids);
-      auto seg = [&](int64_t i) { return 2 * i + b; };
+      auto seg = [&](int64_t i) { return nt * i + j; };
       if (const int64_t i = round - h - 1; parent >= 0 && i >= 0 && i < count)  // up: my partial to my parent
         out.add_send(parent, kData, segment_offset(a, seg(i)), segment_words(a, seg(i)));
       for (int k = 0; k < nkids; ++k)  // up: a child's partial, sent in step i + h(child) + 1

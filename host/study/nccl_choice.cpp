@@ -113,10 +113,21 @@ RunOptions with_nccl_choice(const RunOptions& o, Operation op, std::string& pick
   r.algo = unit;
   r.protocol = protocol_option(choice.protocol);
   const AlgorithmInfo* a = find_algorithm(unit);
-  const bool ring = choice.algo == NcclAlgo::ring;
-  r.channels = ring ? choice.channels : 1;
-  r.ports = std::to_string(std::max<int64_t>(r.channels, a->sends_per_step));
-  if (r.segments <= 1) r.segments = nccl_loops(f, choice.algo, choice.protocol, choice.channels, p, machine.units.nodes, bytes);
+  const bool ring = choice.algo == NcclAlgo::ring, tree = choice.algo == NcclAlgo::tree;
+  const int64_t loops = nccl_loops(f, choice.algo, choice.protocol, choice.channels, p, machine.units.nodes, bytes);
+  r.channels = 1;
+  if (ring) r.channels = choice.channels;
+  // NCCL's trees: a pair a channel. ppsim's tree unit puts each pair's heads on accelerators of
+  // their own, so it runs as many pairs as half a node's accelerators (every rail carries a tree A
+  // and a tree B), each segment one of NCCL's chunks.
+  const int64_t g = machine.params.node_size >= 1 ? machine.params.node_size : 1;
+  if (tree) r.channels = int(std::max<int64_t>(1, std::min<int64_t>(choice.channels, g / 2)));
+  r.ports = std::to_string(std::max<int64_t>(tree ? 4 * r.channels + 4 : r.channels, a->sends_per_step));
+  if (r.segments <= 1) {
+    r.segments = tree ? loops * choice.channels : loops;
+    // (a segment carries a word at least; the tree has one for each of its 2C trees)
+    r.segments = std::max<int64_t>(std::min<int64_t>(r.segments, machine.params.m), tree ? 2 * r.channels : 1);
+  }
   picked = nccl_choice_text(system, choice);
   return r;
 }

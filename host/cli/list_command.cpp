@@ -99,7 +99,7 @@ int list_all() {
     std::cout << "  " << m.name << "  [G = " << m.gpus << ", K = " << m.nics << "; nvlink " << m.nvlink_GBps << " GB/s, pcie " << m.pcie_GBps
               << " GB/s, NIC " << m.nic_Gbps << " Gb/s"
               << (preset_nics_each(m) > 1 ? " (" + std::to_string(preset_nics_each(m)) + " an accelerator, joined into one)" : std::string())
-              << (m.nvls ? "; NVLS" : "") << "]\n      " << m.title << "\n";
+              << (m.nvls ? "; NVLS" : "") << "; sm " << m.sm << ", " << (m.amd_cpu ? "AMD" : "Intel") << " host]\n      " << m.title << "\n";
   std::cout << "element types (--type, with bytes):\n  " << kElementTypeNames << "\n";
   std::cout << "operators:\n  " << operator_names() << "\n";
   std::cout << "ports:\n  " << port_spec_names(" ") << " K (k-port, 1.." << kMaxOps << ")\n";

@@ -241,8 +241,8 @@ __global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ 
   for (int64_t t = 1; t <= pl.total_steps; ++t) {
     const int r = pl.round_sent_at(t);
     if (r <= 0) continue;
-    pull.one_hop = pl.guesses_one_hop(r);
-    if (routed && !pull.one_hop) {
+    pull.guess = pl.guess_of(r);
+    if (routed && pull.guess == rules::kCountLoads) {
       count.round = r;
       count.step = t;
       exec.each(pl.p, count);

@@ -60,7 +60,8 @@ struct PullState {
 // it would have to put off its writes; regenerates: it would write a buffer's second generation,
 // which the run did not take): the host then runs the configuration again as they need.
 // On a routed topology `multi` counts the matched messages that cross other than one link: a
-// round whose link loads were guessed from one-hop messages (PullBodyOf::one_hop) is costed again
+// round whose link loads were guessed (PullBodyOf::guess) and that has a message breaking the
+// guess (rules::keeps_guess) is costed again
 // where it has any (rounds.h).
 struct PullTally {
   unsigned long long matched = 0, max_load = 0, time_bits = 0, sends = 0, words = 0, hops = 0, defers = 0, regenerates = 0, multi = 0;
@@ -140,9 +141,10 @@ struct PullBodyOf {
   PullState st;
   const unsigned long long* link_load;
   unsigned long long* lost;  // with failures: the round's [dropped, rerouted] messages (else null)
-  // Routed topologies: the round's link loads were not counted, on the guess that every message
-  // crosses one link (rules::one_hop_cost); `multi` tallies the messages that prove it wrong.
-  bool one_hop = false;
+  // Routed topologies: the round's link loads were not counted, on the guess (rules::RoundGuess)
+  // that every message crosses one link, or one XOR distance on the hypercube (rules::one_hop_cost);
+  // `multi` tallies the messages that prove it wrong.
+  int64_t guess = rules::kCountLoads;
   // Only the costs of a round already run (rounds.h, a round costed again): no word moves, and
   // the link counters carry stamp `restamp`.
   bool cost_only = false;
@@ -299,11 +301,11 @@ struct PullBodyOf {
     const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
     rules::MessageCost m;
     const bool direct = direct_links(c.machine.topo);
-    if (direct || one_hop) {
+    if (direct || guess != rules::kCountLoads) {
       long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
       for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
       m = direct ? rules::direct_cost(*c.cost, f, congestion, words, hops, combined)
-                 : rules::one_hop_cost(c.machine, *c.cost, f, i, words, combined, congestion);
+                 : rules::one_hop_cost(c.machine, *c.cost, f, i, words, combined, congestion, hops);
     } else {
       m = rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(restamp ? restamp : step));
     }
@@ -313,7 +315,7 @@ struct PullBodyOf {
     t.time_bits = double_bits(m.time);
     t.words = static_cast<unsigned long long>(words);
     t.hops = static_cast<unsigned long long>(hops);
-    t.multi = !direct && hops != 1;
+    t.multi = !direct && guess != rules::kCountLoads && !rules::keeps_guess(c.machine, guess, f, i, hops);
     return t;
   }
   PPSIM_HD static unsigned long long double_bits(double v) {

@@ -190,7 +190,7 @@ class RoundsRun {
       second_[b].release();
     }
     link_load_.release();
-    one_hop_.release();
+    guess_.release();
     slot_.release();
     sends_.release();
     recvs_.release();
@@ -212,41 +212,45 @@ class RoundsRun {
   // width is a matter of speed only; the figures come from the round's tallies), kept where the
   // steps read it.
   // On a routed topology the same sample says which rounds guess their link loads instead of
-  // counting them (PullBodyOf::one_hop): those where every sampled message crosses one link. A
-  // guess is checked: its round tallies the messages that do not (PullTally::multi), and a round
-  // with any is costed again at the end with its loads counted (peaks_from). With failures, whose
+  // counting them (PullBodyOf::guess, rules::RoundGuess): those where every sampled message crosses
+  // one link, or one XOR distance on the hypercube. A guess is checked: its round tallies the
+  // messages that break it (PullTally::multi), and a round with any is costed again at the end with
+  // its loads counted (peaks_from). With failures, whose
   // reroutes change routes, every round counts.
   void plan_pulled_rounds() {
     totals_.assign(static_cast<size_t>(nrounds_), RoundTotals{0, 0, 0, 0, 0});
     const rules::Machine& m = pl_.ctx.machine;
     const bool guess = !direct_links(m.topo) && !c_.failures.any() && nrounds_ > 0;
-    one_hop_host_.assign(guess ? static_cast<size_t>(nrounds_) : 0, 1);
+    guess_host_.assign(guess ? static_cast<size_t>(nrounds_) : 0, rules::kCountLoads);
     const int64_t sample = rules::round_sample_size(p_);
     StepOps ops;
     const AlgoParams a = postal_.attached(c_.params);  // (the context's points at the executor's copy of G)
     for (int r = 1; r <= nrounds_; ++r) {
       RoundTotals& t = totals_[size_t(r - 1)];
+      rules::RoundGuess g;
       for (int64_t k = 0; k < sample; ++k) {
         const int64_t i = rules::sampled_processor(pl_.ctx.lo, p_, sample, k);
         if (!rules::read_round_ops(pl_.ctx.algo, c_.test_ops_override, a, i, r, ops)) continue;  // (the steps flag it)
         t.sends += ops.nsend;
         for (int n = 0; n < ops.nsend; ++n) t.words += ops.send[n].len;
-        if (guess && !rules::sends_cross_one_link(m, pl_.ctx.ports.p, i, ops)) one_hop_host_[size_t(r - 1)] = 0;
+        if (guess) g.add(m, pl_.ctx.ports.p, i, ops);
       }
+      if (guess) guess_host_[size_t(r - 1)] = g.guess();
     }
     if (nrounds_ > 0) exec_.upload(dev_totals(), totals_.data(), totals_.size() * sizeof(RoundTotals));
-    if (guess && exec_.guesses_every_round()) std::fill(one_hop_host_.begin(), one_hop_host_.end(), uint8_t(1));
+    if (guess && exec_.guesses_every_round())
+      for (int64_t& g : guess_host_) g = g == rules::kCountLoads ? rules::kOneHop : g;
     if (guess) {
-      one_hop_.ensure(one_hop_host_.size());
-      exec_.upload(one_hop_.get(), one_hop_host_.data(), one_hop_host_.size());
-      pl_.one_hop = one_hop_.get();
+      guess_.ensure(guess_host_.size());
+      exec_.upload(guess_.get(), guess_host_.data(), guess_host_.size() * sizeof(int64_t));
+      pl_.guess = guess_.get();
     }
   }
 
   // Whether a step counts link loads: on a routed topology, unless every round guesses them (where
   // the run takes no counters until a round is costed again).
   bool counts_links() const {
-    return !direct_links(pl_.ctx.machine.topo) && (one_hop_host_.empty() || std::count(one_hop_host_.begin(), one_hop_host_.end(), uint8_t(0)) > 0);
+    return !direct_links(pl_.ctx.machine.topo) && (guess_host_.empty() || std::count(guess_host_.begin(), guess_host_.end(), rules::kCountLoads) > 0);
   }
   uint64_t link_counter_bytes() const { return uint64_t(std::max<int64_t>(1, link_space(pl_.ctx.machine.topo))) * 8; }
   // The link counters, zeroed (they are kept by stamps from then on).
@@ -268,7 +272,7 @@ class RoundsRun {
     exec_.zero(out, kTallyWords * sizeof(unsigned long long));
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();
-    host_pl.one_hop = one_hop_host_.data();  // (a round is costed again only where it guessed)
+    host_pl.guess = guess_host_.data();  // (a round is costed again only where it guessed)
     const int64_t t = pl_.step_of_round(r);
     with_pull_source(host_pl, [&](auto src) { recost_round_of(src, host_pl, exec_, r, t, stamp, out); });
     unsigned long long w[kTallyWords];
@@ -366,7 +370,7 @@ class RoundsRun {
     if (c_.trace) result.trace.push_back(TraceStep{0, fetch_buffers(), {}});
     StepPlan host_pl = pl_;
     host_pl.totals = totals_.data();
-    host_pl.one_hop = one_hop_host_.empty() ? nullptr : one_hop_host_.data();
+    host_pl.guess = guess_host_.empty() ? nullptr : guess_host_.data();
     pl_.totals = dev_totals();
     if (!c_.trace && exec_.whole_run_fits(p_, pl_.store.words)) {
       exec_.steps_in_one_launch(pl_);
@@ -420,7 +424,7 @@ class RoundsRun {
       double time;
       std::memcpy(&time, &t[2], sizeof time);  // (the device compiles this file as C++17: no bit_cast)
       peaks[r] = RoundPeak{static_cast<long long>(t[1]), time};
-      if (!one_hop_host_.empty() && one_hop_host_[r] && t[8] > 0) peaks[r] = recost(int(r + 1), ++stamp);
+      if (!guess_host_.empty() && guess_host_[r] != rules::kCountLoads && t[8] > 0) peaks[r] = recost(int(r + 1), ++stamp);
       totals_[r].sends = static_cast<long long>(t[3]);  // the figures the sizing pass gives the records
       totals_[r].words = static_cast<long long>(t[4]);
       totals_[r].hops = static_cast<long long>(t[5]);
@@ -493,8 +497,8 @@ class RoundsRun {
   Array<Failures> failures_;
   Array<uint64_t> bufs_[kMaxBuffers];
   Array<unsigned long long> link_load_;
-  Array<uint8_t> one_hop_;
-  std::vector<uint8_t> one_hop_host_;  // [rounds] as one_hop_, on the host (empty: every round counts its loads)
+  Array<int64_t> guess_;
+  std::vector<int64_t> guess_host_;  // [rounds] as guess_, on the host (empty: every round counts its loads)
   Array<Slots> slot_;
   Array<DevSend> sends_;
   Array<DevRecv> recvs_;

@@ -111,10 +111,10 @@ struct StepPlan {
   // routed topologies) over the processors.
   bool pull = false;
   PullState pulled{};
-  // [rounds], routed topologies: one_hop[r - 1] where round r's link loads are guessed, not
-  // counted (PullBodyOf::one_hop); null: every round counts them.
-  const uint8_t* one_hop = nullptr;
-  PPSIM_HD bool guesses_one_hop(int r) const { return one_hop && one_hop[r - 1]; }
+  // [rounds], routed topologies: guess[r - 1] is round r's guess of its link loads
+  // (rules::RoundGuess; kCountLoads: counted, PullBodyOf::guess); null: every round counts them.
+  const int64_t* guess = nullptr;
+  PPSIM_HD int64_t guess_of(int r) const { return guess ? guess[r - 1] : rules::kCountLoads; }
 
   PPSIM_HD int64_t step_of_round(int r) const { return ctx.clock.step_of_round(r); }
   PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
@@ -141,17 +141,17 @@ PPSIM_HD void size_round(const StepPlan& pl, Exec& exec, int r, RoundTotals* out
 }
 
 // The round sent in step t, on the pull step with ops read from source Src (rules/pull_units.h):
-// its link loads counted first on a routed topology (unless the plan guesses that its messages
-// cross one link each), then pulled by its receivers, which apply its words at once (the round's
+// its link loads counted first on a routed topology (unless the plan guesses them: its messages
+// cross one link each, or one XOR distance on the hypercube), then pulled by its receivers, which apply its words at once (the round's
 // messages arrive before the next round leaves: round-based, or lambda = 1).
 PPSIM_HD_TEMPLATE
 template <class Src, class Exec>
 PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
   const Ctx& ctx = pl.ctx;
   if (const int r = pl.round_sent_at(t); r > 0) {
-    const bool one_hop = pl.guesses_one_hop(r);
-    if (!direct_links(ctx.machine.topo) && !one_hop) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
-    exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r), one_hop},
+    const int64_t guess = pl.guess_of(r);
+    if (!direct_links(ctx.machine.topo) && guess == rules::kCountLoads) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
+    exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r), guess},
                       pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
   }
 }
@@ -162,7 +162,7 @@ template <class Src, class Exec>
 PPSIM_HD void recost_round_of(Src, const StepPlan& pl, Exec& exec, int r, int64_t t, int64_t stamp, unsigned long long* out) {
   const Ctx& ctx = pl.ctx;
   exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load, stamp});
-  exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, false, pl.pulled, pl.link_load, nullptr, false, true, stamp}, GroupWidth::thread, out);
+  exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, false, pl.pulled, pl.link_load, nullptr, rules::kCountLoads, true, stamp}, GroupWidth::thread, out);
 }
 // After the last step: every processor's words back in the buffers' first generation, then the
 // algorithm's local work.

@@ -572,8 +572,9 @@ TEST(CudaRoundsOnHost, PullStepAsksLittleOfTheDevice) {
 }
 
 // On a routed topology a round whose messages each cross one link needs no link counters: its
-// link from a to b carries exactly a's messages to b, as on a direct-link topology. The host
-// guesses such rounds from a sample of processors; every guess is checked (PullTally::multi), and a
+// link from a to b carries exactly a's messages to b, as on a direct-link topology; nor does a
+// round on the hypercube whose messages all cross one XOR distance. The host guesses such rounds
+// from a sample of processors; every guess is checked (PullTally::multi), and a
 // round that proves it wrong is costed again with its loads counted (one more read back).
 TEST(CudaRoundsOnHost, RoutedRoundsGuessOneHopAndCheckTheGuess) {
   struct Case {
@@ -594,15 +595,19 @@ TEST(CudaRoundsOnHost, RoutedRoundsGuessOneHopAndCheckTheGuess) {
     for (size_t t = 0; t + 1 < probe.step_launches.size(); ++t) EXPECT_EQ(probe.step_launches[t], 1) << "step " << t + 1;
     EXPECT_EQ(probe.host_waits, 1);
   }
-  // The E-cube all-to-all: round k crosses popcount(k) links, so only its rounds k = 2^j guess.
+  // The E-cube all-to-all: round k crosses popcount(k) links, every message the XOR distance k, so
+  // every round guesses (rules::sends_xor_distance): one launch a step, no round costed again.
   {
     RunConfig c = testing_support::make_config("alltoall_xor_ecube", TopologyKind::hypercube, 64, "", 1, OperatorKind::interval);
     c.keep_buffers = false;
     HostRoundsProbe probe;
     const RunResult r = run_device_rounds_on_host(c, probe);
     expect_identical(run_cpu(c), r);
+    RunConfig records = c;
+    records.step_path = StepPath::records;
+    expect_identical(run_cpu(records), r);
     ASSERT_EQ(int64_t(probe.step_launches.size()), r.steps);
-    for (int64_t t = 1; t < r.steps; ++t) EXPECT_EQ(probe.step_launches[size_t(t - 1)], popcount64(t) == 1 ? 1 : 2) << "step " << t;
+    for (int64_t t = 1; t < r.steps; ++t) EXPECT_EQ(probe.step_launches[size_t(t - 1)], 1) << "step " << t;
     EXPECT_EQ(probe.host_waits, 1);
   }
   // Every round made to guess: the routed runs whose messages cross several links (congestion,

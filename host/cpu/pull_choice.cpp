@@ -20,30 +20,35 @@ constexpr int kMaxPullSends = 4;
 // before any message is costed, and the pull step gains only where messages are long enough for
 // the payload copies it saves to outweigh that: on the 2^16-processor hypercube (all-reduce, one
 // thread) the two paths took the same time at m = 16, the pull step 1.3 times less at m = 64 and
-// 1.9 times less at m = 256, and 1.1 times more at m = 1. A round whose messages each cross one
-// link counts nothing (rules::one_hop_cost), so a run of such rounds takes the pull step at any m.
+// 1.9 times less at m = 256, and 1.1 times more at m = 1. A round whose loads are guessed (its
+// messages each cross one link, or one XOR distance on the hypercube) counts nothing
+// (rules::one_hop_cost), so a run of such rounds takes the pull step at any m.
 constexpr int64_t kMinRoutedPullWords = 16;
 
-// Which rounds of a run on a routed topology are taken for rounds of one-hop messages: those where
-// every message of the host's sample of processors crosses one link (as the device rounds guess
-// them, cuda/rounds.h). A guess is checked by its round (pull_run.cpp, PullChunk::multi). Empty where nothing
-// is guessed: direct links, or failures, whose reroutes change routes.
-std::vector<uint8_t> sampled_one_hop_rounds(const CpuRules& r) {
+// Which rounds of a run on a routed topology guess their link loads (rules::RoundGuess: every
+// message one hop, or one XOR distance on the hypercube) from the host's sample of processors, as
+// the device rounds guess them (cuda/rounds.h). A guess is checked by its round (pull_run.cpp,
+// PullChunk::multi). Empty where nothing is guessed: direct links, or failures, whose reroutes
+// change routes.
+std::vector<int64_t> sampled_round_guesses(const CpuRules& r) {
   const int rounds = r.c.algorithm->rounds(r.a);
   if (direct_links(r.topo()) || r.machine.failures || rounds <= 0) return {};
-  std::vector<uint8_t> one_hop(size_t(rounds), 1);
+  std::vector<int64_t> guesses(size_t(rounds), rules::kCountLoads);
   const int64_t sample = rules::round_sample_size(r.p);
   StepOps ops;
-  for (int k = 1; k <= rounds; ++k)
-    for (int64_t j = 0; j < sample && one_hop[size_t(k - 1)]; ++j) {
+  for (int k = 1; k <= rounds; ++k) {
+    rules::RoundGuess g;
+    for (int64_t j = 0; j < sample && g.guess() != rules::kCountLoads; ++j) {
       const int64_t i = rules::sampled_processor(0, r.p, sample, j);
       if (!rules::read_round_ops(r.c.algorithm->id, r.c.test_ops_override, r.a, i, k, ops)) continue;  // (the pass says so)
-      one_hop[size_t(k - 1)] = rules::sends_cross_one_link(r.machine, r.ports.p, i, ops);
+      g.add(r.machine, r.ports.p, i, ops);
     }
-  return one_hop;
+    guesses[size_t(k - 1)] = g.guess();
+  }
+  return guesses;
 }
-static bool every_round_one_hop(const std::vector<uint8_t>& one_hop) {
-  return !one_hop.empty() && std::find(one_hop.begin(), one_hop.end(), uint8_t(0)) == one_hop.end();
+static bool every_round_guessed(const std::vector<int64_t>& guesses) {
+  return !guesses.empty() && std::find(guesses.begin(), guesses.end(), rules::kCountLoads) == guesses.end();
 }
 
 }  // namespace ppsim::cpu
@@ -56,7 +61,7 @@ const char* pull_step_refusal(const RunConfig& c, Backend backend) {
   if (c.algorithm->postal_native() && c.params.lambda > 1) return "its messages are in flight while later steps write the buffers";
   if (c.algorithm->sends_per_step > cpu::kMaxPullSends || c.ports.model == PortModel::all) return "its processors hear from many senders a step";
   if (backend == Backend::cpu && !direct_links(physical_topology(c)) && c.params.m < cpu::kMinRoutedPullWords &&
-      !cpu::every_round_one_hop(cpu::sampled_one_hop_rounds(cpu::CpuRules(c))))
+      !cpu::every_round_guessed(cpu::sampled_round_guesses(cpu::CpuRules(c))))
     return "its messages are too short, on a routed topology where they cross several links, for the pull step to gain";
   return nullptr;
 }

@@ -41,7 +41,7 @@ struct PullChunk {
   int64_t first = 0, last = 0;  // processors [first, last)
   StepStats stats;
   int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
-  int64_t multi = 0;              // messages matched that cross other than one link (routed topologies)
+  int64_t multi = 0;              // messages matched that break their round's guess of its loads (routed topologies)
   bool broken = false;            // a rule broke, or a message did not arrive as expected
   std::vector<uint64_t> scratch;  // a strided message's words, gathered
   // Processors that defer their writes (rules::StepWrites): their messages' words kept aside, one
@@ -72,7 +72,7 @@ class PullRun {
   explicit PullRun(const RunConfig& c)
       : rules_(c), plan_(ChunkPlan::for_run(c.threads, 0, rules_.p)), bufs_(rules_, plan_),
         apply_(apply_for(c.combine)), apply_from_(apply_from_for(c.combine)), algorithm_(c.algorithm->id), ops_override_(c.test_ops_override),
-        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr), one_hop_(sampled_one_hop_rounds(rules_)),
+        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr), guesses_(sampled_round_guesses(rules_)),
         // The exchange rules hold a step's sends against its arrivals: at lambda = 1 they are one step.
         check_exchange_(rules::checks_exchange(c.ports.model) && rules_.clock.lambda == 1), stragglers_(c.cost.stragglers.any()) {
     chunks_.resize(size_t(plan_.count));
@@ -125,18 +125,18 @@ class PullRun {
   bool pull_round(int round, int64_t t, StepStats& st) {
     const bool generations = generations_.load(std::memory_order_relaxed);
     for (PullChunk& ch : chunks_) ch.start_step();
-    one_hop_round_ = !one_hop_.empty() && one_hop_[size_t(round - 1)];
-    if (!direct_ && !one_hop_round_) {
+    guess_ = guesses_.empty() ? rules::kCountLoads : guesses_[size_t(round - 1)];
+    if (!direct_ && guess_ == rules::kCountLoads) {
       each_chunk([&](PullChunk& ch) { (this->*count_)(ch, round, t); });
       if (any_broken()) return false;
     }
     each_chunk([&](PullChunk& ch) { (this->*pull_)(ch, round, t, generations); });
     if (any_broken()) return false;
-    if (one_hop_round_) {  // the guess checked: a message off one hop, and the round is costed again with its loads counted
+    if (guess_ != rules::kCountLoads) {  // the guess checked: a message that breaks it, and the round is costed again with its loads counted
       int64_t multi = 0;
       for (const PullChunk& ch : chunks_) multi += ch.multi;
       if (multi > 0) {
-        one_hop_round_ = false;
+        guess_ = rules::kCountLoads;
         each_chunk([&](PullChunk& ch) { count_links(ch, round, t); });
         each_chunk([&](PullChunk& ch) { recost_chunk(ch, round, t); });
         if (any_broken()) return false;
@@ -265,11 +265,11 @@ class PullRun {
                                   int64_t t) const {
     const CostParams& cost = rules_.c.cost;
     if constexpr (Routed) {
-      if (!one_hop_round_) return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
-      ch.multi += hops != 1;  // (a message off one hop: the round is costed again)
+      if (guess_ == rules::kCountLoads) return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
+      ch.multi += !rules::keeps_guess(rules_.machine, guess_, f, i, hops);  // (the round is then costed again)
       const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
-      if (stragglers_ || cost.tw_class_set || cost.ts_class_set) return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion);
-      return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion).time; });
+      if (stragglers_ || cost.tw_class_set || cost.ts_class_set) return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion, hops);
+      return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion, hops).time; });
     } else {
       const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
       if (stragglers_) return rules::direct_cost(cost, f, congestion, words, hops, combined);
@@ -473,8 +473,8 @@ class PullRun {
   const AlgorithmId algorithm_;
   const rules::OpsOverride ops_override_;
   const bool direct_, failures_;
-  const std::vector<uint8_t> one_hop_;  // sampled_one_hop_rounds
-  bool one_hop_round_ = false;          // the round under way is run on the one-hop guess
+  const std::vector<int64_t> guesses_;   // sampled_round_guesses
+  int64_t guess_ = rules::kCountLoads;  // the guess the round under way runs on
   std::once_flag counters_once_;
   const bool check_exchange_, stragglers_;
   PullFn pull_ = nullptr;

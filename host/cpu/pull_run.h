@@ -15,9 +15,9 @@ namespace ppsim::cpu {
 
 struct CpuRules;
 
-// Which rounds of a run on a routed topology the pull step takes for rounds of one-hop messages,
-// from the host's sample of processors (pull_choice.cpp); empty where it guesses none.
-std::vector<uint8_t> sampled_one_hop_rounds(const CpuRules& r);
+// Each round's guess of its link loads on a routed topology (rules::RoundGuess), from the host's
+// sample of processors (pull_choice.cpp); empty where it guesses none.
+std::vector<int64_t> sampled_round_guesses(const CpuRules& r);
 
 // The run on the pull step, unverified and with the buffers in the result; nullopt where a rule
 // broke or a message did not arrive as the pull step expected: the record path then runs the

@@ -37,6 +37,55 @@ bool sends_cross_one_link(const Machine& m, int64_t p, int64_t i, const Ops& ops
   return true;
 }
 
+// On the hypercube, the XOR distance k that every send of processor i's ops to another processor
+// crosses (node(to) = node(i) XOR k), kNoSends where it sends to none, 0 where its sends cross
+// several distances (or the topology is another). The routes of a round whose messages all cross
+// one distance k share no link: a route takes the dimensions in one order, so the link of
+// dimension j out of node x lies only on the route from x XOR (k's dimensions taken before j).
+// A link then carries one sender's messages to one receiver, as in a round of one-hop messages,
+// and the round's loads need no counting (one_hop_cost with the route's hops).
+inline constexpr int64_t kNoSends = -1;
+template <class Machine, class Ops>
+PPSIM_HD int64_t sends_xor_distance(const Machine& m, int64_t p, int64_t i, const Ops& ops) {
+  if (m.topo.kind != TopologyKind::hypercube) return 0;
+  int64_t k = kNoSends;
+  for (int n = 0; n < ops.nsend; ++n) {
+    const int64_t to = ops.send[n].to;
+    if (to < 0 || to >= p || to == i) continue;
+    const int64_t d = m.node(i) ^ m.node(to);
+    if (k != kNoSends && d != k) return 0;
+    k = d;
+  }
+  return k;
+}
+// A round's guess from its sampled processors' distances: the one they share, else 0.
+PPSIM_HD inline int64_t merge_xor_distance(int64_t round, int64_t processor) {
+  if (processor == kNoSends) return round;
+  if (round == kNoSends) return processor;
+  return round == processor ? round : 0;
+}
+
+// A routed round's guess on the pull step (both backends): its link loads counted (kCountLoads),
+// or taken to be its senders' messages to each receiver, every message crossing one link (kOneHop)
+// or, on the hypercube, one XOR distance k >= 1 (the guess is k). Planned from a sample of the
+// round's processors (RoundGuess) and checked by every message (keeps_guess): a round with a
+// message that breaks it is costed again with its loads counted.
+inline constexpr int64_t kCountLoads = 0, kOneHop = -1;
+struct RoundGuess {
+  bool one_hop = true;
+  int64_t distance = kNoSends;
+  template <class Machine, class Ops>
+  void add(const Machine& m, int64_t p, int64_t i, const Ops& ops) {
+    one_hop = one_hop && sends_cross_one_link(m, p, i, ops);
+    if (distance != 0) distance = merge_xor_distance(distance, sends_xor_distance(m, p, i, ops));
+  }
+  int64_t guess() const { return one_hop ? kOneHop : distance > 0 ? distance : kCountLoads; }
+};
+template <class Machine>
+PPSIM_HD bool keeps_guess(const Machine& m, int64_t guess, int64_t f, int64_t i, int64_t hops) {
+  return guess == kOneHop ? hops == 1 : (m.node(f) ^ m.node(i)) == guess;
+}
+
 // The index of the k-th send of `ops` to processor `to` (its sends after the failures), or -1.
 // (Every loop over ops here is bounded by their room too: check_ops says why.)
 template <class Ops>

@@ -267,12 +267,14 @@ PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, in
 // its alone (the mappings are permutations), so the link carries exactly the sender's messages to
 // the receiver, `congestion` of them, as on a direct-link topology. Equal to route_cost with the
 // loads counted, without a counter or, where the links have one class, a walk of the route.
+// The same for a route of `hops` links that no other pair's route of the step shares (a round of
+// one XOR distance on the hypercube: pull_rules.h, sends_xor_distance).
 PPSIM_HD inline MessageCost one_hop_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t combined,
-                                         long long congestion) {
+                                         long long congestion, int64_t hops = 1) {
   if (c.tw_class_set != 0 || c.ts_class_set != 0)
-    return route_cost_with(m, c, from, to, words, 1, combined, 0, [&](int64_t) { return congestion; });
+    return route_cost_with(m, c, from, to, words, hops, combined, 0, [&](int64_t) { return congestion; });
   const CostParts x = straggled(c, from, {congestion, c.ts, c.tw * double(words) * double(congestion)});
-  return {congestion, message_time_of(c, x.startup, x.word_time, 1, combined)};
+  return {congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's

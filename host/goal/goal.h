@@ -96,5 +96,8 @@ Schedule read_binary(std::string_view bytes, const std::string& name, std::funct
 // Times the schedule under LogGP (loggp.h); throws loggp::StuckError naming the rank and label of
 // an operation that can never run.
 loggp::Result simulate(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx = {});
+// As simulate, by the event engine alone (simulate times a schedule window by window where it can,
+// goal_windows.h: the same times, with better locality).
+loggp::Result simulate_events(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx = {});
 
 }  // namespace ppsim::goal

@@ -58,8 +58,9 @@ class BinaryReader {
     s.done_row.push_back(0);
     s.done_col.reserve(b_.size() / 4);
     std::vector<uint32_t> counted;  // the dependencies of each operation of the rank, as listed
-    bool any_start = false;
-    std::vector<uint32_t> start_row(1, 0), start_col;
+    // (the rows of irequires are begun at the first one: most schedules have none, and a row for
+    // every operation was a tenth of the memory read, thrown away)
+    std::vector<uint32_t> start_row, start_col;
     for (uint32_t r = 0; r < ranks; ++r) {
       const Rank k = rank(r);
       const uint64_t first = s.ops.size();
@@ -85,8 +86,8 @@ class BinaryReader {
         list(at + 23, s.done_col);
         s.done_row.push_back(uint32_t(s.done_col.size()));
         list(at + 31, start_col);
-        start_row.push_back(uint32_t(start_col.size()));
-        any_start = any_start || !start_col.empty();
+        if (start_row.empty() && !start_col.empty()) start_row.assign(first + i + 1, 0);  // (none before this one)
+        if (!start_row.empty()) start_row.push_back(uint32_t(start_col.size()));
         s.ops.push_back(op);
       }
       for (uint32_t i = 0; i < k.n; ++i)
@@ -95,7 +96,7 @@ class BinaryReader {
                " dependencies and lists " + std::to_string(counted[i]));
       if (consumed_) consumed_(k.end);
     }
-    if (any_start) {
+    if (!start_col.empty()) {
       s.start_row = std::move(start_row);
       s.start_col = std::move(start_col);
     }

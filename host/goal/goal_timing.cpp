@@ -1,10 +1,13 @@
-// The LogGP timing of a parsed GOAL schedule (goal.h): the engine of loggp.h fed from the
-// schedule's dependency lists.
+// The LogGP timing of a parsed GOAL schedule (goal.h): window by window where the window timing
+// applies (goal_windows.h), else the engine of loggp.h fed from the schedule's dependency lists;
+// both give the same times.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "goal/goal.h"
+#include "goal/goal_windows.h"
 
 namespace ppsim::goal {
 
@@ -78,6 +81,11 @@ class ScheduleSource {
 }  // namespace
 
 loggp::Result simulate(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
+  if (std::optional<loggp::Result> r = detail::WindowTiming(s, P, fx).run()) return std::move(*r);
+  return simulate_events(s, P, fx);
+}
+
+loggp::Result simulate_events(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
   ScheduleSource src(s);
   return loggp::simulate(src, P, fx);
 }

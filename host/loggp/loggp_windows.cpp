@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "loggp/inline_vec.h"
 #include "loggp/loggp_makers.h"
 #include "loggp/loggp_rounds.h"
 #include "loggp/loggp_run.h"
@@ -36,6 +37,7 @@ namespace ppsim {
 
 namespace {
 
+using loggp::InlineVec;
 using loggp::ReadyOp;
 using loggp_makers::creation_order;
 using loggp_makers::Made;
@@ -56,41 +58,6 @@ static_assert(sizeof(Ev) == 48);
 // A posted receive or an unexpected message: its peer and tag.
 struct Entry {
   uint32_t peer, tag;
-};
-
-// A processor's few pending events or queued receives: the first N where its state lies (a window
-// reads thousands of processors, each through a pointer to its own heap block before: a cache miss
-// apiece, and most of the timing's wall), any more on the heap. Elements stay in order.
-template <class T, uint32_t N>
-class InlineVec {
- public:
-  uint32_t size() const { return n_; }
-  bool empty() const { return n_ == 0; }
-  T& operator[](uint32_t i) { return i < N ? in_[i] : (*out_)[i - N]; }
-  const T& operator[](uint32_t i) const { return i < N ? in_[i] : (*out_)[i - N]; }
-  T& back() { return (*this)[n_ - 1]; }
-  void push_back(const T& v) {
-    if (n_ < N) {
-      in_[n_] = v;
-    } else {
-      if (!out_) out_ = std::make_unique<std::vector<T>>();
-      out_->push_back(v);
-    }
-    ++n_;
-  }
-  void pop_back() {
-    if (--n_ >= N) out_->pop_back();
-  }
-  // Element i removed, the later ones moved up (a queue's order kept).
-  void erase(uint32_t i) {
-    for (uint32_t k = i; k + 1 < n_; ++k) (*this)[k] = (*this)[k + 1];
-    pop_back();
-  }
-
- private:
-  uint32_t n_ = 0;
-  T in_[N];
-  std::unique_ptr<std::vector<T>> out_;  // (the rare processor with more: one pointer for the rest)
 };
 
 struct Host {

@@ -40,6 +40,7 @@ class Noise {
   Noise(const NoiseSpec& spec, uint32_t hosts);
   // The delay of processor h's CPU operation of `len` ns that starts at `start`.
   uint64_t detour(uint32_t h, uint64_t start, uint64_t len) const;
+  bool cosched() const { return spec_.cosched; }  // one phase for every processor
   uint64_t phase(uint32_t h) const {  // (inline: every lookup reads it)
     if (spec_.cosched) return common_;
     if (h < phase_.size()) return phase_[h];

@@ -1,0 +1,460 @@
+// The LogGP times of a GOAL schedule in windows of time, every rank on its own (goal.h's
+// simulate; the same reasoning as the algorithms' window timing, loggp/loggp_windows.cpp): the
+// event engine (loggp.h) takes every event of the machine from one queue in order of time, then
+// creation; only messages cross from one rank to another, and a message sent at t is at its
+// receiver at t + o + L. So with W the earliest time of any event left and D the least o + L, each
+// rank can take its events of [W, W + D) alone, in the engine's order, while the messages they
+// send wait for the window's end. Ranks are read in order, each one's clocks, pending events and
+// queued receives in one place, its operations next to those of the ranks before and after it:
+// under independent noise the engine's queue visits ranks in no order at all, and its cache misses
+// were most of its time. (It runs under independent noise only: usable() says why.)
+//
+// Two events of one rank at one time run in the engine's order of creation, found through who
+// made them (loggp/loggp_makers.h). An event that made others is logged with its own maker; a
+// send's message is made before the operations the send makes ready, and those operations in the
+// order the engine queues them (its std::sort by type on the same sequence).
+//
+// Left to the event engine (the caller runs it where this gives nothing): no noise or noise in
+// phase, several CPUs or NICs, a rendezvous (a size above S ties the sender to the receiver's
+// time), a clock that wraps (a 0-byte message), D = 0, a recorder, a rank with too many events
+// pending at once, a receive or message left unmatched, an operation that never runs, a time past
+// the limit, a detour longer than the noise trace allows, a comparison that reaches a maker no
+// longer kept, and runs whose windows would cost more than their events.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "goal/goal.h"
+#include "loggp/huge_alloc.h"
+#include "loggp/inline_vec.h"
+#include "loggp/loggp.h"
+#include "loggp/loggp_makers.h"
+#include "ppsim/noise.h"
+
+namespace ppsim::goal::detail {
+
+// Every maker's own Made (loggp_makers.h), in the order they ran, in blocks that are used again
+// once no pending event can reach them: the log of every event would be most of a run's memory,
+// and a comparison reads further back than an event's maker's maker only where both tied at every
+// step (one lookup past what is kept ends the window timing: the engine times the schedule).
+class RecentMakers {
+ public:
+  using Made = loggp_makers::Made;
+  struct Gone {};  // an entry given back: thrown through the comparison
+  uint64_t size() const { return size_; }
+  // Appends m; false when the log is full (2^32 entries).
+  bool push(const Made& m, uint32_t& index) {
+    if (size_ >> 32) return false;
+    if ((size_ >> kBits) == blocks_.size()) {
+      if (spare_.empty()) spare_.emplace_back(size_t(1) << kBits);
+      blocks_.push_back(std::move(spare_.back()));
+      spare_.pop_back();
+    }
+    blocks_[size_ >> kBits][size_ & kMask] = m;
+    index = uint32_t(size_++);
+    return true;
+  }
+  const Made& operator[](uint32_t i) const {
+    if (i < kept_) throw Gone{};
+    return blocks_[i >> kBits][i & kMask];
+  }
+  // Gives back the whole blocks before entry i, for the blocks to come (a fresh block costs its
+  // pages' first touch: a tenth of a run, when they were unmapped and mapped again).
+  void forget_before(uint64_t i) {
+    for (; (kept_ >> kBits) < (i >> kBits); kept_ += uint64_t(1) << kBits) spare_.push_back(std::move(blocks_[kept_ >> kBits]));
+  }
+
+ private:
+  static constexpr uint32_t kBits = 17;  // (3 MiB a block: in huge pages)
+  static constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
+  std::vector<HugeVector<Made>> blocks_, spare_;
+  uint64_t size_ = 0, kept_ = 0;
+};
+
+class WindowTiming {
+ public:
+  WindowTiming(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx)
+      : s_(s), rules_(P, fx.stragglers), noise_(fx.noise), usable_(usable(s, P, fx)) {}
+
+  std::optional<loggp::Result> run() {
+    if (!usable_) return std::nullopt;
+    try {
+      start();
+      for (uint64_t windows = 0; earliest_ != kNever; ++windows) {
+        // (windows too many for their events, each a pass over the ranks: the engine is faster)
+        if (failed_ || windows > (uint64_t(1) << 22) || visits_ > 8 * events_ + (uint64_t(1) << 24)) return std::nullopt;
+        const uint64_t end = earliest_ + window_ < earliest_ ? kNever : earliest_ + window_;
+        run_window(end);
+        deliver();
+        forget_old_makers();
+      }
+    } catch (const NoiseError&) {
+      return std::nullopt;  // a detour the trace cannot give: the engine names the operation
+    } catch (const RecentMakers::Gone&) {
+      return std::nullopt;  // a tie traced back past the makers kept (RecentMakers)
+    }
+    if (failed_) return std::nullopt;
+    return result();
+  }
+
+ private:
+  using Made = loggp_makers::Made;
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  static constexpr uint32_t kMaxPending = 256;  // beyond this a rank's scan for its next event costs more than the engine
+  static constexpr uint32_t kMostMade = 65535;  // events one event makes (an index of 16 bits)
+
+  // An operation waiting to run, or a message at (or on its way to) its receiver.
+  struct Ev {
+    uint64_t time;
+    Made made;
+    uint64_t size : 56;  // (below 2^40: loggp::kMaxSize)
+    uint64_t type : 8;
+    uint32_t peer;  // a send's destination, a receive's source, a message's sender
+    uint32_t tag;
+    uint32_t op;  // the operation (a message: its send)
+  };
+  // A posted receive or an unexpected message.
+  struct Entry {
+    uint32_t peer, tag, op;
+  };
+  struct Rank {
+    uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
+    loggp::InlineVec<Ev, 2> pending;
+    loggp::InlineVec<Entry, 2> rq, uq;
+    uint32_t seq = 0;  // events run so far
+  };
+
+  // Without noise, or with one phase for all, every rank's events come at the same few times: the
+  // engine's queue takes them rank by rank already, and the windows' ties between makers cost more
+  // than they save (a quiet run took 1.7 times as long); independent phases scatter them.
+  static bool usable(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
+    if (!fx.noise || fx.noise->cosched()) return false;
+    if (fx.recorder || s.cpus != 1 || s.nics != 1 || s.ranks == 0) return false;
+    for (const Op& op : s.ops)
+      if (op.type != loggp::kCalc && op.size() > P.S) return false;
+    return true;
+  }
+
+  // Dependency counters, the window length, and every rank's operations ready from the start, in
+  // the order the engine takes them (at time 0, by type), run up to the end of the first window.
+  void start() {
+    const uint32_t p = s_.ranks;
+    window_ = rules_.arrival(0, 0);
+    if (rules_.stragglers())
+      for (uint32_t h = 1; h < p; ++h) window_ = std::min(window_, rules_.arrival(h, 0));
+    if (window_ == 0) {
+      failed_ = true;
+      return;
+    }
+    waiting_.assign(s_.ops.size(), 0);
+    for (uint32_t j : s_.done_col) ++waiting_[j];
+    for (uint32_t j : s_.start_col) ++waiting_[j];
+    ranks_.resize(p);
+    next_.assign(p, kNever);
+    oldest_.assign(p, kNoMaker);
+    if (noise_) noise_per_rank_.assign(p, 0);
+    for (uint32_t h = 0; h < p && !failed_; ++h) {
+      ready_.clear();
+      for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
+        if (waiting_[i] == 0) ready_.push_back(i);
+      if (ready_.size() > kMostMade || ready_.size() > kMaxPending) failed_ = true;
+      sort_by_type();
+      Made m;
+      m.root = true;
+      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) {
+        m.idx = uint16_t(k);
+        add(ranks_[h], ready_[k], 0, m);
+      }
+      run_rank(h, window_);  // the first window at once: its receives posted, not held as events
+      ranks_[h].pending.shrink();
+    }
+    deliver();
+  }
+
+  // The operations made ready together, in the engine's order: its std::sort by type, on the
+  // same sequence.
+  void sort_by_type() {
+    if (ready_.size() < 2) return;
+    sorted_.clear();
+    for (uint32_t i : ready_) {
+      const Op& o = s_.ops[i];
+      sorted_.push_back(loggp::ReadyOp{o.size(), o.peer, o.tag, i, o.cpu, o.nic, o.type});
+    }
+    std::sort(sorted_.begin(), sorted_.end(), loggp::detail::by_type);
+    for (size_t k = 0; k < sorted_.size(); ++k) ready_[k] = sorted_[k].op;
+  }
+
+  // Operation i made ready as `m`, at the time its clocks allow (a send also waits for its NIC).
+  void add(Rank& x, uint32_t i, uint64_t at, const Made& m) {
+    if (x.pending.size() >= kMaxPending) {
+      failed_ = true;
+      return;
+    }
+    const Op& o = s_.ops[i];
+    x.pending.push_back(Ev{at, m, o.size(), o.type, o.peer, o.tag, i});
+  }
+
+  // Each rank's events before `end`, rank by rank (their states are read as they lie in memory).
+  // The ranks with events in the window are listed first, so that what each reads is fetched a
+  // few of them ahead however sparse they are.
+  void run_window(uint64_t end) {
+    earliest_ = kNever;
+    visits_ += s_.ranks;
+    active_.clear();
+    for (uint32_t h = 0; h < s_.ranks; ++h) {
+      if (next_[h] < end) active_.push_back(h);
+      else earliest_ = std::min(earliest_, next_[h]);  // (kNever: nothing left)
+    }
+    const size_t n = active_.size();
+    for (size_t i = 0; i < n && !failed_; ++i) {
+      if (i + kAhead < n) prefetch(ranks_[active_[i + kAhead]]);
+      run_rank(active_[i], end);
+    }
+  }
+
+  // Rank h's events before `end`, in the engine's order.
+  void run_rank(uint32_t h, uint64_t end) {
+    Rank& x = ranks_[h];
+    while (!x.pending.empty() && !failed_) {
+      const uint32_t k = next_event(x);
+      if (x.pending[k].time >= end) break;
+      take(h, x, k);
+    }
+    next_[h] = kNever;
+    oldest_[h] = kNoMaker;
+    for (uint32_t k = 0; k < x.pending.size(); ++k) {
+      next_[h] = std::min(next_[h], x.pending[k].time);
+      oldest_[h] = std::min(oldest_[h], reach(x.pending[k].made));
+    }
+    earliest_ = std::min(earliest_, next_[h]);
+  }
+
+  // The makers no pending event can reach, given back: those before the makers of every pending
+  // event's maker. (Events made later reach back through the pending ones, so no further.)
+  void forget_old_makers() {
+    uint64_t keep = makers_.size();
+    for (uint32_t r : oldest_) keep = std::min<uint64_t>(keep, r);
+    makers_.forget_before(keep);
+  }
+  // The oldest maker an event made as m reaches in two steps (kNoMaker: none, a root).
+  static constexpr uint32_t kNoMaker = ~uint32_t(0);
+  uint32_t reach(const Made& m) const {
+    if (m.root) return kNoMaker;
+    const Made& up = makers_[m.ref];
+    return up.root ? m.ref : up.ref;
+  }
+
+  // The messages sent in the window, to their receivers.
+  void deliver() {
+    for (size_t i = 0; i < out_.size(); ++i) {
+      if (i + kAhead < out_.size()) prefetch(ranks_[out_[i + kAhead].first]);
+      const auto& [to, m] = out_[i];
+      Rank& x = ranks_[to];
+      if (x.pending.size() >= kMaxPending) failed_ = true;
+      x.pending.push_back(m);
+      next_[to] = std::min(next_[to], m.time);
+      oldest_[to] = std::min(oldest_[to], reach(m.made));
+      earliest_ = std::min(earliest_, m.time);
+    }
+    out_.clear();
+  }
+  // A rank's state, asked for a few ranks ahead of its use: ranks are read in order, but only some
+  // in each window (and messages reach them in no order), and each one's state is a cache miss.
+  static constexpr uint32_t kAhead = 8;
+  static void prefetch(const Rank& x) {
+    for (size_t at = 0; at < sizeof x; at += 64) __builtin_prefetch(reinterpret_cast<const char*>(&x) + at, 1);
+  }
+
+  // The next event of x: the earliest, ties by creation.
+  uint32_t next_event(const Rank& x) const {
+    auto log_of = [this](uint8_t) -> const RecentMakers& { return makers_; };
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < x.pending.size(); ++k) {
+      const Ev& a = x.pending[k];
+      const Ev& b = x.pending[best];
+      if (a.time < b.time || (a.time == b.time && loggp_makers::creation_order(a.made, b.made, log_of) < 0)) best = k;
+    }
+    return best;
+  }
+
+  // Event k of rank h at its time: it runs when its clocks allow, else waits for them.
+  void take(uint32_t h, Rank& x, uint32_t k) {
+    Ev& e = x.pending[k];
+    if (const uint64_t free = free_at(x, e); free > e.time) {
+      e.time = free;
+      return;
+    }
+    const Ev ev = e;
+    x.pending[k] = x.pending.back();
+    x.pending.pop_back();
+    ++events_;
+    ready_.clear();
+    switch (ev.type) {
+      case loggp::kSend: return send(h, x, ev);
+      case loggp::kRecv: return receive(h, x, ev);
+      case loggp::kMsg: return message(h, x, ev);
+      default: return calc(h, x, ev);
+    }
+  }
+
+  // When the clocks an event needs are free (a receive needs none).
+  static uint64_t free_at(const Rank& x, const Ev& e) {
+    switch (e.type) {
+      case loggp::kSend: return std::max(x.o, x.gs);
+      case loggp::kMsg: return std::max(x.o, x.gr);
+      case loggp::kCalc: return x.o;
+      default: return 0;
+    }
+  }
+
+  // A calc of c ns holds its CPU for c (a straggler's longer) and its detours.
+  void calc(uint32_t h, Rank& x, const Ev& e) {
+    const uint64_t c = rules_.stragglers() ? rules_.stragglers()->scaled(h, e.size) : e.size;
+    x.o = loggp::add_capped(e.time + c, detour(h, e.time, c));
+    release(s_.start_row, s_.start_col, e.op);
+    release(s_.done_row, s_.done_col, e.op);
+    ++done_;
+    made(h, x, e, 0);
+  }
+
+  // A send holds its CPU and NIC; its message (made first) is at the receiver at t + o + L; an
+  // eager send is done at once.
+  void send(uint32_t h, Rank& x, const Ev& e) {
+    const uint64_t t = e.time;
+    ++messages_;
+    release(s_.start_row, s_.start_col, e.op);
+    x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
+    x.gs = t + rules_.nic(e.size);
+    if (x.o < t || x.gs < t) failed_ = true;  // a clock that wrapped (a 0-byte message)
+    release(s_.done_row, s_.done_col, e.op);
+    ++done_;
+    const Made by = made(h, x, e, 1);
+    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, e.size, loggp::kMsg, h, e.tag, e.op});
+  }
+
+  // A receive completes at once with a message already there, or is posted.
+  void receive(uint32_t h, Rank& x, const Ev& e) {
+    release(s_.start_row, s_.start_col, e.op);
+    Entry got;
+    if (take_entry(x.uq, e.peer, e.tag, got)) complete(e.op);
+    else x.rq.push_back(Entry{e.peer, e.tag, e.op});
+    made(h, x, e, 0);
+  }
+
+  // A message holds the receiver's CPU and NIC; it completes a posted receive, or waits for one.
+  void message(uint32_t h, Rank& x, const Ev& e) {
+    const uint64_t t = e.time;
+    x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size), detour(h, t, rules_.o(h)));
+    x.gr = t + rules_.nic(e.size);
+    if (x.o < t || x.gr < t) failed_ = true;
+    Entry got;
+    if (take_entry(x.rq, e.peer, e.tag, got)) complete(got.op);
+    else x.uq.push_back(Entry{e.peer, e.tag, e.op});
+    made(h, x, e, 0);
+  }
+
+  void complete(uint32_t op) {
+    release(s_.done_row, s_.done_col, op);
+    ++done_;
+  }
+
+  // The operations that wait for `op` (one row of the schedule's dependency lists), into ready_
+  // where it was the last they waited for.
+  void release(const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, uint32_t op) {
+    if (row.empty()) return;
+    for (uint32_t k = row[op]; k < row[op + 1]; ++k)
+      if (--waiting_[col[k]] == 0) ready_.push_back(col[k]);
+  }
+
+  // The event `e` of h just run: it becomes a maker when it made anything (a message counts as
+  // `first` made before the operations in ready_), and those operations are queued at h's
+  // clocks. Returns how it made them (idx 0).
+  Made made(uint32_t h, Rank& x, const Ev& e, uint32_t first) {
+    const uint32_t seq = x.seq++;
+    if (x.seq == 0) failed_ = true;  // 2^32 events on one rank: their order would wrap
+    Made by;
+    if (first == 0 && ready_.empty()) return by;
+    if (ready_.size() + first > kMostMade) failed_ = true;
+    by.time = e.time;
+    by.host = h;
+    by.seq = seq;
+    if (!makers_.push(e.made, by.ref)) failed_ = true;  // 2^32 makers
+    sort_by_type();
+    for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) {
+      Made m = by;
+      m.idx = uint16_t(first + k);
+      const Op& o = s_.ops[ready_[k]];
+      add(x, ready_[k], o.type == loggp::kSend ? std::max(x.o, x.gs) : x.o, m);
+    }
+    return by;
+  }
+
+  // The first entry matching (peer, tag), -1 on either side matching anything, as the engine's
+  // MatchQueues::take; removed.
+  template <class Queue>
+  static bool take_entry(Queue& q, uint32_t peer, uint32_t tag, Entry& out) {
+    for (uint32_t i = 0; i < q.size(); ++i) {
+      const Entry& e = q[i];
+      if ((peer == loggp::kAny || e.peer == loggp::kAny || e.peer == peer) && (tag == loggp::kAny || e.tag == loggp::kAny || e.tag == tag)) {
+        out = e;
+        q.erase(i);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
+    if (!noise_) return 0;
+    const uint64_t d = noise_->detour(h, t, len);
+    noise_per_rank_[h] = loggp::add_capped(noise_per_rank_[h], d);
+    return d;
+  }
+
+  // The times, once every operation has run and every message was received; nothing where one
+  // has not, or a time passed the limit (the engine reports either).
+  std::optional<loggp::Result> result() {
+    if (done_ != s_.ops.size()) return std::nullopt;
+    loggp::Result res;
+    res.events = events_;
+    res.messages = messages_;
+    res.finish.resize(s_.ranks);
+    for (uint32_t h = 0; h < s_.ranks; ++h) {
+      const Rank& x = ranks_[h];
+      if (!x.rq.empty() || !x.uq.empty() || x.o >= loggp::kTimeLimit) return std::nullopt;
+      res.finish[h] = x.o;
+      if (x.o > res.time) {
+        res.time = x.o;
+        res.last_host = h;
+      }
+    }
+    for (uint64_t n : noise_per_rank_) res.noise = loggp::add_capped(res.noise, n);
+    if (res.noise >= loggp::kTimeLimit) return std::nullopt;
+    res.noise_per_host = std::move(noise_per_rank_);
+    return res;
+  }
+
+  const Schedule& s_;
+  const loggp::Rules rules_;
+  const loggp::Noise* noise_;
+  const bool usable_;
+  uint64_t window_ = 0, earliest_ = kNever;
+  std::vector<uint32_t> waiting_;  // dependencies each operation still waits for
+  std::vector<Rank> ranks_;
+  std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
+  std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())
+  std::vector<uint64_t> noise_per_rank_;
+  std::vector<std::pair<uint32_t, Ev>> out_;  // (receiver, message) sent in this window
+  std::vector<uint32_t> ready_;               // operations made ready by the event being run
+  std::vector<uint32_t> active_;              // the ranks with events in the window
+  std::vector<loggp::ReadyOp> sorted_;
+  RecentMakers makers_;
+  uint64_t events_ = 0, messages_ = 0, done_ = 0, visits_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace ppsim::goal::detail

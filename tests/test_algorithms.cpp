@@ -296,9 +296,12 @@ void pairs_with_one_long_pair(const AlgoParams& a, int64_t proc, int, StepOps& o
   out.add_send(partner, 0, 0, a.m);
   out.add_recv(partner, 0, 0, a.m, RecvMode::copy);
 }
-TEST(StepPaths, AWrongOneHopGuessIsCostedAgain) {
-  RunConfig c = testing_support::make_config("broadcast_binomial", TopologyKind::ring, 200, "", 1);
-  c.test_ops_override = pairs_with_one_long_pair;
+// The ops `ops` on `kind` of p processors, a word each, run by the pull step of both backends
+// (whose guess of some round is wrong) and by the record path: the same buffers and, step by step,
+// the same busiest link (2, the guess's error), link-hops and time, bit for bit.
+void expect_wrong_guess_costed_again(TopologyKind kind, int64_t p, void (*ops)(const AlgoParams&, int64_t, int, StepOps&)) {
+  RunConfig c = testing_support::make_config("broadcast_binomial", kind, p, "", 1);
+  c.test_ops_override = ops;
   c.verify = false;  // (not a broadcast)
   c.cost.tw = 0.3;
   c.cost.th = 0.7;
@@ -318,6 +321,7 @@ TEST(StepPaths, AWrongOneHopGuessIsCostedAgain) {
     }
   }
 }
+TEST(StepPaths, AWrongOneHopGuessIsCostedAgain) { expect_wrong_guess_costed_again(TopologyKind::ring, 200, pairs_with_one_long_pair); }
 
 // On the hypercube a round whose messages all cross one XOR distance k needs no link count either:
 // their dimension-order routes share no link (rules::sends_xor_distance). Here the sample of 64 is
@@ -341,25 +345,7 @@ TEST(StepPaths, AWrongXorDistanceGuessIsCostedAgain) {
   for (int64_t a = 0; a < p && g_xor_odd < 0; ++a)
     if (!sampled[size_t(a)] && !sampled[size_t(a ^ 3)] && !sampled[size_t(a ^ 65)] && !sampled[size_t(a ^ 66)]) g_xor_odd = a;
   ASSERT_GE(g_xor_odd, 0);
-  RunConfig c = testing_support::make_config("broadcast_binomial", TopologyKind::hypercube, p, "", 1);
-  c.test_ops_override = xor_pairs_with_one_odd_group;
-  c.verify = false;  // (not a broadcast)
-  c.cost.tw = 0.3;
-  c.cost.th = 0.7;
-  RunConfig records = c;
-  records.step_path = StepPath::records;
-  const RunResult pulled = run_cpu(c), recorded = run_cpu(records), device = run_device_rounds_on_host(c);
-  EXPECT_EQ(pulled.step_path, "pull");
-  EXPECT_EQ(device.step_path, "pull");
-  EXPECT_EQ(recorded.max_link_load, 2);
-  for (const RunResult* r : {&pulled, &device}) {
-    EXPECT_EQ(r->buffers, recorded.buffers);
-    ASSERT_EQ(r->per_step.size(), recorded.per_step.size());
-    for (size_t s = 0; s < r->per_step.size(); ++s) {
-      EXPECT_EQ(r->per_step[s].max_link_load, recorded.per_step[s].max_link_load) << "step " << s + 1;
-      EXPECT_EQ(std::bit_cast<uint64_t>(r->per_step[s].time), std::bit_cast<uint64_t>(recorded.per_step[s].time)) << "step " << s + 1;
-    }
-  }
+  expect_wrong_guess_costed_again(TopologyKind::hypercube, p, xor_pairs_with_one_odd_group);
 }
 
 // The units the pull step reads directly, into ops of their own size (rules/pull_units.h): on

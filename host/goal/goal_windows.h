@@ -408,12 +408,7 @@ class WindowTiming {
     return false;
   }
 
-  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
-    if (!noise_) return 0;
-    const uint64_t d = noise_->detour(h, t, len);
-    noise_per_rank_[h] = loggp::add_capped(noise_per_rank_[h], d);
-    return d;
-  }
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) { return loggp::counted_detour(noise_, noise_per_rank_, h, t, len); }
 
   // The times, once every operation has run and every message was received; nothing where one
   // has not, or a time passed the limit (the engine reports either).

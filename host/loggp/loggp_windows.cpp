@@ -349,12 +349,7 @@ class WindowTiming {
     x.pending.pop_back();
   }
 
-  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
-    if (!noise_) return 0;
-    const uint64_t d = noise_->detour(h, t, len);
-    noise_per_host_[h] = loggp::add_capped(noise_per_host_[h], d);
-    return d;
-  }
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) { return loggp::counted_detour(noise_, noise_per_host_, h, t, len); }
 
   // The times, once every processor has run all its rounds; nothing where one has not (a receive
   // or a message left unmatched: the event engine reports it) or a clock wrapped.

@@ -63,4 +63,13 @@ class Noise {
   uint64_t common_ = 0;          // the co-scheduled phase
 };
 
+// Processor h's detour of a CPU operation of `len` ns that starts at `start` (0 without noise),
+// added to its total in `per_host` (the window timings keep their totals this way).
+inline uint64_t counted_detour(const Noise* noise, std::vector<uint64_t>& per_host, uint32_t h, uint64_t start, uint64_t len) {
+  if (!noise) return 0;
+  const uint64_t d = noise->detour(h, start, len);
+  per_host[h] = add_capped(per_host[h], d);
+  return d;
+}
+
 }  // namespace ppsim::loggp

@@ -291,11 +291,14 @@ class RoundTimer {
       const double load = double(stamp_[size_t(id)] == uint32_t(r) ? load_[size_t(id)] : 0);
       return load * (classes ? c_.cost.tw_of_class(link_class(machine_.topo, id)) : 1.0);
     };
+    const size_t first = held_.size();
     double most = 0;
-    rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) { most = std::max(most, weight(id)); });
     rules::for_each_message_link(machine_, d.from, d.to, 0, [&](int64_t id) {
-      held_.push_back({&link(id), most > 0 ? d.word_time * weight(id) / most : d.word_time});
+      const double w = weight(id);
+      most = std::max(most, w);
+      held_.push_back({&link(id), w});  // (its weight until the most is known)
     });
+    for (size_t k = first; k < held_.size(); ++k) held_[k].time = most > 0 ? d.word_time * held_[k].time / most : d.word_time;
   }
 
   Calendar& link(int64_t id) {

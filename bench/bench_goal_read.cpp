@@ -111,12 +111,11 @@ int main(int argc, char** argv) {
   try {
     const double quick_s = best_seconds(repeat, [&] { quick = goal::read_file(quick_path); });
     const double slow_s = best_seconds(repeat, [&] { slow = goal::read_file(slow_path); });
-    const bool same = quick.ops.size() == slow.ops.size() && quick.first == slow.first && quick.done_col == slow.done_col &&
-                      quick.start_col == slow.start_col &&
-                      std::equal(quick.ops.begin(), quick.ops.end(), slow.ops.begin(), [](const goal::Op& a, const goal::Op& b) {
-                        return a.peer == b.peer && a.tag == b.tag && a.line == b.line && a.size() == b.size() && a.type == b.type &&
-                               a.cpu == b.cpu && a.nic == b.nic;
-                      });
+    bool same = quick.ops.size() == slow.ops.size() && quick.first == slow.first && quick.done == slow.done && quick.start == slow.start;
+    for (uint32_t i = 0; same && i < quick.ops.size(); ++i) {
+      const goal::OpFields a = quick.op(i), b = slow.op(i);
+      same = a.peer == b.peer && a.tag == b.tag && a.size == b.size && a.type == b.type && a.cpu == b.cpu && a.nic == b.nic;
+    }
     const double mb = double(text.size()) / 1e6;
     std::printf("GOAL text: %s, %.1f MB, %u ranks, %zu operations, %llu dependencies; best of %d reads (read_file: mapped, one core)\n",
                 file.empty() ? ("dissemination p = " + std::to_string(p)).c_str() : file.c_str(), mb, quick.ranks, quick.ops.size(),

@@ -105,12 +105,13 @@ bool same_schedule(const ppsim::goal::Schedule& a, const ppsim::goal::Schedule& 
   if (a.first != b.first) return why = "rank offsets", false;
   if (a.ops.size() != b.ops.size()) return why = "operation count", false;
   for (size_t i = 0; i < a.ops.size(); ++i) {
-    const ppsim::goal::Op &x = a.ops[i], &y = b.ops[i];
-    if (x.peer != y.peer || x.tag != y.tag || x.line != y.line || x.size() != y.size() || x.cpu != y.cpu || x.nic != y.nic || x.type != y.type)
+    const ppsim::goal::OpFields x = a.op(uint32_t(i)), y = b.op(uint32_t(i));
+    if (x.peer != y.peer || x.tag != y.tag || x.size != y.size || x.cpu != y.cpu || x.nic != y.nic || x.type != y.type ||
+        a.line(uint32_t(i)) != b.line(uint32_t(i)))
       return why = "operation " + std::to_string(i), false;
   }
-  if (a.done_row != b.done_row || a.done_col != b.done_col) return why = "requires", false;
-  if (a.start_row != b.start_row || a.start_col != b.start_col) return why = "irequires", false;
+  if (!(a.done == b.done)) return why = "requires", false;
+  if (!(a.start == b.start)) return why = "irequires", false;
   if (a.labels != b.labels) return why = "labels", false;
   return true;
 }

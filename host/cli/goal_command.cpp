@@ -152,7 +152,7 @@ GoalTiming time_goal_file(const RunOptions& o) {
   }
   if (!t.result.unfinished.empty()) throw ScheduleError(o.goal + ": the schedule cannot finish: " + t.result.unfinished);
   t.simulate_seconds = seconds_since(t1);
-  for (const goal::Op& op : t.schedule.ops) ++t.count[op.type - loggp::kSend];
+  for (uint32_t i = 0; i < t.schedule.ops.size(); ++i) ++t.count[t.schedule.type(i) - loggp::kSend];
   const loggp::Result& r = t.result;
   const goal::Schedule& s = t.schedule;
   t.json = nlohmann::json{{"goal", o.goal},

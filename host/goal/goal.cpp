@@ -49,9 +49,11 @@ std::string printable(std::string_view text) {
 class Reader {
  public:
   // `consumed(n)`: the first n bytes of the text will not be read again.
-  // keep_labels false: the labels stay in the file (Schedule::label reads them back).
-  Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true)
-      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels) {
+  // keep_labels (keep_lines) false: the labels (lines) stay in the file (Schedule::label, line
+  // read them back).
+  Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true,
+         bool keep_lines = true)
+      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels), keep_lines_(keep_lines) {
     if (s_.starts_with(kByteOrderMark)) i_ = kByteOrderMark.size();  // (editors on Windows write one)
   }
 
@@ -63,8 +65,8 @@ class Reader {
     // unused are never touched, and a file of shorter lines grows the vectors as it goes.
     const size_t lines = s_.size() / 24 + 16;
     ops_.reserve(lines);
-    done_row_.reserve(lines + 1);
     if (keep_labels_) labels_.reserve(lines * 4);
+    if (keep_lines_) lines_.reserve(lines);
     Token t = next();
     bool have_ranks = false;
     while (t.kind != Tok::end) {
@@ -258,39 +260,36 @@ class Reader {
     if (direct_ && b.rank != blocks_.size() - 1) {  // out of order: the list after all
       direct_ = false;
       std::vector<Edge, HugeAlloc<Edge>> all;
-      auto unroll = [&](const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, bool start) {
-        for (size_t i = 0; i + 1 < row.size(); ++i)
-          for (uint32_t k = row[i]; k < row[i + 1]; ++k) all.push_back(Edge{uint32_t(i), col[k], start});
+      std::vector<uint32_t> first;  // of the blocks before, in rank order
+      for (size_t k = 0; k + 1 < blocks_.size(); ++k) first.push_back(blocks_[k].begin);
+      first.push_back(b.begin);
+      auto unroll = [&](DepLists& lists, bool start) {
+        for (uint32_t r = 0; r + 1 < first.size(); ++r)
+          for (uint32_t i = first[r]; i < first[r + 1]; ++i) lists.each(first, r, i, [&](uint32_t j) { all.push_back(Edge{i, j, start}); });
+        lists = DepLists();
       };
-      unroll(done_row_, done_col_, false);
-      unroll(start_row_, start_col_, true);
+      unroll(done_, false);
+      unroll(start_, true);
       all.insert(all.end(), edges_.begin(), edges_.end());
       edges_.swap(all);
-      std::vector<uint32_t>().swap(done_row_);
-      std::vector<uint32_t>().swap(done_col_);
-      std::vector<uint32_t>().swap(start_row_);
-      std::vector<uint32_t>().swap(start_col_);
     }
     if (!direct_) return;
     const uint32_t n = b.end - b.begin;
-    auto rows = [&](bool start, std::vector<uint32_t>& row, std::vector<uint32_t>& col) {
-      bool any = false;
-      for (const Edge& e : edges_) any = any || e.start == start;
-      if (!any && row.empty()) return;  // none of this kind yet: no rows until there is one
-      if (row.empty()) row.push_back(0);
-      row.resize(size_t(b.end) + 1, row.back());  // (the operations before have theirs; none since: empty)
+    // Each kind's lists of the block: grouped by the operation waited for, each group in file order.
+    auto rows = [&](bool start, DepLists& lists) {
       group_.assign(size_t(n) + 1, 0);
       for (const Edge& e : edges_)
         if (e.start == start) ++group_[e.from - b.begin + 1];
       for (uint32_t i = 0; i < n; ++i) group_[i + 1] += group_[i];
-      const uint32_t base = uint32_t(col.size());
-      col.resize(base + group_[n]);
-      for (uint32_t i = 0; i < n; ++i) row[b.begin + i + 1] = base + group_[i + 1];
+      to_.resize(group_[n]);
       for (const Edge& e : edges_)
-        if (e.start == start) col[base + group_[e.from - b.begin]++] = e.to;
+        if (e.start == start) to_[group_[e.from - b.begin]++] = e.to;
+      for (uint32_t i = n; i > 0; --i) group_[i] = group_[i - 1];  // (moved up a group by the fill)
+      group_[0] = 0;
+      lists.append_rank(b.begin, n, group_.data(), to_.data());
     };
-    rows(false, done_row_, done_col_);
-    rows(true, start_row_, start_col_);
+    rows(false, done_);
+    rows(true, start_);
     edges_.clear();
   }
 
@@ -304,7 +303,8 @@ class Reader {
   // reads it token by token and says what is wrong, so that the schedule and every message are
   // those of the token reader. Schedgen's files and ppsim's own are read here whole.
   bool quick_block(uint32_t rank, uint32_t line) {
-    const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size();
+    const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size(), wide_at = wide_.size(),
+                 lines_at = lines_.size();
     const uint32_t line_at = line_;
     const int cpus_at = cpus_, nics_at = nics_;
     if (quick_lines()) {
@@ -316,6 +316,8 @@ class Reader {
     i_ = at;
     line_ = line_at;
     ops_.resize(ops_at);
+    wide_.resize(wide_at);
+    lines_.resize(lines_at);
     edges_.resize(edges_at);
     labels_.resize(labels_at);
     cpus_ = cpus_at;
@@ -387,18 +389,18 @@ class Reader {
 
   // An operation from its keyword `w` (send, recv, calc) to the end of its line, into `op`; false
   // at anything but the common forms.
-  bool quick_operation(std::string_view w, Op& op) {
+  bool quick_operation(std::string_view w, OpFields& op) {
     uint64_t v = 0;
     q_blanks();
     const bool calc = is(w, "calc"), send = is(w, "send");
     if (calc) {
       op.type = loggp::kCalc;
       if (!q_number(loggp::kMaxSize, v)) return false;
-      op.set_size(v);
+      op.size = v;
     } else if (send || is(w, "recv")) {
       op.type = send ? loggp::kSend : loggp::kRecv;
       if (!q_number(loggp::kMaxSize, v)) return false;
-      op.set_size(v);
+      op.size = v;
       q_blanks();
       std::string_view unit, dir;
       if (!q_word(unit) || !(is(unit, "b") || is(unit, "B"))) return false;
@@ -490,8 +492,7 @@ class Reader {
         quick_pending_.push_back(QuickEdge{waiter, waited, how.size() == 9});
         continue;
       }
-      Op op{};
-      op.line = line;
+      OpFields op;
       if (!quick_operation(w, op)) return false;
       if (ops_.size() >= (uint64_t(1) << 31)) return false;
       const uint32_t index = uint32_t(ops_.size());
@@ -508,7 +509,7 @@ class Reader {
         if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
         labels_.push_back('\0');
       }
-      ops_.push_back(op);
+      add(op, line);
     }
     for (const QuickEdge& e : quick_pending_) {
       if (e.waiter >= quick_stamp_.size() || e.waited >= quick_stamp_.size() || quick_stamp_[e.waiter] != block_stamp_ ||
@@ -541,7 +542,7 @@ class Reader {
       t = next();
     }
     if (t.kind != Tok::word || !is_op(t.text)) fail(t, "send, recv or calc", t);
-    const Op op = operation(t, line);
+    const OpFields op = operation(t);
     if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
     const uint32_t index = uint32_t(ops_.size());
     if (!label.empty() && !label_of_.emplace(label, index).second)
@@ -550,20 +551,24 @@ class Reader {
       labels_.append(label);
       labels_.push_back('\0');
     }
-    ops_.push_back(op);
+    add(op, line);
+  }
+
+  void add(const OpFields& op, uint32_t line) {
+    ops_.push_back(Schedule::pack(op, wide_));
+    if (keep_lines_) lines_.push_back(line);
   }
 
   // An operation from its keyword `t` (send, recv or calc) to the end of its line.
-  Op operation(const Token& t, uint32_t line) {
-    Op op{};
-    op.line = line;
+  OpFields operation(const Token& t) {
+    OpFields op;
     if (t.text == "calc") {
       op.type = loggp::kCalc;
-      op.set_size(number(next(), "a computation time in ns", loggp::kMaxSize));
+      op.size = number(next(), "a computation time in ns", loggp::kMaxSize);
     } else {
       const bool send = t.text == "send";
       op.type = send ? loggp::kSend : loggp::kRecv;
-      op.set_size(number(next(), "a size in bytes", loggp::kMaxSize));
+      op.size = number(next(), "a size in bytes", loggp::kMaxSize);
       Token b = next();
       if (b.kind != Tok::word || (b.text != "b" && b.text != "B")) fail(b, "'b' after the size", b);
       Token dir = next();
@@ -582,7 +587,7 @@ class Reader {
   }
 
   // Optional fields, in GOAL's order: tag (send, recv), cpu, nic; then the end of the line.
-  void optional_fields(Op& op) {
+  void optional_fields(OpFields& op) {
     Token f = next();
     if (op.type != loggp::kCalc && f.kind == Tok::word && f.text == "tag") {
       Token v = next();
@@ -653,14 +658,17 @@ class Reader {
     if (in_order || !keep_labels_) std::swap(out.labels, labels_);
     if (in_order) {
       out.ops = std::move(ops_);
+      out.lines = std::move(lines_);
     } else {
       where.resize(n);
       for (const Block& b : blocks_)
         for (uint32_t i = b.begin; i < b.end; ++i) where[i] = first[b.rank] + (i - b.begin);
       out.ops.resize(n);
+      if (keep_lines_) out.lines.resize(n);
       std::vector<uint32_t> file_op(n);  // final index -> file index
       for (size_t i = 0; i < n; ++i) {
         out.ops[where[i]] = ops_[i];
+        if (keep_lines_) out.lines[where[i]] = lines_[i];
         file_op[where[i]] = uint32_t(i);
       }
       if (keep_labels_) {
@@ -676,15 +684,18 @@ class Reader {
         }
       }
       std::vector<Op, HugeAlloc<Op>>().swap(ops_);
+      std::vector<uint32_t>().swap(lines_);
       std::string().swap(labels_);
     }
     auto final_index = [&](uint32_t i) { return where.empty() ? i : where[i]; };
+    out.wide = std::move(wide_);
     out.ranks = ranks_;
     out.quick_blocks = quick_blocks_;
     out.cpus = cpus_;
     out.nics = nics_;
     out.first = std::move(first);
-    auto rows = [&](bool start, std::vector<uint32_t>& row, std::vector<uint32_t>& col) {
+    auto rows = [&](bool start, DepLists& lists) {
+      std::vector<uint32_t> row, col;
       size_t count = 0;
       for (const Edge& e : edges_) count += e.start == start;
       if (count == 0) return;  // no such dependency: no rows at all
@@ -696,21 +707,16 @@ class Reader {
       std::vector<uint32_t> fill(row.begin(), row.end() - 1);
       for (const Edge& e : edges_)
         if (e.start == start) col[fill[final_index(e.from)]++] = final_index(e.to);
+      lists.assign(out.first, std::move(row), std::move(col));
     };
-    if (direct_) {  // made block by block (settle_block); none of a kind: no rows at all
-      if (!done_col_.empty()) {
-        done_row_.resize(n + 1, done_row_.empty() ? 0 : done_row_.back());
-        out.done_row = std::move(done_row_);
-        out.done_col = std::move(done_col_);
-      }
-      if (!start_col_.empty()) {
-        start_row_.resize(n + 1, start_row_.back());
-        out.start_row = std::move(start_row_);
-        out.start_col = std::move(start_col_);
-      }
+    if (direct_) {  // made block by block (settle_block)
+      done_.finish();
+      start_.finish();
+      out.done = std::move(done_);
+      out.start = std::move(start_);
     } else {
-      rows(false, out.done_row, out.done_col);
-      rows(true, out.start_row, out.start_col);
+      rows(false, out.done);
+      rows(true, out.start);
     }
     std::vector<Edge, HugeAlloc<Edge>>().swap(edges_);
   }
@@ -722,10 +728,13 @@ class Reader {
   uint32_t ranks_ = 0;
   int cpus_ = 1, nics_ = 1;
   std::vector<Op, HugeAlloc<Op>> ops_;
+  std::vector<WideOp> wide_;
+  std::vector<uint32_t> lines_;  // each operation's line (keep_lines_)
   std::string labels_;
   std::vector<Edge, HugeAlloc<Edge>> edges_;  // the block's dependencies (all of them, once blocks came out of order)
   bool direct_ = true;                         // the blocks so far came in rank order: rows made block by block
-  std::vector<uint32_t> done_row_, done_col_, start_row_, start_col_, group_;
+  DepLists done_, start_;               // made block by block while blocks come in rank order
+  std::vector<uint32_t> group_, to_;
   std::vector<Block> blocks_;
   std::unordered_map<std::string_view, uint32_t> label_of_;  // this block's labels
   std::vector<PendingEdge> pending_;                         // this block's dependencies
@@ -738,7 +747,7 @@ class Reader {
   std::vector<QuickEdge> quick_pending_;
   uint32_t block_stamp_ = 0, quick_blocks_ = 0;
   std::function<void(size_t)> consumed_;                     // told how far the text has been read
-  bool keep_labels_ = true;
+  bool keep_labels_ = true, keep_lines_ = true;
 };
 
 }  // namespace
@@ -748,7 +757,7 @@ std::string Schedule::label(uint32_t op) const {
   if (labels.empty()) {  // read from a file: the label written on the operation's line, if any
     std::ifstream f(name);
     std::string text;
-    for (uint32_t l = 0; l < ops[op].line && std::getline(f, text); ++l) {
+    for (uint32_t l = 0, to = line(op); l < to && std::getline(f, text); ++l) {
     }
     size_t b = text.find_first_not_of(" \t");
     if (b == std::string::npos || !is_alpha(text[b])) return {};
@@ -762,10 +771,84 @@ std::string Schedule::label(uint32_t op) const {
   return std::string(labels.c_str() + at);
 }
 
+void DepLists::assign(const std::vector<uint32_t>& first, std::vector<uint32_t>&& row, std::vector<uint32_t>&& col) {
+  *this = DepLists();
+  if (col.empty()) return;
+  std::vector<uint32_t> at;
+  for (size_t r = 0; r + 1 < first.size(); ++r) {
+    const uint32_t n = first[r + 1] - first[r], from = row[first[r]];
+    at.resize(size_t(n) + 1);
+    for (uint32_t i = 0; i <= n; ++i) at[i] = row[first[r] + i] - from;
+    append_rank(first[r], n, at.data(), col.data() + from);
+  }
+  finish();
+}
+
+void DepLists::append_rank(uint32_t first, uint32_t n, const uint32_t* at, const uint32_t* to) {
+  const uint32_t m = at[n];
+  if (!started_ && m > 0) {  // the first lists: those of the ranks before are empty
+    started_ = true;
+    row16_.assign(first, 0);
+    base_.assign(firsts_.size() + 1, 0);
+  }
+  if (started_) {
+    bool fits = !wide_ && m <= 0xFFFF;
+    for (uint32_t k = 0; k < m && fits; ++k) fits = to[k] >= first && to[k] - first <= 0xFFFF;
+    if (!fits && !wide_) widen();
+    if (wide_) {
+      for (uint32_t i = 1; i <= n; ++i) row32_.push_back(uint32_t(size_ + at[i]));
+      col32_.insert(col32_.end(), to, to + m);
+    } else {
+      for (uint32_t i = 0; i < n; ++i) row16_.push_back(uint16_t(at[i]));
+      for (uint32_t k = 0; k < m; ++k) col16_.push_back(uint16_t(to[k] - first));
+      base_.push_back(base_.back() + m);
+    }
+  }
+  firsts_.push_back(first);
+  ops_ = first + n;
+  size_ += m;
+}
+
+// The 16-bit lists as rows over the whole schedule (a rank with 2^16 entries or more).
+void DepLists::widen() {
+  wide_ = true;
+  row32_.resize(size_t(ops_) + 1);
+  col32_.resize(col16_.size());
+  for (size_t r = 0; r < firsts_.size(); ++r) {
+    const uint32_t end = r + 1 < firsts_.size() ? firsts_[r + 1] : ops_;
+    for (uint32_t i = firsts_[r]; i < end; ++i) row32_[i] = base_[r] + row16_[i];
+    for (uint32_t k = base_[r]; k < base_[r + 1]; ++k) col32_[k] = firsts_[r] + col16_[k];
+  }
+  row32_[ops_] = uint32_t(size_);
+  std::vector<uint32_t>().swap(base_);
+  std::vector<uint16_t>().swap(row16_);
+  std::vector<uint16_t>().swap(col16_);
+}
+
+void DepLists::finish() {
+  std::vector<uint32_t>().swap(firsts_);
+  if (!started_) *this = DepLists();
+}
+
+uint32_t Schedule::line(uint32_t op) const {
+  if (binary) return op - *(std::upper_bound(first.begin(), first.end(), op) - 1);  // its index in its rank
+  if (lines.empty()) {
+    try {
+      lines = read_file_lines(name);
+    } catch (const ParseError&) {  // the file changed since: no line to give
+    }
+  }
+  return op < lines.size() ? lines[op] : 0;
+}
+
 Schedule parse(std::string_view text, const std::string& name) { return Reader(text, name).run(); }
 
 Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed) {
-  return Reader(text, path, std::move(consumed), false).run();
+  return Reader(text, path, std::move(consumed), false, false).run();
+}
+
+Schedule parse_file_lines(std::string_view text, const std::string& path, std::function<void(size_t)> consumed) {
+  return Reader(text, path, std::move(consumed), false, true).run();
 }
 
 }  // namespace ppsim::goal

@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "loggp/huge_alloc.h"
@@ -41,40 +42,142 @@ struct ParseError : std::runtime_error {
 inline constexpr uint64_t kMaxRanks = uint64_t(1) << 26;
 inline constexpr uint32_t kMaxCpus = 64, kMaxNics = 64;
 
-// 20 bytes: a schedule of 2^22 operations is 80 MB of them.
-struct Op {
-  uint32_t peer;  // send: destination, recv: source (loggp::kAny: any)
-  uint32_t tag;
-  uint32_t line;
-  uint32_t size_low;  // bytes, or ns for calc: size_low + 2^32 size_high (at most loggp::kMaxSize)
-  uint8_t size_high;
-  uint8_t cpu, nic, type;  // loggp::OpType
-  uint64_t size() const { return uint64_t(size_high) << 32 | size_low; }
-  void set_size(uint64_t s) {
-    size_low = uint32_t(s);
-    size_high = uint8_t(s >> 32);
-  }
+// An operation's fields, as written.
+struct OpFields {
+  uint64_t size = 0;  // bytes, or ns for calc (at most loggp::kMaxSize)
+  uint32_t peer = 0;  // send: destination, recv: source (loggp::kAny: any)
+  uint32_t tag = 0;
+  uint8_t cpu = 0, nic = 0, type = 0;  // loggp::OpType
 };
 
-static_assert(sizeof(Op) == 20);
+// An operation as kept: 8 bytes, so that a schedule of 2^22 operations is 32 MB of them. Most fit
+// `word` whole (bit 31 clear):
+//   send, recv: bits 0-1 type, 2-9 tag (255: loggp::kAny), 10-30 size; `peer` the peer
+//   calc:       bits 0-1 type, 2-9 the ns' bits 32-39; `peer` their bits 0-31
+// on CPU and NIC 0 (a calc with tag and peer 0). Any other (a tag from 255 up, 2 MiB or more, a
+// CPU or NIC past 0) has bit 31 set and bits 0-30 its place in Schedule::wide, `peer` the peer.
+struct Op {
+  uint32_t peer;
+  uint32_t word;
+};
+static_assert(sizeof(Op) == 8);
 
-// The whole schedule: operations of rank r are ops[first[r] .. first[r+1]); the dependency lists are
-// compressed rows in file order (done_col[done_row[i] .. done_row[i+1]): the operations that
-// require i; start_row/start_col likewise for irequires, both empty when no line irequires).
+// The fields of an operation that does not fit Op's word (16 bytes).
+struct WideOp {
+  uint64_t size;
+  uint32_t tag;
+  uint8_t cpu, nic, type;
+};
+
+// The operations that wait for each operation (one kind: those that require it, or irequire it),
+// in file order. An operation waits only for operations of its rank, so where every rank has fewer
+// than 2^16 operations and entries, a list's start and its entries are kept in 16 bits, relative to
+// the rank (its lists start at base[r], its operations at first[r]): 2 bytes an operation and an
+// entry instead of 4. Else, or where an entry names another rank's operation, compressed rows over
+// the whole schedule: col32[row32[i] .. row32[i+1]).
+class DepLists {
+ public:
+  // From compressed rows over the whole schedule (row: an entry per operation and one more; both
+  // empty when there are no dependencies); `first` as Schedule::first.
+  void assign(const std::vector<uint32_t>& first, std::vector<uint32_t>&& row, std::vector<uint32_t>&& col);
+  // Or rank by rank, from rank 0: the lists of the rank's operations [first, first + n), that of
+  // first + i being to[at[i] .. at[i+1]) (at[0] = 0); then finish() once every rank is in.
+  void append_rank(uint32_t first, uint32_t n, const uint32_t* at, const uint32_t* to);
+  void finish();
+  bool empty() const { return size_ == 0; }
+  uint64_t size() const { return size_; }
+  // f(j) for every operation j in the list of operation `op` of rank h, in order.
+  template <class F>
+  void each(const std::vector<uint32_t>& first, uint32_t h, uint32_t op, F&& f) const {
+    if (size_ == 0) return;
+    if (!wide_) {
+      const uint32_t b = base_[h], from = first[h];
+      const uint32_t end = op + 1 < first[h + 1] ? b + row16_[op + 1] : base_[h + 1];
+      for (uint32_t k = b + row16_[op]; k < end; ++k) f(from + col16_[k]);
+    } else {
+      for (uint32_t k = row32_[op]; k < row32_[op + 1]; ++k) f(col32_[k]);
+    }
+  }
+  bool operator==(const DepLists&) const = default;
+
+ private:
+  void widen();
+  uint64_t size_ = 0;
+  bool started_ = false, wide_ = false;
+  uint32_t ops_ = 0;                          // operations appended
+  std::vector<uint32_t> firsts_;              // each rank's first operation, while appending
+  std::vector<uint32_t> base_;                // per rank, and one more
+  std::vector<uint16_t> row16_, col16_;       // relative to the rank
+  std::vector<uint32_t> row32_, col32_;       // else
+};
+
+// The whole schedule: operations of rank r are ops[first[r] .. first[r+1]); `done` lists the
+// operations that require each, `start` those that irequire it (empty when no line irequires).
 struct Schedule {
   std::string name;  // the file, for messages
   uint32_t ranks = 0;
   int cpus = 1, nics = 1;
   std::vector<uint32_t> first;
   std::vector<Op, HugeAlloc<Op>> ops;  // (in huge pages where large: a fault per 2 MiB as it is read)
-  std::vector<uint32_t> done_row, done_col, start_row, start_col;
+  std::vector<WideOp> wide;            // the operations that do not fit Op's word
+  DepLists done, start;
   // Every operation's label ("" for none) in operation order, '\0'-terminated; empty for a schedule
-  // read from a file, whose labels are read back from the file (`line`) when a message needs one.
+  // read from a file, whose labels are read back from the file when a message needs one.
   std::string labels;
+  // Every operation's line where kept (a schedule parsed from text in memory, or built); empty for
+  // one read from a file, whose lines are read back from the file when a message needs one (line()),
+  // and for a binary one, where an operation's index in its rank stands for its line.
+  mutable std::vector<uint32_t> lines;
   uint32_t quick_blocks = 0;  // rank blocks the quick reader read (the others were read token by token)
-  bool binary = false;        // read from LogGOPSim's binary form: an operation's `line` is its index in its rank
-  uint64_t edges() const { return done_col.size() + start_col.size(); }
+  bool binary = false;        // read from LogGOPSim's binary form
+  uint64_t edges() const { return done.size() + start.size(); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
+  uint32_t line(uint32_t op) const;      // the file read again where not kept: for messages only
+
+  uint8_t type(uint32_t i) const {
+    const Op& o = ops[i];
+    return o.word >> 31 ? wide[o.word & kWideIndex].type : uint8_t(o.word & 3);
+  }
+  // A send's or receive's source or destination and tag (loggp::kAny: any), as op() gives them.
+  std::pair<uint32_t, uint32_t> peer_tag(uint32_t i) const {
+    const Op& o = ops[i];
+    if (o.word >> 31) return {o.peer, wide[o.word & kWideIndex].tag};
+    const uint32_t tag = o.word >> 2 & 255;
+    return {o.peer, tag == 255 ? loggp::kAny : tag};
+  }
+  OpFields op(uint32_t i) const {
+    const Op& o = ops[i];
+    OpFields f;
+    f.peer = o.peer;
+    if (o.word >> 31) {
+      const WideOp& w = wide[o.word & kWideIndex];
+      f.size = w.size, f.tag = w.tag, f.cpu = w.cpu, f.nic = w.nic, f.type = w.type;
+    } else if ((f.type = uint8_t(o.word & 3)) == loggp::kCalc) {
+      f.size = uint64_t(o.word >> 2) << 32 | o.peer;
+      f.peer = 0;
+    } else {
+      const uint32_t tag = o.word >> 2 & 255;
+      f.tag = tag == 255 ? loggp::kAny : tag;
+      f.size = o.word >> 10;
+    }
+    return f;
+  }
+  // Op's form of `f`, any wide part appended to `wide_ops`.
+  static Op pack(const OpFields& f, std::vector<WideOp>& wide_ops) {
+    if (f.cpu == 0 && f.nic == 0) {
+      if (f.type == loggp::kCalc && f.peer == 0 && f.tag == 0 && f.size >> 40 == 0)
+        return Op{uint32_t(f.size), uint32_t(f.size >> 32) << 2 | loggp::kCalc};
+      if (f.type != loggp::kCalc && f.size < kInlineSize && (f.tag < 255 || f.tag == loggp::kAny))
+        return Op{f.peer, uint32_t(f.size) << 10 | (f.tag == loggp::kAny ? 255u : f.tag) << 2 | f.type};
+    }
+    if (wide_ops.size() > kWideIndex) throw std::length_error("more than 2^31 operations");
+    wide_ops.push_back(WideOp{f.size, f.tag, f.cpu, f.nic, f.type});
+    return Op{f.peer, uint32_t(wide_ops.size() - 1) | uint32_t(1) << 31};
+  }
+  void push(const OpFields& f) { ops.push_back(pack(f, wide)); }
+
+  static constexpr uint32_t kWideIndex = (uint32_t(1) << 31) - 1;
+  static constexpr uint64_t kInlineSize = uint64_t(1) << 21;
 };
 
 // Reads GOAL text; `name` is used in messages. Throws ParseError.
@@ -85,6 +188,10 @@ Schedule read_file(const std::string& path);
 // The text of a file, for read_file: as parse(), but the labels stay in the file (Schedule::label
 // reads them back), and `consumed(n)` is told that the first n bytes will not be read again.
 Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
+// As parse_file_text, with every operation's line kept (for read_file_lines).
+Schedule parse_file_lines(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
+// Every operation's line in the GOAL text file `path`, read again (for messages: Schedule::line).
+std::vector<uint32_t> read_file_lines(const std::string& path);
 
 // LogGOPSim's binary form of a schedule (what its txt2bin writes; goal_binary.cpp gives the layout):
 // whether `bytes` start with its magic number, and the schedule they hold (`name` for messages;

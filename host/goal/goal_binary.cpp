@@ -50,28 +50,27 @@ class BinaryReader {
       fail(std::to_string(s.cpus) + " CPUs and " + std::to_string(s.nics) + " NICs a rank are more than ppsim times (" +
            std::to_string(kMaxCpus) + " each, " + std::to_string(kMaxRanks) + " in all ranks)");
     // One pass, rank by rank (the pages of the ranks read are given back as it goes, `consumed_`);
-    // room for as many operations and dependencies as the file could hold, whose pages the
-    // schedule never touches unless it fills them.
+    // room for as many operations as the file could hold, whose pages the schedule never touches
+    // unless it fills them. Each rank's dependency lists go into the schedule's as it is read
+    // (rows over the whole schedule, converted at the end, raised the peak by 4 bytes an operation).
     s.first.assign(size_t(ranks) + 1, 0);
     s.ops.reserve(b_.size() / kNodeBytes + 1);
-    s.done_row.reserve(b_.size() / kNodeBytes + 2);
-    s.done_row.push_back(0);
-    s.done_col.reserve(b_.size() / 4);
     std::vector<uint32_t> counted;  // the dependencies of each operation of the rank, as listed
-    // (the rows of irequires are begun at the first one: most schedules have none, and a row for
-    // every operation was a tenth of the memory read, thrown away)
-    std::vector<uint32_t> start_row, start_col;
+    std::vector<uint32_t> done_at, done_to, start_at, start_to;  // the rank's lists (DepLists::append_rank)
     for (uint32_t r = 0; r < ranks; ++r) {
       const Rank k = rank(r);
       const uint64_t first = s.ops.size();
       if (first + k.n >= (uint64_t(1) << 31)) fail("more than 2^31 operations");
       s.first[r + 1] = uint32_t(first + k.n);
       counted.assign(k.n, 0);
+      done_at.assign(1, 0);
+      start_at.assign(1, 0);
+      done_to.clear();
+      start_to.clear();
       for (uint32_t i = 0; i < k.n; ++i) {
         const size_t at = k.node(i);
         auto what = [&] { return "rank " + std::to_string(r) + ", operation " + std::to_string(i); };
-        Op op = operation(at, s, what);
-        op.line = i;
+        const OpFields op = operation(at, s, what);
         auto list = [&](size_t count_at, auto& col) {
           const uint32_t count = u32(count_at, ""), from = u32(count_at + 4, "");
           if (count == 0) return;
@@ -83,36 +82,31 @@ class BinaryReader {
             ++counted[d];
           }
         };
-        list(at + 23, s.done_col);
-        s.done_row.push_back(uint32_t(s.done_col.size()));
-        list(at + 31, start_col);
-        if (start_row.empty() && !start_col.empty()) start_row.assign(first + i + 1, 0);  // (none before this one)
-        if (!start_row.empty()) start_row.push_back(uint32_t(start_col.size()));
-        s.ops.push_back(op);
+        list(at + 23, done_to);
+        done_at.push_back(uint32_t(done_to.size()));
+        list(at + 31, start_to);
+        start_at.push_back(uint32_t(start_to.size()));
+        s.push(op);
       }
       for (uint32_t i = 0; i < k.n; ++i)
         if (const uint32_t written = u32(k.node(i), ""); written != counted[i])
           fail("rank " + std::to_string(r) + ", operation " + std::to_string(i) + ": the file counts " + std::to_string(written) +
                " dependencies and lists " + std::to_string(counted[i]));
+      s.done.append_rank(uint32_t(first), k.n, done_at.data(), done_to.data());
+      s.start.append_rank(uint32_t(first), k.n, start_at.data(), start_to.data());
       if (consumed_) consumed_(k.end);
     }
-    if (!start_col.empty()) {
-      s.start_row = std::move(start_row);
-      s.start_col = std::move(start_col);
-    }
-    if (s.done_col.empty()) {
-      s.done_row.clear();
-      s.done_col.clear();
-    }
+    s.done.finish();
+    s.start.finish();
     return s;
   }
 
  private:
-  // The record of an operation at `at`, checked: its type, size, peer, CPU and NIC. Its index in its
-  // rank stands for its line (a binary file has none). `what` names it in a message.
+  // The record of an operation at `at`, checked: its type, size, peer, CPU and NIC. `what` names it
+  // in a message.
   template <class What>
-  Op operation(size_t at, const Schedule& s, const What& what) const {
-    Op op{};
+  OpFields operation(size_t at, const Schedule& s, const What& what) const {
+    OpFields op;
     const uint8_t type = u8(at + 4, "");
     if (type != loggp::kSend && type != loggp::kRecv && type != loggp::kCalc)
       fail(what() + ": type " + std::to_string(int(type)) + " is none of 1 (send), 2 (recv), 3 (calc)");
@@ -120,7 +114,7 @@ class BinaryReader {
     op.peer = u32(at + 5, "");
     const uint64_t size = u64(at + 9, "");
     if (size > loggp::kMaxSize) fail(what() + ": a size of " + std::to_string(size) + " is past 2^40 - 1");
-    op.set_size(size);
+    op.size = size;
     op.tag = u32(at + 17, "");
     op.cpu = u8(at + 21, "");
     op.nic = u8(at + 22, "");

@@ -18,8 +18,9 @@
 // phase, several CPUs or NICs, a rendezvous (a size above S ties the sender to the receiver's
 // time), a clock that wraps (a 0-byte message), D = 0, a recorder, a rank with too many events
 // pending at once, a receive or message left unmatched, an operation that never runs, a time past
-// the limit, a detour longer than the noise trace allows, a comparison that reaches a maker no
-// longer kept, and runs whose windows would cost more than their events.
+// the limit (or a maker that runs at 2^48 ns or later), a detour longer than the noise trace
+// allows, a comparison that reaches a maker no longer kept, and runs whose windows would cost more
+// than their events.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +30,8 @@
 #include <vector>
 
 #include "goal/goal.h"
+#include "goal/goal_makers_log.h"
+#include "goal/goal_waits.h"
 #include "loggp/huge_alloc.h"
 #include "loggp/inline_vec.h"
 #include "loggp/loggp.h"
@@ -36,44 +39,6 @@
 #include "ppsim/noise.h"
 
 namespace ppsim::goal::detail {
-
-// Every maker's own Made (loggp_makers.h), in the order they ran, in blocks that are used again
-// once no pending event can reach them: the log of every event would be most of a run's memory,
-// and a comparison reads further back than an event's maker's maker only where both tied at every
-// step (one lookup past what is kept ends the window timing: the engine times the schedule).
-class RecentMakers {
- public:
-  using Made = loggp_makers::Made;
-  struct Gone {};  // an entry given back: thrown through the comparison
-  uint64_t size() const { return size_; }
-  // Appends m; false when the log is full (2^32 entries).
-  bool push(const Made& m, uint32_t& index) {
-    if (size_ >> 32) return false;
-    if ((size_ >> kBits) == blocks_.size()) {
-      if (spare_.empty()) spare_.emplace_back(size_t(1) << kBits);
-      blocks_.push_back(std::move(spare_.back()));
-      spare_.pop_back();
-    }
-    blocks_[size_ >> kBits][size_ & kMask] = m;
-    index = uint32_t(size_++);
-    return true;
-  }
-  const Made& operator[](uint32_t i) const {
-    if (i < kept_) throw Gone{};
-    return blocks_[i >> kBits][i & kMask];
-  }
-  // Gives back the whole blocks before entry i, for the blocks to come (a fresh block costs its
-  // pages' first touch: a tenth of a run, when they were unmapped and mapped again).
-  void forget_before(uint64_t i) {
-    for (; (kept_ >> kBits) < (i >> kBits); kept_ += uint64_t(1) << kBits) spare_.push_back(std::move(blocks_[kept_ >> kBits]));
-  }
-
- private:
-  static constexpr uint32_t kBits = 17;  // (3 MiB a block: in huge pages)
-  static constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
-  std::vector<HugeVector<Made>> blocks_, spare_;
-  uint64_t size_ = 0, kept_ = 0;
-};
 
 class WindowTiming {
  public:
@@ -107,25 +72,27 @@ class WindowTiming {
   static constexpr uint32_t kMaxPending = 256;  // beyond this a rank's scan for its next event costs more than the engine
   static constexpr uint32_t kMostMade = 65535;  // events one event makes (an index of 16 bits)
 
-  // An operation waiting to run, or a message at (or on its way to) its receiver.
+  // An operation waiting to run, or a message at (or on its way to) its receiver, in 40 bytes (an
+  // operation's tag is the schedule's).
   struct Ev {
     uint64_t time;
-    Made made;
+    PackedMade made;
     uint64_t size : 56;  // (below 2^40: loggp::kMaxSize)
     uint64_t type : 8;
     uint32_t peer;  // a send's destination, a receive's source, a message's sender
-    uint32_t tag;
-    uint32_t op;  // the operation (a message: its send)
+    uint32_t arg;   // an operation's index, a message's tag
   };
-  // A posted receive or an unexpected message.
-  struct Entry {
-    uint32_t peer, tag, op;
+  static_assert(sizeof(Ev) == 40);
+  // An unexpected message: its sender and tag. A posted receive is its operation alone (the
+  // schedule has its source and tag): a rank may post many at once.
+  struct Unexpected {
+    uint32_t peer, tag;
   };
   struct Rank {
     uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
     loggp::InlineVec<Ev, 2> pending;
-    loggp::InlineVec<Entry, 2> rq, uq;
-    uint32_t seq = 0;  // events run so far
+    loggp::InlineVec<uint32_t, 4> rq;
+    loggp::InlineVec<Unexpected, 1> uq;
   };
 
   // Without noise, or with one phase for all, every rank's events come at the same few times: the
@@ -134,8 +101,8 @@ class WindowTiming {
   static bool usable(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
     if (!fx.noise || fx.noise->cosched()) return false;
     if (fx.recorder || s.cpus != 1 || s.nics != 1 || s.ranks == 0) return false;
-    for (const Op& op : s.ops)
-      if (op.type != loggp::kCalc && op.size() > P.S) return false;
+    for (uint32_t i = 0; i < s.ops.size(); ++i)
+      if (const OpFields op = s.op(i); op.type != loggp::kCalc && op.size > P.S) return false;
     return true;
   }
 
@@ -150,9 +117,7 @@ class WindowTiming {
       failed_ = true;
       return;
     }
-    waiting_.assign(s_.ops.size(), 0);
-    for (uint32_t j : s_.done_col) ++waiting_[j];
-    for (uint32_t j : s_.start_col) ++waiting_[j];
+    waits_.emplace(s_);
     ranks_.resize(p);
     next_.assign(p, kNever);
     oldest_.assign(p, kNoMaker);
@@ -160,15 +125,10 @@ class WindowTiming {
     for (uint32_t h = 0; h < p && !failed_; ++h) {
       ready_.clear();
       for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
-        if (waiting_[i] == 0) ready_.push_back(i);
+        if (waits_->ready(i)) ready_.push_back(i);
       if (ready_.size() > kMostMade || ready_.size() > kMaxPending) failed_ = true;
       sort_by_type();
-      Made m;
-      m.root = true;
-      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) {
-        m.idx = uint16_t(k);
-        add(ranks_[h], ready_[k], 0, m);
-      }
+      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) add(ranks_[h], ready_[k], 0, PackedMade::root(uint16_t(k)));
       run_rank(h, window_);  // the first window at once: its receives posted, not held as events
       ranks_[h].pending.shrink();
     }
@@ -181,21 +141,21 @@ class WindowTiming {
     if (ready_.size() < 2) return;
     sorted_.clear();
     for (uint32_t i : ready_) {
-      const Op& o = s_.ops[i];
-      sorted_.push_back(loggp::ReadyOp{o.size(), o.peer, o.tag, i, o.cpu, o.nic, o.type});
+      const OpFields o = s_.op(i);
+      sorted_.push_back(loggp::ReadyOp{o.size, o.peer, o.tag, i, o.cpu, o.nic, o.type});
     }
     std::sort(sorted_.begin(), sorted_.end(), loggp::detail::by_type);
     for (size_t k = 0; k < sorted_.size(); ++k) ready_[k] = sorted_[k].op;
   }
 
   // Operation i made ready as `m`, at the time its clocks allow (a send also waits for its NIC).
-  void add(Rank& x, uint32_t i, uint64_t at, const Made& m) {
+  void add(Rank& x, uint32_t i, uint64_t at, const PackedMade& m) {
     if (x.pending.size() >= kMaxPending) {
       failed_ = true;
       return;
     }
-    const Op& o = s_.ops[i];
-    x.pending.push_back(Ev{at, m, o.size(), o.type, o.peer, o.tag, i});
+    const OpFields o = s_.op(i);
+    x.pending.push_back(Ev{at, m, o.size, o.type, o.peer, i});
   }
 
   // Each rank's events before `end`, rank by rank (their states are read as they lie in memory).
@@ -242,9 +202,9 @@ class WindowTiming {
   }
   // The oldest maker an event made as m reaches in two steps (kNoMaker: none, a root).
   static constexpr uint32_t kNoMaker = ~uint32_t(0);
-  uint32_t reach(const Made& m) const {
-    if (m.root) return kNoMaker;
-    const Made& up = makers_[m.ref];
+  uint32_t reach(const PackedMade& m) const {
+    if (m.is_root()) return kNoMaker;
+    const Made up = makers_[m.ref];
     return up.root ? m.ref : up.ref;
   }
 
@@ -276,9 +236,20 @@ class WindowTiming {
     for (uint32_t k = 1; k < x.pending.size(); ++k) {
       const Ev& a = x.pending[k];
       const Ev& b = x.pending[best];
-      if (a.time < b.time || (a.time == b.time && loggp_makers::creation_order(a.made, b.made, log_of) < 0)) best = k;
+      if (a.time < b.time || (a.time == b.time && made_before(a.made, b.made, log_of))) best = k;
     }
     return best;
+  }
+
+  // Whether an event made as a comes before one made as b at the same time: at once where their
+  // makers ran at different times or on one rank (most ties), else by loggp_makers::creation_order.
+  template <class Log>
+  static bool made_before(const PackedMade& a, const PackedMade& b, Log&& log_of) {
+    if (!a.is_root() && !b.is_root()) {
+      if (a.time_idx >> 16 != b.time_idx >> 16) return a.time_idx < b.time_idx;
+      if (a.host == b.host) return a.ref != b.ref ? a.ref < b.ref : a.time_idx < b.time_idx;
+    }
+    return loggp_makers::creation_order(a.unpack(), b.unpack(), log_of) < 0;
   }
 
   // Event k of rank h at its time: it runs when its clocks allow, else waits for them.
@@ -315,8 +286,8 @@ class WindowTiming {
   void calc(uint32_t h, Rank& x, const Ev& e) {
     const uint64_t c = rules_.stragglers() ? rules_.stragglers()->scaled(h, e.size) : e.size;
     x.o = loggp::add_capped(e.time + c, detour(h, e.time, c));
-    release(s_.start_row, s_.start_col, e.op);
-    release(s_.done_row, s_.done_col, e.op);
+    release(s_.start, h, e.arg);
+    release(s_.done, h, e.arg);
     ++done_;
     made(h, x, e, 0);
   }
@@ -326,22 +297,23 @@ class WindowTiming {
   void send(uint32_t h, Rank& x, const Ev& e) {
     const uint64_t t = e.time;
     ++messages_;
-    release(s_.start_row, s_.start_col, e.op);
+    release(s_.start, h, e.arg);
     x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
     x.gs = t + rules_.nic(e.size);
     if (x.o < t || x.gs < t) failed_ = true;  // a clock that wrapped (a 0-byte message)
-    release(s_.done_row, s_.done_col, e.op);
+    release(s_.done, h, e.arg);
     ++done_;
-    const Made by = made(h, x, e, 1);
-    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, e.size, loggp::kMsg, h, e.tag, e.op});
+    const PackedMade by = made(h, x, e, 1);
+    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, e.size, loggp::kMsg, h, s_.peer_tag(e.arg).second});
   }
 
   // A receive completes at once with a message already there, or is posted.
   void receive(uint32_t h, Rank& x, const Ev& e) {
-    release(s_.start_row, s_.start_col, e.op);
-    Entry got;
-    if (take_entry(x.uq, e.peer, e.tag, got)) complete(e.op);
-    else x.rq.push_back(Entry{e.peer, e.tag, e.op});
+    release(s_.start, h, e.arg);
+    const uint32_t tag = s_.peer_tag(e.arg).second;
+    auto sent = [&](const Unexpected& u) { return loggp::detail::matches(e.peer, tag, u.peer, u.tag); };
+    if (Unexpected got; take_first(x.uq, sent, got)) complete(h, e.arg);
+    else x.rq.push_back(e.arg);
     made(h, x, e, 0);
   }
 
@@ -351,56 +323,50 @@ class WindowTiming {
     x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size), detour(h, t, rules_.o(h)));
     x.gr = t + rules_.nic(e.size);
     if (x.o < t || x.gr < t) failed_ = true;
-    Entry got;
-    if (take_entry(x.rq, e.peer, e.tag, got)) complete(got.op);
-    else x.uq.push_back(Entry{e.peer, e.tag, e.op});
+    auto posted = [&](uint32_t r) {
+      const auto [peer, tag] = s_.peer_tag(r);
+      return loggp::detail::matches(e.peer, e.arg, peer, tag);
+    };
+    if (uint32_t got; take_first(x.rq, posted, got)) complete(h, got);
+    else x.uq.push_back(Unexpected{e.peer, e.arg});
     made(h, x, e, 0);
   }
 
-  void complete(uint32_t op) {
-    release(s_.done_row, s_.done_col, op);
+  void complete(uint32_t h, uint32_t op) {
+    release(s_.done, h, op);
     ++done_;
   }
 
-  // The operations that wait for `op` (one row of the schedule's dependency lists), into ready_
+  // The operations that wait for h's `op` (one of the schedule's dependency lists), into ready_
   // where it was the last they waited for.
-  void release(const std::vector<uint32_t>& row, const std::vector<uint32_t>& col, uint32_t op) {
-    if (row.empty()) return;
-    for (uint32_t k = row[op]; k < row[op + 1]; ++k)
-      if (--waiting_[col[k]] == 0) ready_.push_back(col[k]);
+  void release(const DepLists& lists, uint32_t h, uint32_t op) {
+    lists.each(s_.first, h, op, [&](uint32_t j) {
+      if (waits_->release(j)) ready_.push_back(j);
+    });
   }
 
   // The event `e` of h just run: it becomes a maker when it made anything (a message counts as
   // `first` made before the operations in ready_), and those operations are queued at h's
   // clocks. Returns how it made them (idx 0).
-  Made made(uint32_t h, Rank& x, const Ev& e, uint32_t first) {
-    const uint32_t seq = x.seq++;
-    if (x.seq == 0) failed_ = true;  // 2^32 events on one rank: their order would wrap
-    Made by;
+  PackedMade made(uint32_t h, Rank& x, const Ev& e, uint32_t first) {
+    PackedMade by;
     if (first == 0 && ready_.empty()) return by;
-    if (ready_.size() + first > kMostMade) failed_ = true;
-    by.time = e.time;
+    if (ready_.size() + first > kMostMade || !PackedMade::fits(e.time)) failed_ = true;
+    by.time_idx = e.time << 16;
     by.host = h;
-    by.seq = seq;
     if (!makers_.push(e.made, by.ref)) failed_ = true;  // 2^32 makers
     sort_by_type();
-    for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) {
-      Made m = by;
-      m.idx = uint16_t(first + k);
-      const Op& o = s_.ops[ready_[k]];
-      add(x, ready_[k], o.type == loggp::kSend ? std::max(x.o, x.gs) : x.o, m);
-    }
+    for (uint32_t k = 0; k < ready_.size() && !failed_; ++k)
+      add(x, ready_[k], s_.type(ready_[k]) == loggp::kSend ? std::max(x.o, x.gs) : x.o, by.with_idx(uint16_t(first + k)));
     return by;
   }
 
-  // The first entry matching (peer, tag), -1 on either side matching anything, as the engine's
-  // MatchQueues::take; removed.
-  template <class Queue>
-  static bool take_entry(Queue& q, uint32_t peer, uint32_t tag, Entry& out) {
+  // The first entry that matches (the source and tag rule of the engine's MatchQueues); removed.
+  template <class Queue, class Match, class Entry>
+  static bool take_first(Queue& q, Match&& match, Entry& out) {
     for (uint32_t i = 0; i < q.size(); ++i) {
-      const Entry& e = q[i];
-      if ((peer == loggp::kAny || e.peer == loggp::kAny || e.peer == peer) && (tag == loggp::kAny || e.tag == loggp::kAny || e.tag == tag)) {
-        out = e;
+      if (match(q[i])) {
+        out = q[i];
         q.erase(i);
         return true;
       }
@@ -438,7 +404,7 @@ class WindowTiming {
   const loggp::Noise* noise_;
   const bool usable_;
   uint64_t window_ = 0, earliest_ = kNever;
-  std::vector<uint32_t> waiting_;  // dependencies each operation still waits for
+  std::optional<WaitCounts> waits_;  // dependencies each operation still waits for
   std::vector<Rank> ranks_;
   std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
   std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())

@@ -29,11 +29,14 @@
 //   void done(uint32_t host, uint32_t op, std::vector<ReadyOp>& out);     // ops that require it
 //   std::string name(uint32_t host, uint32_t op) const;            // for reports: "label l3 (line 12)"
 //   std::string never_ready() const;                                  // "" or the first op never ready
+// and, where it can tell them from the operation alone (then a posted receive keeps only that):
+//   std::pair<uint32_t, uint32_t> receive_of(uint32_t host, uint32_t op) const;  // its (source, tag)
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -242,9 +245,11 @@ class Engine {
     ++res_.events;
     mark_started(e.host, e.op);
     QueueEntry got;
-    if (uq_.take(e.host, e.target, e.tag, got)) {
+    if (uq_.take(e.host, [&](const QueueEntry& u) { return matches(e.target, e.tag, u.src, u.tag); }, got)) {
       if (e.size > P_.S) rendezvous_done(got.src, got.op, e.cpu(), e.nic(), e.time);
       mark_done(e.host, e.op);
+    } else if constexpr (kPostedByOp) {
+      rq_.append(e.host, OpEntry{e.op, -1});
     } else {
       rq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
     }
@@ -265,8 +270,12 @@ class Engine {
       rec_->nic(e.host, e.nic(), false, e.time, gr - e.time);
       rec_->handled(e.host, e.cpu(), e.target, e.ts(), e.time);
     }
-    QueueEntry got;
-    if (rq_.take(e.host, e.target, e.tag, got)) {
+    auto posted = [&](const Posted& r) {
+      const auto [src, tag] = receive_of(e.host, r);
+      return matches(e.target, e.tag, src, tag);
+    };
+    Posted got;
+    if (rq_.take(e.host, posted, got)) {
       if (e.size > P_.S) rendezvous_done(e.target, e.op, e.cpu(), e.nic(), e.time);
       mark_done(e.host, got.op);
     } else {
@@ -339,9 +348,10 @@ class Engine {
     for (uint32_t h = 0; h < p_; ++h) {
       if (int32_t i = rq_.first(h); i >= 0) {
         const auto& q = rq_.at(i);
+        const auto [src, tag] = receive_of(h, q);
         throw StuckError("rank " + std::to_string(h) + ": receive " + src_.name(h, q.op) + " from " +
-                         (q.src == kAny ? std::string("any rank") : "rank " + std::to_string(q.src)) + " (tag " +
-                         (q.tag == kAny ? std::string("any") : std::to_string(q.tag)) + ") is never matched by a send");
+                         (src == kAny ? std::string("any rank") : "rank " + std::to_string(src)) + " (tag " +
+                         (tag == kAny ? std::string("any") : std::to_string(tag)) + ") is never matched by a send");
       }
       if (int32_t i = uq_.first(h); i >= 0) {
         const auto& q = uq_.at(i);
@@ -382,8 +392,17 @@ class Engine {
   const uint32_t p_;
   const size_t ncpu_, nnic_;
   std::vector<uint64_t> nexto_, nextgr_, nextgs_;  // per host and CPU; per host and NIC
+  // A posted receive is its operation alone where the source can tell its source and tag from that.
+  static constexpr bool kPostedByOp = requires(const Source& s, uint32_t h, uint32_t op) { s.receive_of(h, op); };
+  using Posted = std::conditional_t<kPostedByOp, OpEntry, QueueEntry>;
+  std::pair<uint32_t, uint32_t> receive_of(uint32_t h, const Posted& r) const {
+    if constexpr (kPostedByOp) return src_.receive_of(h, r.op);
+    else return {r.src, r.tag};
+  }
+
   EventQueue aq_;
-  MatchQueues rq_, uq_;  // posted receives, unexpected messages
+  MatchQueues<Posted> rq_;      // posted receives
+  MatchQueues<QueueEntry> uq_;  // unexpected messages
   // Creation stamps: the roots are numbered from 0, every later event after them (stamps have
   // 48 bits: 2^46 roots and 2^47 other events at most).
   uint64_t aqtime_ = uint64_t(1) << 46;

@@ -199,16 +199,31 @@ class EventQueue {
   Recent recent_[kRecent];
 };
 
-// A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
-struct QueueEntry {  // (the size that decides eager or rendezvous is the event's, not the entry's)
+// Whether a message from src with tag meets a receive from rsrc with rtag (or the reverse): -1 on
+// either side matches anything.
+inline bool matches(uint32_t src, uint32_t tag, uint32_t rsrc, uint32_t rtag) {
+  return (src == kAny || rsrc == kAny || rsrc == src) && (tag == kAny || rtag == kAny || rtag == tag);
+}
+
+// A queue entry: an operation with its source and tag (16 bytes), or the operation alone where its
+// source and tag can be looked up (8 bytes: a schedule may post millions of receives at once).
+// (The size that decides eager or rendezvous is the event's, not the entry's.)
+struct QueueEntry {
   uint32_t src, tag, op;
   int32_t next;
 };
+struct OpEntry {
+  uint32_t op;
+  int32_t next;
+};
+static_assert(sizeof(OpEntry) == 8);
 
+// A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
+template <class Entry>
 class MatchQueues {
  public:
   explicit MatchQueues(size_t hosts) : head_(hosts, -1), tail_(hosts, -1) {}
-  void append(uint32_t host, const QueueEntry& e) {
+  void append(uint32_t host, const Entry& e) {
     int32_t i;
     if (free_ >= 0) {
       i = free_;
@@ -224,12 +239,13 @@ class MatchQueues {
     tail_[host] = i;
     ++count_;
   }
-  // The first entry matching (src, tag), -1 on either side matching anything; removed.
-  bool take(uint32_t host, uint32_t src, uint32_t tag, QueueEntry& out) {
+  // The first entry e with match(e) (the caller's source and tag rule); removed.
+  template <class Match>
+  bool take(uint32_t host, Match&& match, Entry& out) {
     int32_t prev = -1;
     for (int32_t i = head_[host]; i >= 0; prev = i, i = pool_[size_t(i)].next) {
-      const QueueEntry& e = pool_[size_t(i)];
-      if ((src == kAny || e.src == kAny || e.src == src) && (tag == kAny || e.tag == kAny || e.tag == tag)) {
+      const Entry& e = pool_[size_t(i)];
+      if (match(e)) {
         out = e;
         if (prev >= 0) pool_[size_t(prev)].next = e.next;
         else head_[host] = e.next;
@@ -244,7 +260,7 @@ class MatchQueues {
   }
   size_t count() const { return size_t(count_); }
   int32_t first(uint32_t host) const { return head_[host]; }
-  const QueueEntry& at(int32_t i) const { return pool_[size_t(i)]; }
+  const Entry& at(int32_t i) const { return pool_[size_t(i)]; }
 
  private:
   std::vector<int32_t> head_, tail_;
@@ -252,15 +268,15 @@ class MatchQueues {
   class Pool {
    public:
     size_t size() const { return n_; }
-    QueueEntry& operator[](size_t i) { return blocks_[i >> 16][i & 0xFFFF]; }
-    const QueueEntry& operator[](size_t i) const { return blocks_[i >> 16][i & 0xFFFF]; }
-    void push_back(const QueueEntry& e) {
-      if ((n_ >> 16) == blocks_.size()) blocks_.emplace_back(new QueueEntry[size_t(1) << 16]);
+    Entry& operator[](size_t i) { return blocks_[i >> 16][i & 0xFFFF]; }
+    const Entry& operator[](size_t i) const { return blocks_[i >> 16][i & 0xFFFF]; }
+    void push_back(const Entry& e) {
+      if ((n_ >> 16) == blocks_.size()) blocks_.emplace_back(new Entry[size_t(1) << 16]);
       (*this)[n_++] = e;
     }
 
    private:
-    std::vector<std::unique_ptr<QueueEntry[]>> blocks_;
+    std::vector<std::unique_ptr<Entry[]>> blocks_;
     size_t n_ = 0;
   };
   Pool pool_;

@@ -75,19 +75,19 @@ class MakerLog {
 template <class Log>
 int creation_order(const Made& first, const Made& second, Log&& log) {
   auto by = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
-  const Made* a = &first;
-  const Made* b = &second;
+  // (copies: a log may give its entries by value)
+  Made a = first, b = second;
   for (;;) {
-    if (a->root || b->root) return a->root && b->root ? by(a->idx, b->idx) : (a->root ? -1 : 1);
-    if (a->time != b->time) return by(a->time, b->time);
-    if (a->host == b->host) return a->seq != b->seq ? by(a->seq, b->seq) : by(a->idx, b->idx);
+    if (a.root || b.root) return a.root && b.root ? by(a.idx, b.idx) : (a.root ? -1 : 1);
+    if (a.time != b.time) return by(a.time, b.time);
+    if (a.host == b.host) return a.seq != b.seq ? by(a.seq, b.seq) : by(a.idx, b.idx);
     // Two makers that ran at one time on two processors: made at the start, by processor; else
     // in the order of their own makers (the same question one step back).
-    const Made& ma = log(a->thread)[a->ref];
-    const Made& mb = log(b->thread)[b->ref];
-    if (ma.root || mb.root) return ma.root && mb.root ? by(a->host, b->host) : (ma.root ? -1 : 1);
-    a = &ma;
-    b = &mb;
+    const Made ma = log(a.thread)[a.ref];
+    const Made mb = log(b.thread)[b.ref];
+    if (ma.root || mb.root) return ma.root && mb.root ? by(a.host, b.host) : (ma.root ? -1 : 1);
+    a = ma;
+    b = mb;
   }
 }
 

@@ -18,11 +18,11 @@ struct Builder {
   std::map<std::tuple<int, int, int>, uint32_t> sent, received;  // messages per connection so far
 
   uint32_t add(int gpu, const Threadblock& tb, const Step& st, loggp::OpType type, uint32_t peer, uint32_t tag, uint64_t size) {
-    goal::Op op{};
-    op.peer = peer, op.tag = tag, op.line = uint32_t(st.line);
-    op.set_size(size);
+    goal::OpFields op;
+    op.peer = peer, op.tag = tag, op.size = size;
     op.cpu = uint8_t(tb.id), op.nic = uint8_t(tb.id), op.type = type;
-    s.ops.push_back(op);
+    s.push(op);
+    s.lines.push_back(uint32_t(st.line));
     s.labels += "gpu" + std::to_string(gpu) + "_tb" + std::to_string(tb.id) + "_step" + std::to_string(&st - tb.steps.data()) + '\0';
     required_by.emplace_back();
     return uint32_t(s.ops.size() - 1);
@@ -82,11 +82,12 @@ goal::Schedule loggp_schedule(const Program& p, int64_t chunk_words) {
         if (tb.steps[i].dep_tb >= 0) b.require(last_of[size_t(tb.steps[i].dep_tb)][size_t(tb.steps[i].dep_step)], first_of[size_t(tb.id)][i]);
   }
   b.s.first.push_back(uint32_t(b.s.ops.size()));
-  b.s.done_row.push_back(0);
+  std::vector<uint32_t> row{0}, col;
   for (const auto& after : b.required_by) {
-    b.s.done_col.insert(b.s.done_col.end(), after.begin(), after.end());
-    b.s.done_row.push_back(uint32_t(b.s.done_col.size()));
+    col.insert(col.end(), after.begin(), after.end());
+    row.push_back(uint32_t(col.size()));
   }
+  b.s.done.assign(b.s.first, std::move(row), std::move(col));
   return std::move(b.s);
 }
 

@@ -17,9 +17,9 @@
 #    PPSIM_ONE_BLOCK_MAX_P letting it run): warp stalls, local-memory sectors and instructions.
 # 5. Nsight Compute on every kernel of allreduce 2^20 at m = 1 and m = 256: DRAM and L2 bytes,
 #    instructions and time, summed by kernel.
-# 6. The listed units' single-lane pull kernel held to two blocks an SM (the default: at most 128
-#    registers) against one (PPSIM_TALLY_BLOCKS=1: as many as the body asks): allreduce 2^20 and
-#    2^26, m = 1, the ring all-gather and the E-cube all-to-all at 2^12.
+# 6. A plain run's kernels (the default: rules::PlainUnit, no call and no frame) against the
+#    listed units' other kernels (PPSIM_PLAIN=0): allreduce 2^20 and 2^26 at m = 1, 2^20 at
+#    m = 256, the ring all-gather and the E-cube all-to-all at 2^12.
 # Each command is cut off after DEVICE_PROFILE_S seconds (default 90); PARTS (default "1 2 3 4 5 6")
 # picks the parts; logs and CSVs go to OUTDIR (default: $OUT, else build-gpu/profile).
 set -uo pipefail
@@ -100,13 +100,14 @@ if [[ $parts == *" 3 "* ]]; then
   done
 fi
 if [[ $parts == *" 6 "* ]]; then
-  one=PPSIM_TALLY_BLOCKS=1 two=PPSIM_TALLY_BLOCKS=2
-  echo "== 6. the listed units' single-lane pull kernel at one block an SM ($one) against two ($two)"
-  echo "| point | one block | two blocks |"
+  one=PPSIM_PLAIN=0 two=PPSIM_PLAIN=1
+  echo "== 6. a plain run on the units' other kernels ($one) against their plain kernels ($two)"
+  echo "| point | other kernels | plain kernels |"
   echo "|---|---:|---:|"
   for k in 20 26; do
     echo "| allreduce 2^$k, m = 1 (ppsim_bench wall s) | $(bench build-gpu allreduce 1 $k $one) | $(bench build-gpu allreduce 1 $k $two) |"
   done
+  echo "| allreduce 2^20, m = 256 (ppsim_bench wall s) | $(bench build-gpu allreduce 256 20 $one) | $(bench build-gpu allreduce 256 20 $two) |"
   echo "| ring all-gather 2^12 (CLI s) | $(cli build-gpu --topology ring --op allgather --p 2^12 -- $one) | $(cli build-gpu --topology ring --op allgather --p 2^12 -- $two) |"
   echo "| E-cube all-to-all 2^12 (CLI s) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 -- $one) | $(cli build-gpu --topology hypercube --op alltoall --algo alltoall_xor_ecube --p 2^12 -- $two) |"
 fi

@@ -2,8 +2,12 @@
 """The registers, local frame and stack of the device step's kernels, read from the device object a
 CUDA build made (no GPU, no cuobjdump: the attributes are in the cubin's .nv.info section).
 
-usage: python3 bench/kernel_resources.py [BUILD]     (default: build; BUILD must have been
-       configured with CUDA, its device link object built)
+usage: python3 bench/kernel_resources.py [BUILD] [--hot-frame-at-most BYTES]
+       (default: build; BUILD must have been configured with CUDA, its device link object built)
+
+With --hot-frame-at-most, checks instead of printing: the hot kernels (the listed units' pull
+kernels on a plain run, rules::PlainUnit, and the settling) must each have a frame of at most
+BYTES. Exit 1 names those that do not; exit 0 says how many were checked and the largest frame.
 
 Prints a Markdown table of the kernels and device functions the steps run: the pull step's
 (PullBody and its tally kernels, the link count, the settling), the records' (post, match, cost,
@@ -104,10 +108,39 @@ def attributes(cubin):
     return found
 
 
+def hot(text):
+    """A kernel the pull step runs for a listed unit on a plain run (rules/pull_units.h, PlainUnit),
+    or its settling: what the frame target is for."""
+    kernel = text.split("(")[0]
+    if "PlainUnit<" not in kernel and "SettleBody" not in kernel:
+        return False
+    return any(k in kernel for k in ("tally_kernel<", "step_grid_run<", "each_kernel<"))
+
+
+def check(rows, readable, names, most):
+    found = [(text, rows[name].get("frame", 0)) for name, text in zip(names, readable) if hot(text)]
+    if not found:
+        fail("no hot kernel found in the device object")
+    over = [(text, frame) for text, frame in found if frame > most]
+    for text, frame in over:
+        print(f"kernel_resources: {frame} bytes of frame (at most {most}): {text[:160]}", file=sys.stderr)
+    if over:
+        sys.exit(1)
+    print(f"{len(found)} hot kernels, the largest frame {max(frame for _, frame in found)} bytes (at most {most})")
+
+
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    if len(sys.argv) > 2:
-        fail("usage: kernel_resources.py [BUILD]")
+    args = sys.argv[1:]
+    most = None
+    if "--hot-frame-at-most" in args:
+        at = args.index("--hot-frame-at-most")
+        if at + 1 >= len(args) or not args[at + 1].isdigit():
+            fail("--hot-frame-at-most takes a number of bytes")
+        most = int(args[at + 1])
+        del args[at:at + 2]
+    if len(args) > 1:
+        fail("usage: kernel_resources.py [BUILD] [--hot-frame-at-most BYTES]")
+    build = args[0] if args else "build"
     obj = os.path.join(build, "CMakeFiles", "ppsim_device.dir", "cmake_device_link.o")
     if not os.path.isfile(obj):
         fail(f"no device link object at {obj}: configure {build} with CUDA (nvcc) and build it")
@@ -118,6 +151,9 @@ def main():
     # A kernel with internal linkage is named __nv_static_<unit>__<its mangled name>.
     mangled = [n[n.index("__Z") + 1:] if n.startswith("__nv_static_") and "__Z" in n else n for n in names]
     readable = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True, text=True).stdout.split("\n")
+    if most is not None:
+        check(rows, readable, names, most)
+        return
     print("| kernel or device function | registers | frame, bytes | stack, bytes |")
     print("|---|---:|---:|---:|")
     shown = 0

@@ -154,6 +154,17 @@ class DeviceExec {
   std::string backend() const { return "cuda"; }
   bool accepts_test_hook() const { return false; }  // a host function cannot run in a kernel
   bool guesses_every_round() const { return false; }  // (a test's, on the host executor)
+  // Whether a plain run takes its units' plain kernels (rules::PlainUnit): PPSIM_PLAIN = 1 (the
+  // default) or 0 (the units' other kernels, for timing the two: bench/device_profile.sh part 6).
+  static bool plain_runs() {
+    static const bool plain = [] {
+      const char* text = std::getenv("PPSIM_PLAIN");
+      if (!text || std::string(text) == "1") return true;
+      if (std::string(text) == "0") return false;
+      throw ConfigError(std::string("PPSIM_PLAIN must be 1 or 0, not '") + text + "'");
+    }();
+    return plain;
+  }
 
   // Refuses a run whose allocations (`need` bytes, counted exactly by rounds.h) do not fit in
   // what is free, keeping 64 MiB and a fiftieth spare for the allocator's rounding.
@@ -199,13 +210,6 @@ class DeviceExec {
     if (n <= 0) return;
     switch (width) {
       case rounds::GroupWidth::thread:
-        if constexpr (Body::kInlined) {
-          if (tally_blocks_per_sm() == 1) {
-            single_lane_tally_kernel<Body, 1><<<resident_grid(single_lane_tally_kernel<Body, 1>, n, kBlock), kBlock, 0, stream_>>>(n, body, out);
-            PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
-            break;
-          }
-        }
         single_lane_tally_kernel<Body, 2><<<resident_grid(single_lane_tally_kernel<Body, 2>, n, kBlock), kBlock, 0, stream_>>>(n, body, out);
         PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
         break;
@@ -308,18 +312,6 @@ class DeviceExec {
     return std::min(want, it->second);
   }
 
-  // The thread blocks an SM must hold at once in a listed unit's single-lane pull kernel:
-  // PPSIM_TALLY_BLOCKS = 2 (the default: at most 128 registers) or 1 (as many as the body asks),
-  // for timing occupancy against spills (kernels.h).
-  static int tally_blocks_per_sm() {
-    static const int blocks = [] {
-      const char* text = std::getenv("PPSIM_TALLY_BLOCKS");
-      if (!text || std::string(text) == "2") return 2;
-      if (std::string(text) == "1") return 1;
-      throw ConfigError(std::string("PPSIM_TALLY_BLOCKS must be 1 or 2, not '") + text + "'");
-    }();
-    return blocks;
-  }
   static int64_t grid_max_p() {
     static const int64_t most = processors_from_env("PPSIM_GRID_MAX_P", kGridMaxP);
     return most;

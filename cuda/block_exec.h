@@ -29,8 +29,10 @@ template <class Team>
 class TeamExec {
  public:
   PPSIM_HD TeamExec(Team team, unsigned char* cells) : team_(team), cells_(cells) {}
+  // (Inlined on the device: called, it would take the body's address, and a body made in the
+  // kernel would be the thread's, in local memory.)
   template <class Body>
-  PPSIM_HD void each(int64_t n, const Body& body) {
+  PPSIM_HD PPSIM_DEVICE_INLINE void each(int64_t n, const Body& body) {
     for (int64_t x = team_.rank(); x < n; x += team_.size()) body(x);
     team_.sync();
   }

@@ -93,6 +93,9 @@ class HostExec {
   bool accepts_test_hook() const { return true; }
   bool guess_every_round = false;  // (HostRoundsProbe)
   bool guesses_every_round() const { return guess_every_round; }
+  bool plain = true;  // (HostRoundsProbe: false runs a plain run on its units' other kernels)
+  bool plain_runs() const { return plain; }
+  int64_t plain_passes = 0;  // pull passes of a plain run's bodies (rules::PlainUnit)
   // With a budget, refuses as the device does when the run's allocations would not fit in what is
   // left of it; records what was asked for.
   void require(uint64_t need) {
@@ -135,6 +138,7 @@ class HostExec {
   // own and commits the sum once, as a warp does on the device.
   template <class Body>
   void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
+    plain_passes += Body::kPlain;
     std::vector<rounds::PullTally> sums(size_t(width == rounds::GroupWidth::thread ? 1 : std::max(1, lanes)), rounds::PullTally{});
     groups(
         n, [&](int64_t i, int lane, int count) { sums[size_t(lane)].add(body(i, lane, count)); }, width);
@@ -267,10 +271,12 @@ RunResult run_device_rounds_on_host(const RunConfig& c, HostRoundsProbe& probe) 
   exec.lanes = probe.lanes;
   exec.team_threads = probe.team_threads;
   exec.guess_every_round = probe.guess_every_round;
+  exec.plain = probe.plain;
   exec.budget = probe.budget_bytes;
   host_memory = HostMemory{};
   RunResult r = rounds::run_rounds(c, exec);
   probe.host_waits = exec.downloads;
+  probe.plain_passes = exec.plain_passes;
   probe.required_bytes = exec.required;
   probe.live_at_require = exec.live_at_require;
   probe.peak_bytes = host_memory.peak;

@@ -96,9 +96,8 @@ __device__ inline rounds::PullTally warp_tally(rounds::PullTally t) {
 // blocks an SM): up to 128, two blocks of 256 an SM, where 64 (four blocks) spilled 100 bytes a
 // lane of the warp kernel and took 20 % longer. Inlined without calls the single-lane bodies asked
 // up to 160, one block an SM (all-reduce 2^26 then lost what a sixth fewer instructions gained);
-// with the thread's counts in 32 bits they fit 128 with no more spill than unbounded (the
-// listed units' frames, 184-280 bytes, are the route walks' captures). MinBlocks = 1, which
-// backend.cu takes where PPSIM_TALLY_BLOCKS=1, leaves them unbounded, to time the two.
+// with the thread's counts in 32 bits they fit 128 with no more spill than unbounded, and two
+// blocks measured faster (an H100); a plain run's kernels ask 66-101 (rules::PlainUnit).
 // A thread's sum over the processors of its grid-stride loop, the counts in 32 bits (warp_count says
 // why they fit): five registers fewer held across the loop than a PullTally.
 struct ThreadTally {
@@ -229,23 +228,26 @@ __global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const
 // listed unit's kernel holds that unit's bodies alone, inlined; the run's end (settling the
 // generations, the local work) follows in launches of its own. The pull step scans and reduces
 // nothing, so the team needs no shared cells.
-// The bodies are made once, not once a step as rounds::pull_round_of makes them: each holds the
-// run's context by value, and a thread's copy of it goes to local memory (1.4 KB stored a
-// processor-step in the first measurement); each step sets only their round and step.
+// The bodies are made once, not once a step as rounds::pull_round_of makes them, and they refer
+// to the run's context in the kernel's parameter: a thread's copy of it went to local memory
+// (1.4 KB stored a processor-step in the first measurement); each step sets only their round and
+// step.
 template <class Src>
 __global__ void __launch_bounds__(kBlock) step_grid_run(const __grid_constant__ rounds::StepPlan pl) {
   GridExec exec(GridTeam{}, nullptr);
   const bool routed = !direct_links(pl.ctx.machine.topo);
-  rounds::CountLinksBodyOf<Src> count{pl.ctx, 0, 0, pl.link_load};
-  rounds::PullBodyOf<Src> pull{pl.ctx, 0, 0, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, nullptr};
+  rounds::CountLinksBodyOf<Src, const rounds::Ctx&> count{pl.ctx, 0, 0, pl.link_load};  // (never on a plain run: its rounds all guess)
+  rounds::PullBodyOf<Src, const rounds::Ctx&> pull{pl.ctx, 0, 0, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, nullptr};
   for (int64_t t = 1; t <= pl.total_steps; ++t) {
     const int r = pl.round_sent_at(t);
     if (r <= 0) continue;
     pull.guess = pl.guess_of(r);
-    if (routed && pull.guess == rules::kCountLoads) {
-      count.round = r;
-      count.step = t;
-      exec.each(pl.p, count);
+    if constexpr (!Src::plain) {
+      if (routed && pull.guess == rules::kCountLoads) {
+        count.round = r;
+        count.step = t;
+        exec.each(pl.p, count);
+      }
     }
     pull.round = r;
     pull.step = t;

@@ -30,7 +30,7 @@ PPSIM_HD PPSIM_DEVICE_INLINE bool pulled_ops(const Ctx& c, int64_t i, int round,
   } else {
     rules::read_ops<Src>(c.algo, nullptr, c.a, i, round, ops);  // an overflow is check_ops's first rule
     for (int n = 0; n < Src::Ops::max_sends; ++n) route[n] = 0;
-    return ops_valid(c, ops, i);
+    return ops_valid<Src::plain>(c, ops, i);
   }
 }
 
@@ -48,7 +48,18 @@ struct PullState {
   unsigned long long* round_out;
   PPSIM_HD const uint8_t* parity_of(int round, int64_t procs) const { return parity + (round & 1) * procs; }
   PPSIM_HD uint8_t* next_parity_of(int round, int64_t procs) const { return parity + ((round + 1) & 1) * procs; }
-  PPSIM_HD uint64_t* generation(const Ctx& c, int b, int g) const { return g ? second[b] : c.bufs[b]; }
+  // (second[] read at constant indices: a body made in a kernel holds its state in registers,
+  // where an index at run time would put the whole state in local memory)
+  PPSIM_HD uint64_t* generation(const Ctx& c, int b, int g) const {
+    if (!g) return c.bufs[b];
+    uint64_t* out = second[0];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int q = 1; q < kMaxBuffers; ++q)
+      if (b == q) out = second[q];
+    return out;
+  }
 };
 
 // What a pull pass adds to its round's figures: the receives that met their send, and the largest
@@ -92,14 +103,15 @@ PPSIM_HD inline void commit_tally(unsigned long long* out, const PullTally& t) {
 
 // Routed topologies: every message of the round loads the links of its route before any is
 // costed (the pull pass that follows checks every rule; here only what the walk needs).
-template <class Src>
+// C: how the body holds the run's context (PullBodyOf).
+template <class Src, class C = Ctx>
 struct CountLinksBodyOf {
-  Ctx c;
+  C c;
   int round;
   int64_t step;
   unsigned long long* link_load;
   int64_t restamp = 0;  // the counters' stamp where not the step's (a round costed again: rounds.h)
-  PPSIM_HD void operator()(int64_t x) const {
+  PPSIM_HD PPSIM_DEVICE_INLINE void operator()(int64_t x) const {
     using Ops = typename Src::Ops;
     const int64_t i = c.lo + x;
     Ops ops;
@@ -121,7 +133,7 @@ struct CountLinksBodyOf {
     }
     const uint32_t stamp = uint32_t(restamp ? restamp : step);
     for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
-      rules::for_each_message_link(c.machine, i, ops.send[n].to, route[n], [&](int64_t id) { rules::count_link(&link_load[id], stamp); });
+      rules::walk_message_route(c.machine, i, ops.send[n].to, route[n], [loads = link_load, stamp](int64_t id) { rules::count_link(&loads[id], stamp); });
   }
 };
 using CountLinksBody = CountLinksBodyOf<rules::AnyUnit>;
@@ -131,10 +143,14 @@ using CountLinksBody = CountLinksBodyOf<rules::AnyUnit>;
 // as the step began (lanes split the words of each action). Every branch depends only on the
 // processor's and its senders' ops, so all lanes of a group take the same ones and meet at the
 // same barriers. A rule broken is flagged: the host reruns the configuration on the CPU backend.
-template <class Src>
+// C is how the body holds the run's context: a copy (a kernel's parameter, where the copy stays),
+// or a reference to a kernel's parameter where the body is made in the kernel (kernels.h
+// step_grid_run): a copy there would be the thread's, in local memory, since its buffers are
+// indexed at run time.
+template <class Src, class C = Ctx>
 struct PullBodyOf {
   using Ops = typename Src::Ops;
-  Ctx c;
+  C c;
   int round;
   int64_t step;
   bool check_exchange;  // half-duplex / telephone at lambda = 1: a step's sends against its arrivals
@@ -153,6 +169,7 @@ struct PullBodyOf {
   // A listed unit's pass is inlined into the kernel that runs it (pull_of), which holds no
   // register cap: called, it would be a device function held to 64 registers, and spill.
   static constexpr bool kInlined = !Src::any;
+  static constexpr bool kPlain = Src::plain;
 
   PPSIM_HD PullTally operator()(int64_t x, int lane, int lanes) const { return pull(x, lane, lanes); }
 
@@ -296,11 +313,22 @@ struct PullBodyOf {
 
   // The message from f meeting receive rv: one matched receive, its congestion and time (the
   // figures are the sizing pass's).
+  // A plain run (rules::PlainUnit) asks its questions inline: the hops of its few kinds, the cost
+  // of one link class, processor i at node i; its rounds all guess (or its links are direct).
   PPSIM_HD PPSIM_DEVICE_INLINE PullTally cost(const Ops& peer, const Send& msg, const Recv& rv, int64_t f, int64_t i, int route) const {
-    const int64_t hops = rules::message_hops(c.machine, f, i, route), words = rules::charged_words(c.tokens, msg.len);
+    const int64_t words = rules::charged_words(c.tokens, msg.len);
     const int64_t combined = rules::charged_combined_words(c.tokens, rv.act, rv.nact, rv.len);
-    rules::MessageCost m;
     const bool direct = direct_links(c.machine.topo);
+    if constexpr (Src::plain) {
+      const int64_t hops = route_hops_plain(c.machine.topo, f, i);
+      long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
+      for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
+      const rules::MessageCost m =
+          direct ? rules::direct_cost(*c.cost, f, congestion, words, hops, combined) : rules::one_class_cost(*c.cost, f, words, combined, congestion, hops);
+      return tally_of(m, words, hops, !direct && !rules::keeps_guess_unmapped(guess, f, i, hops));
+    }
+    const int64_t hops = rules::message_hops(c.machine, f, i, route);
+    rules::MessageCost m;
     if (direct || guess != rules::kCountLoads) {
       long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
       for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
@@ -309,13 +337,16 @@ struct PullBodyOf {
     } else {
       m = rules::route_cost(c.machine, *c.cost, f, i, words, hops, combined, route, link_load, uint32_t(restamp ? restamp : step));
     }
+    return tally_of(m, words, hops, !direct && guess != rules::kCountLoads && !rules::keeps_guess(c.machine, guess, f, i, hops));
+  }
+  PPSIM_HD static PullTally tally_of(const rules::MessageCost& m, int64_t words, int64_t hops, bool multi) {
     PullTally t;
     t.matched = 1;
     t.max_load = static_cast<unsigned long long>(m.congestion);
     t.time_bits = double_bits(m.time);
     t.words = static_cast<unsigned long long>(words);
     t.hops = static_cast<unsigned long long>(hops);
-    t.multi = !direct && guess != rules::kCountLoads && !rules::keeps_guess(c.machine, guess, f, i, hops);
+    t.multi = multi;
     return t;
   }
   PPSIM_HD static unsigned long long double_bits(double v) {

@@ -137,10 +137,10 @@ PPSIM_HD inline void flag_error(const Ctx& c, int64_t step, int64_t proc) {
   atomic_min(&c.status->error, (static_cast<unsigned long long>(step) << 32) | static_cast<unsigned long long>(proc));
 }
 
-// Every rule of step_rules.h's check_ops holds for processor i's ops.
-template <class Ops>
+// Every rule of step_rules.h's check_ops holds for processor i's ops (Plain: on a plain run).
+template <bool Plain = false, class Ops>
 PPSIM_HD PPSIM_DEVICE_INLINE bool ops_valid(const Ctx& c, const Ops& ops, int64_t i) {
-  return rules::check_ops(c.ports, c.machine, ops, i).what == rules::Broken::none;
+  return rules::check_ops<Plain>(c.ports, c.machine, ops, i).what == rules::Broken::none;
 }
 
 // Initial contents of buffer b, one word per index.

@@ -245,6 +245,8 @@ class RoundsRun {
       exec_.upload(guess_.get(), guess_host_.data(), guess_host_.size() * sizeof(int64_t));
       pl_.guess = guess_.get();
     }
+    pl_.plain = exec_.plain_runs() && plain_kind(m.topo.kind) && pl_.ctx.ports.p == m.topo.p && !m.mapped && c_.cost.tw_class_set == 0 &&
+                c_.cost.ts_class_set == 0 && c_.ports.model != PortModel::all && !c_.failures.any() && !counts_links();
   }
 
   // Whether a step counts link loads: on a routed topology, unless every round guesses them (where
@@ -274,7 +276,7 @@ class RoundsRun {
     host_pl.totals = totals_.data();
     host_pl.guess = guess_host_.data();  // (a round is costed again only where it guessed)
     const int64_t t = pl_.step_of_round(r);
-    with_pull_source(host_pl, [&](auto src) { recost_round_of(src, host_pl, exec_, r, t, stamp, out); });
+    with_pull_source<false>(host_pl, [&](auto src) { recost_round_of(src, host_pl, exec_, r, t, stamp, out); });
     unsigned long long w[kTallyWords];
     exec_.download(w, out, sizeof w);
     double time;

@@ -115,6 +115,10 @@ struct StepPlan {
   // (rules::RoundGuess; kCountLoads: counted, PullBodyOf::guess); null: every round counts them.
   const int64_t* guess = nullptr;
   PPSIM_HD int64_t guess_of(int r) const { return guess ? guess[r - 1] : rules::kCountLoads; }
+  // The run asks no route question the device would call for (rules::PlainUnit): a plain_kind
+  // topology, no mapping, no link classes, no all-port checks, no failures, and every round
+  // guessed where the links are not direct.
+  bool plain = false;
 
   PPSIM_HD int64_t step_of_round(int r) const { return ctx.clock.step_of_round(r); }
   PPSIM_HD unsigned long long* lost_of(int r) const { return lost ? lost + 2 * (r - 1) : nullptr; }
@@ -150,7 +154,8 @@ PPSIM_HD void pull_round_of(Src, const StepPlan& pl, Exec& exec, int64_t t) {
   const Ctx& ctx = pl.ctx;
   if (const int r = pl.round_sent_at(t); r > 0) {
     const int64_t guess = pl.guess_of(r);
-    if (!direct_links(ctx.machine.topo) && guess == rules::kCountLoads) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
+    if constexpr (!Src::plain)  // (a plain run's rounds all guess)
+      if (!direct_links(ctx.machine.topo) && guess == rules::kCountLoads) exec.each(pl.p, CountLinksBodyOf<Src>{ctx, r, t, pl.link_load});
     exec.groups_tally(pl.p, PullBodyOf<Src>{ctx, r, t, pl.check_exchange && pl.lambda == 1, pl.pulled, pl.link_load, pl.lost_of(r), guess},
                       pl.width(r), pl.pulled.round_out + kTallyWords * (r - 1));
   }
@@ -186,10 +191,21 @@ PPSIM_HD void pull_step_from(Src src, const StepPlan& pl, Exec& exec, int64_t t)
 // The ops source of a run's pull steps: the unit of rules/pull_units.h's list with ops of its own
 // size, where no test schedule replaces its ops and no failure drops its messages; every other
 // run reads them through the dispatch. The same for every step of a run.
+// A listed unit runs as its PlainUnit where the plan found the run plain (StepPlan::plain), unless
+// Plain is false: a round costed again walks its routes.
 PPSIM_HD_TEMPLATE
-template <class Fn>
+template <bool Plain = true, class Fn>
 PPSIM_HD void with_pull_source(const StepPlan& pl, Fn&& fn) {
-  rules::with_ops_source(pl.ctx.algo, !pl.ctx.ops_override && !pl.ctx.machine.failures, fn);
+  rules::with_ops_source(pl.ctx.algo, !pl.ctx.ops_override && !pl.ctx.machine.failures, [&](auto src) {
+    using Src = decltype(src);
+    if constexpr (Plain && !Src::any) {
+      if (pl.plain) {
+        fn(rules::PlainUnit<typename Src::Unit>{});
+        return;
+      }
+    }
+    fn(src);
+  });
 }
 
 template <class Exec>

@@ -649,6 +649,46 @@ TEST(BackendSelection, HostMemoryIsTheCpuBackendsCheck) {
   }
 }
 
+// A plain run (docs/DESIGN.md §2: hops of a few instructions, no mapping, one link class, no
+// all-port checks, every round guessed) takes its units' plain bodies, which ask no route question;
+// the same run on the units' other bodies (PPSIM_PLAIN=0 on the device) gives the same report and
+// buffers, and so does the CPU. A run with link classes, or a mapping, is not plain; one whose
+// guess its messages break is costed again, as before.
+TEST(CudaRoundsOnHost, PlainRunsGiveWhatTheUnitsOtherBodiesGive) {
+  struct Case {
+    const char* algo;
+    TopologyKind kind;
+    int64_t p;
+    const char* dims;
+    bool plain;
+  };
+  RunConfig classes = testing_support::make_config("allreduce_hypercube", TopologyKind::torus, 0, "4x4", 3, OperatorKind::affine);
+  classes.cost.set_class_tw(1, 7);
+  for (const Case k : {Case{"allreduce_hypercube", TopologyKind::full, 1 << 10, "", true}, Case{"allreduce_hypercube", TopologyKind::hypercube, 256, "", true},
+                       Case{"allgather_ring", TopologyKind::ring, 200, "", true}, Case{"alltoall_xor_ecube", TopologyKind::hypercube, 64, "", true},
+                       Case{"broadcast_binomial", TopologyKind::mesh, 0, "4x8", false}, Case{"allreduce_hypercube", TopologyKind::torus, 0, "4x4", false}}) {
+    SCOPED_TRACE(std::string(k.algo) + " on " + topology_name(k.kind));
+    RunConfig c = testing_support::make_config(k.algo, k.kind, k.p, k.dims, 2, OperatorKind::affine);
+    if (k.kind == TopologyKind::torus) c = classes;  // (link classes: costed link by link)
+    HostRoundsProbe plain, other;
+    other.plain = false;
+    const RunResult a = run_device_rounds_on_host(c, plain), b = run_device_rounds_on_host(c, other);
+    expect_identical(run_cpu(c), a);
+    expect_identical(a, b);
+    EXPECT_EQ(plain.plain_passes > 0, k.plain);
+    EXPECT_EQ(other.plain_passes, 0);
+  }
+  // Every round made to guess on a mesh, where recursive doubling's messages cross several links:
+  // the plain bodies tally the broken guesses, and the rounds are costed again link by link.
+  RunConfig c = testing_support::make_config("allreduce_hypercube", TopologyKind::mesh, 0, "4x4", 2, OperatorKind::affine);
+  HostRoundsProbe probe;
+  probe.guess_every_round = true;
+  const RunResult r = run_device_rounds_on_host(c, probe);
+  expect_identical(run_cpu(c), r);
+  EXPECT_GT(probe.plain_passes, 0);
+  EXPECT_GT(probe.host_waits, 1) << "a round that crosses several links is costed again";
+}
+
 // The lanes: with messages of 16 words the device moves them with a warp per processor (a block
 // from 2048 words). Run here as 4 or 32 threads per processor meeting at the same barriers, every
 // algorithm still gives the CPU backend's buffers and figures: the lane arithmetic (strided

@@ -143,6 +143,14 @@ template <class Machine, class Visit>
 PPSIM_HD void for_each_message_link(const Machine& m, int64_t from, int64_t to, int route, Visit&& visit) {
   for_each_variant_link(m.topo, m.node(from), m.node(to), route, visit);
 }
+// The same with a walk of values, returned with what it gathered (routing.h walk_route): on the
+// device its own route costs the caller no local memory; another route (failures) is the rare path.
+template <class Machine, class Walk>
+PPSIM_HD PPSIM_DEVICE_INLINE Walk walk_message_route(const Machine& m, int64_t from, int64_t to, int route, Walk walk) {
+  if (route == 0) return walk_route(m.topo, m.node(from), m.node(to), walk);
+  for_each_alt_link(m.topo, m.node(from), m.node(to), route, walk);
+  return walk;
+}
 
 // What the failures did to one processor's ops of one step.
 struct Losses {

@@ -85,6 +85,10 @@ template <class Machine>
 PPSIM_HD bool keeps_guess(const Machine& m, int64_t guess, int64_t f, int64_t i, int64_t hops) {
   return guess == kOneHop ? hops == 1 : (m.node(f) ^ m.node(i)) == guess;
 }
+// The same on a machine without a mapping (processor i is node i).
+PPSIM_HD inline bool keeps_guess_unmapped(int64_t guess, int64_t f, int64_t i, int64_t hops) {
+  return guess == kOneHop ? hops == 1 : (f ^ i) == guess;
+}
 
 // The index of the k-th send of `ops` to processor `to` (its sends after the failures), or -1.
 // (Every loop over ops here is bounded by their room too: check_ops says why.)

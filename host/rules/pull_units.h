@@ -23,6 +23,7 @@ namespace ppsim::rules {
 struct AnyUnit {
   using Ops = StepOps;
   static constexpr bool any = true;
+  static constexpr bool plain = false;
 };
 
 // One unit called directly, with ops of its own size.
@@ -31,6 +32,14 @@ struct OneUnit {
   using Unit = U;
   using Ops = BasicOps<U::max_sends, U::max_recvs>;
   static constexpr bool any = false;
+  static constexpr bool plain = false;
+};
+
+// The same, on a run that asks no route question the device would have to call for (plain_machine):
+// its kernels hold no call, and so no frame for one.
+template <class U>
+struct PlainUnit : OneUnit<U> {
+  static constexpr bool plain = true;
 };
 
 // Processor proc's ops of round `round` from source Src; false where they overflowed its room.

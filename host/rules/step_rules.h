@@ -127,18 +127,23 @@ PPSIM_HD PPSIM_DEVICE_INLINE Verdict check_links(const PortRules& r, const Machi
 // processors, not the switches.
 // The loops are bounded by the ops' room as well as their counts, so that a compiler can keep a
 // small BasicOps in registers.
-template <class Ops>
+// Plain: a run with no switch agents and a port model other than all-port (PlainUnit), whose
+// checks need no route: the same verdicts without the walks.
+template <bool Plain = false, class Ops>
 PPSIM_HD PPSIM_DEVICE_INLINE Verdict check_ops(const PortRules& r, const Machine& m, const Ops& ops, int64_t i) {
   if (ops.overflow) return {Broken::overflow, 0, 0};
   const int limit = i < m.topo.p ? r.limit : kMaxOps;
   if (ops.nsend > limit) return {Broken::sends, 0, 1};
   if (ops.nrecv > limit) return {Broken::recvs, 0, 1};
-  if (r.model == PortModel::all)
-    if (const Verdict v = check_links(r, m, ops, i); v.what != Broken::none) return v;
+  if constexpr (!Plain)
+    if (r.model == PortModel::all)
+      if (const Verdict v = check_links(r, m, ops, i); v.what != Broken::none) return v;
+  // (agent_route_ok holds without a walk where both ends are processors, as every end of a plain
+  // run's messages that send_ok and recv_ok pass is)
   for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n)
-    if (!send_ok(r.shape, ops.send[n], i, r.p) || !agent_route_ok(m.topo, i, ops.send[n].to)) return {Broken::send, n, n};
+    if (!send_ok(r.shape, ops.send[n], i, r.p) || (!Plain && !agent_route_ok(m.topo, i, ops.send[n].to))) return {Broken::send, n, n};
   for (int n = 0; n < Ops::max_recvs && n < ops.nrecv; ++n)
-    if (!recv_ok(r.shape, ops.recv[n], i, r.p) || !agent_route_ok(m.topo, ops.recv[n].from, i)) return {Broken::recv, n, n};
+    if (!recv_ok(r.shape, ops.recv[n], i, r.p) || (!Plain && !agent_route_ok(m.topo, ops.recv[n].from, i))) return {Broken::recv, n, n};
   return {};
 }
 
@@ -226,40 +231,53 @@ PPSIM_HD inline CostParts straggled(const CostParams& c, int64_t from, CostParts
   return {x.congestion, x.startup * f, x.word_time * f};
 }
 
-// On a routed topology, from the step's load of each link (load(id): messages on link id), along
-// the message's route (0: the topology's own; failure_rules.h).
+// The busiest link of a route, from the step's load of each link (load(id): messages on link id),
+// and where the links have classes, the largest per-word term and startup over them: a walk of
+// values (routing.h walk_route).
 template <class Load>
-PPSIM_HD CostParts route_parts_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
-                                    int route, const Load& load) {
-  long long congestion = 0;
-  double word_time = 0, startup = c.ts_class_set ? 0.0 : c.ts;
-  const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
-  for_each_message_link(m, from, to, route, [&](int64_t id) {
+struct RoutePeaks {
+  Load load;
+  const CostParams* c;
+  const Topology* topo;
+  int64_t words;
+  bool classes;
+  long long congestion;
+  double word_time, startup;
+  PPSIM_HD void operator()(int64_t id) {
     const long long l = load(id);
     if (l > congestion) congestion = l;
     if (classes) {
-      const int k = link_class(m.topo, id);
-      const double w = c.tw_of_class(k) * double(words) * double(l);
+      const int k = link_class(*topo, id);
+      const double w = c->tw_of_class(k) * double(words) * double(l);
       if (w > word_time) word_time = w;
-      if (c.ts_class_set && c.ts_of_class(k) > startup) startup = c.ts_of_class(k);
+      if (c->ts_class_set && c->ts_of_class(k) > startup) startup = c->ts_of_class(k);
     }
-  });
-  if (c.tw_class_set == 0) word_time = c.tw * double(words) * double(congestion);
-  if (hops == 0) startup = c.ts;  // a message to oneself crosses no link
-  return straggled(c, from, {congestion, startup, word_time});
+  }
+};
+
+// On a routed topology, from the step's load of each link (load(id), a function of values), along
+// the message's route (0: the topology's own; failure_rules.h).
+template <class Load>
+PPSIM_HD PPSIM_DEVICE_INLINE CostParts route_parts_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+                                                        int route, const Load& load) {
+  const bool classes = c.tw_class_set != 0 || c.ts_class_set != 0;
+  RoutePeaks<Load> x = walk_message_route(m, from, to, route, RoutePeaks<Load>{load, &c, &m.topo, words, classes, 0, 0.0, c.ts_class_set ? 0.0 : c.ts});
+  if (c.tw_class_set == 0) x.word_time = c.tw * double(words) * double(x.congestion);
+  if (hops == 0) x.startup = c.ts;  // a message to oneself crosses no link
+  return straggled(c, from, {x.congestion, x.startup, x.word_time});
 }
 template <class Load>
-PPSIM_HD MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+PPSIM_HD PPSIM_DEVICE_INLINE MessageCost route_cost_with(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
                                      int64_t combined, int route, const Load& load) {
   const CostParts x = route_parts_with(m, c, from, to, words, hops, route, load);
   return {x.congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
 }
 
 // On a routed topology, from the stamped link loads of the step.
-PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
+PPSIM_HD PPSIM_DEVICE_INLINE MessageCost route_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t hops,
                                        int64_t combined, int route, const unsigned long long* link_load, uint32_t stamp) {
   return route_cost_with(m, c, from, to, words, hops, combined, route,
-                         [&](int64_t id) { return link_load_at(atomic_load(&link_load[id]), stamp); });
+                         [link_load, stamp](int64_t id) { return link_load_at(atomic_load(&link_load[id]), stamp); });
 }
 
 // On a routed topology, in a step where every message crosses one link: a one-hop route from a
@@ -269,12 +287,16 @@ PPSIM_HD inline MessageCost route_cost(const Machine& m, const CostParams& c, in
 // loads counted, without a counter or, where the links have one class, a walk of the route.
 // The same for a route of `hops` links that no other pair's route of the step shares (a round of
 // one XOR distance on the hypercube: pull_rules.h, sends_xor_distance).
-PPSIM_HD inline MessageCost one_hop_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t combined,
-                                         long long congestion, int64_t hops = 1) {
-  if (c.tw_class_set != 0 || c.ts_class_set != 0)
-    return route_cost_with(m, c, from, to, words, hops, combined, 0, [&](int64_t) { return congestion; });
+// The same where the links have one class: no link to look at.
+PPSIM_HD inline MessageCost one_class_cost(const CostParams& c, int64_t from, int64_t words, int64_t combined, long long congestion, int64_t hops) {
   const CostParts x = straggled(c, from, {congestion, c.ts, c.tw * double(words) * double(congestion)});
   return {congestion, message_time_of(c, x.startup, x.word_time, hops, combined)};
+}
+PPSIM_HD PPSIM_DEVICE_INLINE MessageCost one_hop_cost(const Machine& m, const CostParams& c, int64_t from, int64_t to, int64_t words, int64_t combined,
+                                         long long congestion, int64_t hops = 1) {
+  if (c.tw_class_set != 0 || c.ts_class_set != 0)
+    return route_cost_with(m, c, from, to, words, hops, combined, 0, [congestion](int64_t) { return congestion; });
+  return one_class_cost(c, from, words, combined, congestion, hops);
 }
 
 // On a direct-link topology the link a -> b carries exactly a's messages to b: a message's

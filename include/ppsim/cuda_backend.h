@@ -62,11 +62,15 @@ RunResult run_device_rounds_on_host(const RunConfig& c, int64_t* host_waits = nu
 // array: a cudaMalloc, and a cudaFree at the end of the run).
 // guess_every_round: on a routed topology every round of the pull step guesses that its messages
 // cross one link each, whatever the host's sample says, so that runs where they do not check the
-// guess and cost the round again (tests).
+// guess and cost the round again (tests). plain = false: a plain run (docs/DESIGN.md §2) takes its
+// units' other bodies, as PPSIM_PLAIN=0 does on the device; plain_passes counts the pull passes a
+// plain run's bodies made.
 struct HostRoundsProbe {
   int lanes = 1;
   int team_threads = 0;
   bool guess_every_round = false;
+  bool plain = true;
+  int64_t plain_passes = 0;
   uint64_t budget_bytes = 0;
   int64_t host_waits = 0;
   uint64_t required_bytes = 0, live_at_require = 0, peak_bytes = 0;

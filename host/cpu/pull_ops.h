@@ -24,7 +24,9 @@ struct DispatchedOps {
 template <class Unit>
 struct UnitOps {
   using Type = typename rules::OneUnit<Unit>::Ops;
-  bool operator()(const AlgoParams& a, int64_t proc, int round, Type& ops) const {
+  // (flattened: the unit's ops, a few dozen instructions, inlined into the pass with what they call,
+  // where GCC called them, 20 % of an all-reduce's time at m = 1)
+  [[gnu::flatten]] bool operator()(const AlgoParams& a, int64_t proc, int round, Type& ops) const {
     return rules::read_ops<rules::OneUnit<Unit>>(AlgorithmId::count, nullptr, a, proc, round, ops);
   }
 };

@@ -37,7 +37,7 @@ namespace ppsim::cpu {
 namespace {
 
 // One chunk's share of a step.
-struct PullChunk {
+struct alignas(64) PullChunk {  // (a cache line of its own: threads write their chunks' figures per message)
   int64_t first = 0, last = 0;  // processors [first, last)
   StepStats stats;
   int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
@@ -404,7 +404,7 @@ class PullRun {
   }
 
   // dst[w] as old[w] becomes when src[w] arrives.
-  void rewrite(uint64_t* dst, const uint64_t* old, const uint64_t* src, int64_t len, RecvMode mode) const {
+  [[gnu::always_inline]] void rewrite(uint64_t* dst, const uint64_t* old, const uint64_t* src, int64_t len, RecvMode mode) const {
     if (len == 1 && !rules_.tokens) {
       *dst = rules::received_word(rules_.c.combine, mode, *src, *old);
       return;

@@ -35,6 +35,12 @@ class ScheduleSource {
     release(s_.done, h, op, out);
   }
   std::pair<uint32_t, uint32_t> receive_of(uint32_t, uint32_t op) const { return s_.peer_tag(op); }
+  uint32_t first_op(uint32_t h) const { return s_.first[h]; }
+  uint32_t receives(uint32_t h) const {
+    uint32_t n = 0;
+    for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i) n += s_.type(i) == loggp::kRecv;
+    return n;
+  }
   std::string name(uint32_t, uint32_t op) const {
     if (s_.binary) return "number " + std::to_string(s_.line(op)) + " of its rank (a binary schedule has no labels)";
     std::string l = s_.label(op);

@@ -35,6 +35,7 @@
 #include "loggp/huge_alloc.h"
 #include "loggp/inline_vec.h"
 #include "loggp/loggp.h"
+#include "loggp/loggp_events.h"
 #include "loggp/loggp_makers.h"
 #include "ppsim/noise.h"
 
@@ -84,15 +85,15 @@ class WindowTiming {
   };
   static_assert(sizeof(Ev) == 40);
   // An unexpected message: its sender and tag. A posted receive is its operation alone (the
-  // schedule has its source and tag): a rank may post many at once.
+  // schedule has its source and tag), in the rank's slice of posted_: a rank may post many at once.
   struct Unexpected {
     uint32_t peer, tag;
   };
   struct Rank {
     uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
     loggp::InlineVec<Ev, 2> pending;
-    loggp::InlineVec<uint32_t, 4> rq;
     loggp::InlineVec<Unexpected, 1> uq;
+    uint32_t rq_head = 0, rq_tail = 0;  // its posted receives, in posted_
   };
 
   // Without noise, or with one phase for all, every rank's events come at the same few times: the
@@ -119,6 +120,13 @@ class WindowTiming {
     }
     waits_.emplace(s_);
     ranks_.resize(p);
+    auto first = [&](uint32_t h) { return s_.first[h]; };
+    auto receives = [&](uint32_t h) {
+      uint32_t n = 0;
+      for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i) n += s_.type(i) == loggp::kRecv;
+      return n;
+    };
+    posted_.assign(p, first, receives, [&](uint32_t h, uint32_t at) { ranks_[h].rq_head = ranks_[h].rq_tail = at; });
     next_.assign(p, kNever);
     oldest_.assign(p, kNoMaker);
     if (noise_) noise_per_rank_.assign(p, 0);
@@ -313,7 +321,7 @@ class WindowTiming {
     const uint32_t tag = s_.peer_tag(e.arg).second;
     auto sent = [&](const Unexpected& u) { return loggp::detail::matches(e.peer, tag, u.peer, u.tag); };
     if (Unexpected got; take_first(x.uq, sent, got)) complete(h, e.arg);
-    else x.rq.push_back(e.arg);
+    else posted_.post(x.rq_tail, s_.first[h], e.arg);
     made(h, x, e, 0);
   }
 
@@ -327,7 +335,7 @@ class WindowTiming {
       const auto [peer, tag] = s_.peer_tag(r);
       return loggp::detail::matches(e.peer, e.arg, peer, tag);
     };
-    if (uint32_t got; take_first(x.rq, posted, got)) complete(h, got);
+    if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], posted, got)) complete(h, got);
     else x.uq.push_back(Unexpected{e.peer, e.arg});
     made(h, x, e, 0);
   }
@@ -386,7 +394,7 @@ class WindowTiming {
     res.finish.resize(s_.ranks);
     for (uint32_t h = 0; h < s_.ranks; ++h) {
       const Rank& x = ranks_[h];
-      if (!x.rq.empty() || !x.uq.empty() || x.o >= loggp::kTimeLimit) return std::nullopt;
+      if (x.rq_head != x.rq_tail || !x.uq.empty() || x.o >= loggp::kTimeLimit) return std::nullopt;
       res.finish[h] = x.o;
       if (x.o > res.time) {
         res.time = x.o;
@@ -406,6 +414,7 @@ class WindowTiming {
   uint64_t window_ = 0, earliest_ = kNever;
   std::optional<WaitCounts> waits_;  // dependencies each operation still waits for
   std::vector<Rank> ranks_;
+  loggp::detail::PostedSlots posted_;  // every rank's posted receives
   std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
   std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())
   std::vector<uint64_t> noise_per_rank_;

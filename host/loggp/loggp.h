@@ -29,13 +29,17 @@
 //   void done(uint32_t host, uint32_t op, std::vector<ReadyOp>& out);     // ops that require it
 //   std::string name(uint32_t host, uint32_t op) const;            // for reports: "label l3 (line 12)"
 //   std::string never_ready() const;                                  // "" or the first op never ready
-// and, where it can tell them from the operation alone (then a posted receive keeps only that):
+// and, where it can tell them from the operation alone and knows every host's receives ahead (then
+// a posted receive keeps only its operation's offset, loggp_events.h's PostedSlots):
 //   std::pair<uint32_t, uint32_t> receive_of(uint32_t host, uint32_t op) const;  // its (source, tag)
+//   uint32_t first_op(uint32_t host) const;  // its operations are first_op(host) .. first_op(host + 1) - 1
+//   uint32_t receives(uint32_t host) const;  // how many of them are receives
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -143,6 +147,8 @@ class Engine {
         ncpu_(size_t(src.cpus())), nnic_(size_t(src.nics())), nexto_(p_ * ncpu_, 0), nextgr_(p_ * nnic_, 0), nextgs_(p_ * nnic_, 0),
         rq_(p_), uq_(p_) {
     if (noise_) res_.noise_per_host.assign(p_, 0);
+    if constexpr (kPostedByOp)
+      rq_.assign(p_, [&](uint32_t h) { return src_.first_op(h); }, [&](uint32_t h) { return src_.receives(h); });
   }
 
   Result run() {
@@ -249,7 +255,7 @@ class Engine {
       if (e.size > P_.S) rendezvous_done(got.src, got.op, e.cpu(), e.nic(), e.time);
       mark_done(e.host, e.op);
     } else if constexpr (kPostedByOp) {
-      rq_.append(e.host, OpEntry{e.op, -1});
+      rq_.post(e.host, src_.first_op(e.host), e.op);
     } else {
       rq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
     }
@@ -270,14 +276,9 @@ class Engine {
       rec_->nic(e.host, e.nic(), false, e.time, gr - e.time);
       rec_->handled(e.host, e.cpu(), e.target, e.ts(), e.time);
     }
-    auto posted = [&](const Posted& r) {
-      const auto [src, tag] = receive_of(e.host, r);
-      return matches(e.target, e.tag, src, tag);
-    };
-    Posted got;
-    if (rq_.take(e.host, posted, got)) {
+    if (uint32_t got; take_posted(e, got)) {
       if (e.size > P_.S) rendezvous_done(e.target, e.op, e.cpu(), e.nic(), e.time);
-      mark_done(e.host, got.op);
+      mark_done(e.host, got);
     } else {
       uq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
     }
@@ -346,10 +347,8 @@ class Engine {
   void throw_if_unmatched() const {
     if (rq_.count() == 0 && uq_.count() == 0) return;
     for (uint32_t h = 0; h < p_; ++h) {
-      if (int32_t i = rq_.first(h); i >= 0) {
-        const auto& q = rq_.at(i);
-        const auto [src, tag] = receive_of(h, q);
-        throw StuckError("rank " + std::to_string(h) + ": receive " + src_.name(h, q.op) + " from " +
+      if (uint32_t op, src, tag; first_posted(h, op, src, tag)) {
+        throw StuckError("rank " + std::to_string(h) + ": receive " + src_.name(h, op) + " from " +
                          (src == kAny ? std::string("any rank") : "rank " + std::to_string(src)) + " (tag " +
                          (tag == kAny ? std::string("any") : std::to_string(tag)) + ") is never matched by a send");
       }
@@ -393,15 +392,41 @@ class Engine {
   const size_t ncpu_, nnic_;
   std::vector<uint64_t> nexto_, nextgr_, nextgs_;  // per host and CPU; per host and NIC
   // A posted receive is its operation alone where the source can tell its source and tag from that.
-  static constexpr bool kPostedByOp = requires(const Source& s, uint32_t h, uint32_t op) { s.receive_of(h, op); };
-  using Posted = std::conditional_t<kPostedByOp, OpEntry, QueueEntry>;
-  std::pair<uint32_t, uint32_t> receive_of(uint32_t h, const Posted& r) const {
-    if constexpr (kPostedByOp) return src_.receive_of(h, r.op);
-    else return {r.src, r.tag};
+  static constexpr bool kPostedByOp = requires(const Source& s, uint32_t h, uint32_t op) {
+    s.receive_of(h, op);
+    s.first_op(h);
+    s.receives(h);
+  };
+  // The first receive host e.host posted that message e matches, removed.
+  bool take_posted(const Event& e, uint32_t& op) {
+    if constexpr (kPostedByOp) {
+      auto posted = [&](uint32_t r) {
+        const auto [src, tag] = src_.receive_of(e.host, r);
+        return matches(e.target, e.tag, src, tag);
+      };
+      return rq_.take(e.host, src_.first_op(e.host), posted, op);
+    } else {
+      QueueEntry got;
+      if (!rq_.take(e.host, [&](const QueueEntry& r) { return matches(e.target, e.tag, r.src, r.tag); }, got)) return false;
+      op = got.op;
+      return true;
+    }
+  }
+  // Host h's first posted receive, its source and tag, if any (for a report).
+  bool first_posted(uint32_t h, uint32_t& op, uint32_t& src, uint32_t& tag) const {
+    if constexpr (kPostedByOp) {
+      if (!rq_.first(h, src_.first_op(h), op)) return false;
+      std::tie(src, tag) = src_.receive_of(h, op);
+    } else {
+      const int32_t i = rq_.first(h);
+      if (i < 0) return false;
+      op = rq_.at(i).op, src = rq_.at(i).src, tag = rq_.at(i).tag;
+    }
+    return true;
   }
 
   EventQueue aq_;
-  MatchQueues<Posted> rq_;      // posted receives
+  std::conditional_t<kPostedByOp, PostedQueues, MatchQueues<QueueEntry>> rq_;  // posted receives
   MatchQueues<QueueEntry> uq_;  // unexpected messages
   // Creation stamps: the roots are numbered from 0, every later event after them (stamps have
   // 48 bits: 2^46 roots and 2^47 other events at most).

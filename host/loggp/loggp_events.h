@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "loggp/huge_alloc.h"
+
 namespace ppsim::loggp {
 
 inline constexpr uint32_t kAny = ~uint32_t(0);  // source or tag -1
@@ -205,18 +207,97 @@ inline bool matches(uint32_t src, uint32_t tag, uint32_t rsrc, uint32_t rtag) {
   return (src == kAny || rsrc == kAny || rsrc == src) && (tag == kAny || rtag == kAny || rtag == tag);
 }
 
-// A queue entry: an operation with its source and tag (16 bytes), or the operation alone where its
-// source and tag can be looked up (8 bytes: a schedule may post millions of receives at once).
+// A queue entry: an operation with its source and tag (16 bytes; the unexpected messages, and the
+// posted receives where the source cannot tell a receive's source and tag from its operation).
 // (The size that decides eager or rendezvous is the event's, not the entry's.)
 struct QueueEntry {
   uint32_t src, tag, op;
   int32_t next;
 };
-struct OpEntry {
-  uint32_t op;
-  int32_t next;
+
+// Posted receives where every host's receives are known ahead (a GOAL schedule: a schedule may
+// post millions at once). A receive is posted at most once, so host h's never outnumber its
+// receives, and each host has a slice of one array that many slots long: its posted receives lie
+// in [head, tail) of it, in posting order, each as its operation's offset from the host's first
+// operation, in 2 bytes where no host has more than 2^16 operations (else 4): a linked pool took 8
+// bytes a receive posted, and a schedule that posts every receive at its start (a dissemination
+// barrier's) had that for each.
+class PostedSlots {
+ public:
+  // Host h's operations are first(h) .. first(h + 1) - 1, receives(h) of them receives; start(h, at)
+  // is told where its slice starts (its head and tail, while it is empty).
+  template <class First, class Receives, class Start>
+  void assign(uint32_t hosts, First&& first, Receives&& receives, Start&& start) {
+    uint64_t at = 0;
+    bool narrow = true;
+    for (uint32_t h = 0; h < hosts; ++h) {
+      start(h, uint32_t(at));
+      at += receives(h);
+      narrow = narrow && first(h + 1) - first(h) <= (uint32_t(1) << 16);
+    }
+    if (narrow) narrow_.resize(at);
+    else wide_.resize(at);
+  }
+  // Operation op of a host whose operations start at `first`, posted at its tail.
+  void post(uint32_t& tail, uint32_t first, uint32_t op) { set(tail++, op - first); }
+  // The first operation in [head, tail) with match(op), removed (the ones before it move up a slot,
+  // so the order stays; as many moves as entries passed over).
+  template <class Match>
+  bool take(uint32_t& head, uint32_t tail, uint32_t first, Match&& match, uint32_t& out) {
+    for (uint32_t i = head; i < tail; ++i) {
+      const uint32_t op = first + get(i);
+      if (match(op)) {
+        for (uint32_t k = i; k > head; --k) set(k, get(k - 1));
+        ++head;
+        out = op;
+        return true;
+      }
+    }
+    return false;
+  }
+  uint32_t at(uint32_t i, uint32_t first) const { return first + get(i); }
+
+ private:
+  uint32_t get(uint32_t i) const { return narrow_.empty() ? wide_[i] : narrow_[i]; }
+  void set(uint32_t i, uint32_t v) {
+    if (narrow_.empty()) wide_[i] = v;
+    else narrow_[i] = uint16_t(v);
+  }
+  std::vector<uint16_t, HugeAlloc<uint16_t>> narrow_;
+  std::vector<uint32_t, HugeAlloc<uint32_t>> wide_;
 };
-static_assert(sizeof(OpEntry) == 8);
+
+// Host by host queues over PostedSlots, for the event engine (loggp.h).
+class PostedQueues {
+ public:
+  explicit PostedQueues(size_t hosts) : head_(hosts, 0), tail_(hosts, 0) {}
+  template <class First, class Receives>
+  void assign(uint32_t hosts, First&& first, Receives&& receives) {
+    slots_.assign(hosts, first, receives, [&](uint32_t h, uint32_t at) { head_[h] = tail_[h] = at; });
+  }
+  void post(uint32_t h, uint32_t first, uint32_t op) {
+    slots_.post(tail_[h], first, op);
+    ++count_;
+  }
+  template <class Match>
+  bool take(uint32_t h, uint32_t first, Match&& match, uint32_t& op) {
+    if (!slots_.take(head_[h], tail_[h], first, match, op)) return false;
+    --count_;
+    return true;
+  }
+  size_t count() const { return count_; }
+  // Host h's first posted receive, if any.
+  bool first(uint32_t h, uint32_t first, uint32_t& op) const {
+    if (head_[h] == tail_[h]) return false;
+    op = slots_.at(head_[h], first);
+    return true;
+  }
+
+ private:
+  PostedSlots slots_;
+  std::vector<uint32_t> head_, tail_;
+  size_t count_ = 0;
+};
 
 // A host's posted receives (or unexpected messages), in arrival order; all hosts share one pool.
 template <class Entry>

@@ -33,9 +33,28 @@
 #include "block_exec.h"
 #include "device_memory.h"
 #include "kernels.h"
+#include "tally_launch.h"
 #include "split_rounds.h"
 
 namespace ppsim {
+
+namespace kernels {
+
+// (Here, not in kernels.h: a kernel that is not a template is defined in one file only.)
+// The sizing pass's rounds are independent: a block sizes every gridDim-th round.
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
+}
+
+__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const __grid_constant__ rounds::StepPlan pl) {
+  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
+  BlockExec exec(BlockTeam{}, cells);
+  for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
+}
+
+}  // namespace kernels
 
 namespace {
 
@@ -75,13 +94,6 @@ struct StoredRoundBody {
   PPSIM_HD auto operator()(int64_t k) const { return (*fn)(int(k / n) + 1, k % n); }
 };
 constexpr size_t kStoredBodyBytes = 4096;
-
-unsigned grid_for(int64_t items, int64_t per_block) {
-  int64_t blocks = (items + per_block - 1) / per_block;
-  if (blocks < 1) blocks = 1;
-  if (blocks > 65535LL * 64) blocks = 65535LL * 64;  // grid-stride loops cover the rest
-  return unsigned(blocks);
-}
 
 // Device 0's name and memory (the name is asked once: cudaGetDeviceProperties is slow).
 CudaStatus query_device() {
@@ -207,21 +219,7 @@ class DeviceExec {
   // groups, for bodies that return a tally: committed once per warp (or block) into out.
   template <class Body>
   void groups_tally(int64_t n, const Body& body, rounds::GroupWidth width, unsigned long long* out) {
-    if (n <= 0) return;
-    switch (width) {
-      case rounds::GroupWidth::thread:
-        single_lane_tally_kernel<Body, 2><<<resident_grid(single_lane_tally_kernel<Body, 2>, n, kBlock), kBlock, 0, stream_>>>(n, body, out);
-        PPSIM_CUDA_CHECK_LAUNCH("single_lane_tally_kernel");
-        break;
-      case rounds::GroupWidth::warp:
-        group_tally_kernel<<<resident_grid(group_tally_kernel<Body>, n, kBlock / kGroup), kBlock, 0, stream_>>>(n, body, out);
-        PPSIM_CUDA_CHECK_LAUNCH("group_tally_kernel");
-        break;
-      case rounds::GroupWidth::block:
-        block_tally_kernel<<<grid_for(n, 1), kBlock, 0, stream_>>>(n, body, out);
-        PPSIM_CUDA_CHECK_LAUNCH("block_tally_kernel");
-        break;
-    }
+    if (n > 0) launch_tally(n, body, width, out, stream_);  // (tally_launch.h: a plain body's in plain_kernels.cu)
   }
 
   // Scans and reductions over values a body computes per index (fn(0), ..., fn(n - 1)): CUB reads
@@ -292,25 +290,6 @@ class DeviceExec {
   void steps_in_one_grid(const rounds::StepPlan& pl) {
     rounds::with_pull_source(pl, [&](auto src) { launch_grid_run<decltype(src)>(pl); });
   }
-  // The grid of a tally kernel: no more blocks than the card holds at once, so that each block
-  // strides over many processors and commits its tally once (kernels.h, commit_block). Asked once
-  // per kernel and kept.
-  template <class... Args>
-  static unsigned resident_grid(void (*kernel)(Args...), int64_t items, int64_t per_block) {
-    static std::mutex mu;
-    static std::unordered_map<void (*)(), unsigned> held;
-    const unsigned want = grid_for(items, per_block);
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = held.find(reinterpret_cast<void (*)()>(kernel));
-    if (it == held.end()) {
-      int dev = 0, sms = 0, blocks = 0;
-      PPSIM_CUDA_CHECK(cudaGetDevice(&dev));
-      PPSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      PPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, 0));
-      it = held.emplace(reinterpret_cast<void (*)()>(kernel), unsigned(std::max(1, blocks)) * unsigned(std::max(1, sms))).first;
-    }
-    return std::min(want, it->second);
-  }
 
   static int64_t grid_max_p() {
     static const int64_t most = processors_from_env("PPSIM_GRID_MAX_P", kGridMaxP);
@@ -363,19 +342,9 @@ class DeviceExec {
 
  private:
   std::string device_;
-  // As many blocks as the run's processors fill, at most as many as the device holds at once (a
-  // cooperative launch may take no more; __launch_bounds__ lets every SM hold one).
   template <class Src>
   void launch_grid_run(const rounds::StepPlan& pl) {
-    static const int most = [] {
-      int sms = 0, per_sm = 0;
-      PPSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-      PPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, step_grid_run<Src>, kBlock, 0));
-      return std::max(1, sms * per_sm);
-    }();
-    const unsigned blocks = unsigned(std::min<int64_t>(grid_for(pl.p, kBlock), most));
-    void* args[] = {const_cast<rounds::StepPlan*>(&pl)};
-    PPSIM_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&step_grid_run<Src>), dim3(blocks), dim3(kBlock), args, 0, stream_));
+    launch_grid_steps<Src>(pl, stream_);
     rounds::pull_run_end(pl, *this);  // (launches of their own: the kernel holds the rounds alone)
   }
   // Whether device 0 can launch cooperatively (else every run takes a launch a step).

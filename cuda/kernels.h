@@ -210,19 +210,6 @@ struct GridTeam {  // used in kernels only; the host pass compiles empty bodies
 };
 using GridExec = rounds::TeamExec<GridTeam>;
 
-// The sizing pass's rounds are independent: a block sizes every gridDim-th round.
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) size_whole_run(const __grid_constant__ rounds::StepPlan pl, rounds::RoundTotals* out, int nrounds) {
-  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
-  BlockExec exec(BlockTeam{}, cells);
-  for (int r = int(blockIdx.x) + 1; r <= nrounds; r += int(gridDim.x)) rounds::size_round(pl, exec, r, out);
-}
-
-__global__ void __launch_bounds__(rounds::kWholeRunThreads) step_whole_run(const __grid_constant__ rounds::StepPlan pl) {
-  __shared__ alignas(16) unsigned char cells[rounds::kWholeRunThreads * rounds::kTeamCell];
-  BlockExec exec(BlockTeam{}, cells);
-  for (int64_t t = 1; t <= pl.total_steps; ++t) rounds::run_step(pl, exec, t);
-}
-
 // Every step of a run on the pull step whose rounds are all one lane a processor (rounds.h
 // one_lane_rounds), launched cooperatively, one kernel per ops source (rules/pull_units.h): a
 // listed unit's kernel holds that unit's bodies alone, inlined; the run's end (settling the

@@ -652,8 +652,8 @@ TEST(BackendSelection, HostMemoryIsTheCpuBackendsCheck) {
 // A plain run (docs/DESIGN.md §2: hops of a few instructions, no mapping, one link class, no
 // all-port checks, every round guessed) takes its units' plain bodies, which ask no route question;
 // the same run on the units' other bodies (PPSIM_PLAIN=0 on the device) gives the same report and
-// buffers, and so does the CPU. A run with link classes, or a mapping, is not plain; one whose
-// guess its messages break is costed again, as before.
+// buffers, and so does the CPU. A run with link classes, or with rounds that count their link
+// loads, is not plain; a plain run whose guess its messages break is costed again, as before.
 TEST(CudaRoundsOnHost, PlainRunsGiveWhatTheUnitsOtherBodiesGive) {
   struct Case {
     const char* algo;

@@ -55,6 +55,18 @@ PPSIM_HD PPSIM_DEVICE_INLINE bool read_ops(AlgorithmId id, OpsOverride ops_overr
   }
 }
 
+// The list: X(unit) for every unit read directly.
+#define PPSIM_PULL_UNITS(X)      \
+  X(AllreduceHypercube)          \
+  X(BroadcastBinomial)           \
+  X(AllgatherRing)               \
+  X(AlltoallXorEcube)            \
+  X(AllreduceRing)               \
+  X(AllreduceRingCombining)      \
+  X(AllreduceRingAllgather)      \
+  X(AllreduceRabenseifnerOmpi)   \
+  X(AllreduceRingOmpi)
+
 // Calls fn with the source of algorithm id's ops: the unit's own where it is on the list and
 // `direct` (the run has no test schedule, and whatever else the caller needs), else AnyUnit.
 PPSIM_HD_TEMPLATE
@@ -62,15 +74,10 @@ template <class Fn>
 PPSIM_HD void with_ops_source(AlgorithmId id, bool direct, Fn&& fn) {
   if (direct) {
     switch (id) {
-      case AlgorithmId::AllreduceHypercube: fn(OneUnit<AllreduceHypercube>{}); return;
-      case AlgorithmId::BroadcastBinomial: fn(OneUnit<BroadcastBinomial>{}); return;
-      case AlgorithmId::AllgatherRing: fn(OneUnit<AllgatherRing>{}); return;
-      case AlgorithmId::AlltoallXorEcube: fn(OneUnit<AlltoallXorEcube>{}); return;
-      case AlgorithmId::AllreduceRing: fn(OneUnit<AllreduceRing>{}); return;
-      case AlgorithmId::AllreduceRingCombining: fn(OneUnit<AllreduceRingCombining>{}); return;
-      case AlgorithmId::AllreduceRingAllgather: fn(OneUnit<AllreduceRingAllgather>{}); return;
-      case AlgorithmId::AllreduceRabenseifnerOmpi: fn(OneUnit<AllreduceRabenseifnerOmpi>{}); return;
-      case AlgorithmId::AllreduceRingOmpi: fn(OneUnit<AllreduceRingOmpi>{}); return;
+#define PPSIM_PULL_UNIT_CASE(unit) \
+  case AlgorithmId::unit: fn(OneUnit<unit>{}); return;
+      PPSIM_PULL_UNITS(PPSIM_PULL_UNIT_CASE)
+#undef PPSIM_PULL_UNIT_CASE
       default: break;
     }
   }

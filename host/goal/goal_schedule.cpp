@@ -1,0 +1,79 @@
+// The schedule's storage (goal.h): the dependency lists in 16 bits where they fit, and an
+// operation's line read back from its file when a message needs one.
+#include <algorithm>
+
+#include "goal/goal.h"
+
+namespace ppsim::goal {
+
+void DepLists::assign(const std::vector<uint32_t>& first, std::vector<uint32_t>&& row, std::vector<uint32_t>&& col) {
+  *this = DepLists();
+  if (col.empty()) return;
+  std::vector<uint32_t> at;
+  for (size_t r = 0; r + 1 < first.size(); ++r) {
+    const uint32_t n = first[r + 1] - first[r], from = row[first[r]];
+    at.resize(size_t(n) + 1);
+    for (uint32_t i = 0; i <= n; ++i) at[i] = row[first[r] + i] - from;
+    append_rank(first[r], n, at.data(), col.data() + from);
+  }
+  finish();
+}
+
+void DepLists::append_rank(uint32_t first, uint32_t n, const uint32_t* at, const uint32_t* to) {
+  const uint32_t m = at[n];
+  if (!started_ && m > 0) {  // the first lists: those of the ranks before are empty
+    started_ = true;
+    row16_.assign(first, 0);
+    base_.assign(firsts_.size() + 1, 0);
+  }
+  if (started_) {
+    bool fits = !wide_ && m <= 0xFFFF;
+    for (uint32_t k = 0; k < m && fits; ++k) fits = to[k] >= first && to[k] - first <= 0xFFFF;
+    if (!fits && !wide_) widen();
+    if (wide_) {
+      for (uint32_t i = 1; i <= n; ++i) row32_.push_back(uint32_t(size_ + at[i]));
+      col32_.insert(col32_.end(), to, to + m);
+    } else {
+      for (uint32_t i = 0; i < n; ++i) row16_.push_back(uint16_t(at[i]));
+      for (uint32_t k = 0; k < m; ++k) col16_.push_back(uint16_t(to[k] - first));
+      base_.push_back(base_.back() + m);
+    }
+  }
+  firsts_.push_back(first);
+  ops_ = first + n;
+  size_ += m;
+}
+
+// The 16-bit lists as rows over the whole schedule (a rank with 2^16 entries or more).
+void DepLists::widen() {
+  wide_ = true;
+  row32_.resize(size_t(ops_) + 1);
+  col32_.resize(col16_.size());
+  for (size_t r = 0; r < firsts_.size(); ++r) {
+    const uint32_t end = r + 1 < firsts_.size() ? firsts_[r + 1] : ops_;
+    for (uint32_t i = firsts_[r]; i < end; ++i) row32_[i] = base_[r] + row16_[i];
+    for (uint32_t k = base_[r]; k < base_[r + 1]; ++k) col32_[k] = firsts_[r] + col16_[k];
+  }
+  row32_[ops_] = uint32_t(size_);
+  std::vector<uint32_t>().swap(base_);
+  std::vector<uint16_t>().swap(row16_);
+  std::vector<uint16_t>().swap(col16_);
+}
+
+void DepLists::finish() {
+  std::vector<uint32_t>().swap(firsts_);
+  if (!started_) *this = DepLists();
+}
+
+uint32_t Schedule::line(uint32_t op) const {
+  if (binary) return op - *(std::upper_bound(first.begin(), first.end(), op) - 1);  // its index in its rank
+  if (lines.empty()) {
+    try {
+      lines = read_file_lines(name);
+    } catch (const ParseError&) {  // the file changed since: no line to give
+    }
+  }
+  return op < lines.size() ? lines[op] : 0;
+}
+
+}  // namespace ppsim::goal

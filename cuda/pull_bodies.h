@@ -321,8 +321,7 @@ struct PullBodyOf {
     const bool direct = direct_links(c.machine.topo);
     if constexpr (Src::plain) {
       const int64_t hops = route_hops_plain(c.machine.topo, f, i);
-      long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
-      for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
+      const long long congestion = rules::direct_congestion(peer, i);  // its sender's sends to i
       const rules::MessageCost m =
           direct ? rules::direct_cost(*c.cost, f, congestion, words, hops, combined) : rules::one_class_cost(*c.cost, f, words, combined, congestion, hops);
       return tally_of(m, words, hops, !direct && !rules::keeps_guess_unmapped(guess, f, i, hops));
@@ -330,8 +329,7 @@ struct PullBodyOf {
     const int64_t hops = rules::message_hops(c.machine, f, i, route);
     rules::MessageCost m;
     if (direct || guess != rules::kCountLoads) {
-      long long congestion = 0;  // its sender's sends to i (rules::direct_congestion)
-      for (int n = 0; n < Ops::max_sends && n < peer.nsend; ++n) congestion += peer.send[n].to == i;
+      const long long congestion = rules::direct_congestion(peer, i);  // its sender's sends to i
       m = direct ? rules::direct_cost(*c.cost, f, congestion, words, hops, combined)
                  : rules::one_hop_cost(c.machine, *c.cost, f, i, words, combined, congestion, hops);
     } else {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ppsim/schedule.h"
+#include "rules/pull_rules.h"
 #include "rules/pull_units.h"
 #include "rules/round_ops.h"
 
@@ -34,12 +35,17 @@ struct UnitOps {
 // The slices of a processor's ops of one send and one receive (of one action) that check_ops passed
 // last: those of its checks that look at the slices alone (against the buffers' shape) hold again
 // for ops with the same slices, whatever the processor, and only the ends are left to check. A
-// round's processors mostly post alike.
+// round's processors mostly post alike. An action's mode is no part of it: check_ops does not look
+// at it (a combining algorithm's folds alternate modes from processor to processor, by rank).
 struct CheckedSlices {
   bool valid = false;
   Send send{};
   int64_t recv_len = 0;
   RecvAction act{};
+  // The words a receive of these slices is charged for combining (rules::charged_combined_words),
+  // by its action's mode: [0] a copy, [1] a fold (either side).
+  int64_t combined[2] = {0, 0};
+  rules::StepWrites writes;  // how ops of these slices write their buffers when their message arrives
 
   template <class Ops>
   static bool one_each(const Ops& ops) {
@@ -51,16 +57,29 @@ struct CheckedSlices {
     const RecvAction& a = ops.recv[0].act[0];
     return valid && one_each(ops) && x.buf == send.buf && x.src_off == send.src_off && x.len == send.len && x.run == send.run &&
            x.stride == send.stride && ops.recv[0].len == recv_len && a.dst_off == act.dst_off && a.run == act.run && a.stride == act.stride &&
-           a.buf == act.buf && a.mode == act.mode && a.msg_off == act.msg_off && a.words == act.words;
+           a.buf == act.buf && a.msg_off == act.msg_off && a.words == act.words;
+  }
+  // A send with the slices of the one remembered (send_ok's checks of them hold).
+  [[gnu::always_inline]] bool same_send(const Send& x) const {
+    return valid && x.buf == send.buf && x.src_off == send.src_off && x.len == send.len && x.run == send.run && x.stride == send.stride;
   }
   template <class Ops>
-  void remember(const Ops& ops) {
+  void remember(const Ops& ops, bool tokens, const rules::Shape& shape) {
     valid = one_each(ops);
     if (!valid) return;
     send = ops.send[0];
     recv_len = ops.recv[0].len;
     act = ops.recv[0].act[0];
+    RecvAction a = act;
+    a.mode = RecvMode::copy;
+    combined[0] = rules::charged_combined_words(tokens, &a, 1, recv_len);
+    a.mode = RecvMode::recv_op_slot;
+    combined[1] = rules::charged_combined_words(tokens, &a, 1, recv_len);
+    const bool arrives[1] = {true};
+    writes = rules::step_writes(shape, ops, arrives);
   }
+  // What a receive of processor ops that same() passed is charged for combining.
+  [[gnu::always_inline]] int64_t combined_of(RecvMode mode) const { return combined[mode != RecvMode::copy]; }
 };
 
 }  // namespace ppsim::cpu

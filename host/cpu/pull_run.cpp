@@ -36,12 +36,24 @@ namespace ppsim::cpu {
 
 namespace {
 
-// One chunk's share of a step.
-struct alignas(64) PullChunk {  // (a cache line of its own: threads write their chunks' figures per message)
-  int64_t first = 0, last = 0;  // processors [first, last)
+// A chunk's figures of a step. The pass keeps them in a local copy while it runs: in the chunk, to
+// the compiler, they could be any of the buffers' words that it writes, and would be stored again
+// after every message.
+struct PullTally {
   StepStats stats;
   int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
   int64_t multi = 0;              // messages matched that break their round's guess of its loads (routed topologies)
+  // The last message costed where the time depends on its figures alone (direct links or a round of
+  // one-hop messages, no stragglers, one link class): a round's messages are mostly alike.
+  int64_t last_words = -1, last_hops = -1, last_combined = -1;
+  long long last_congestion = -1;
+  double last_time = 0;
+};
+
+// One chunk's share of a step.
+struct alignas(64) PullChunk {  // (a cache line of its own: threads write their chunks' figures)
+  int64_t first = 0, last = 0;  // processors [first, last)
+  PullTally tally;
   bool broken = false;            // a rule broke, or a message did not arrive as expected
   std::vector<uint64_t> scratch;  // a strided message's words, gathered
   // Processors that defer their writes (rules::StepWrites): their messages' words kept aside, one
@@ -50,16 +62,11 @@ struct alignas(64) PullChunk {  // (a cache line of its own: threads write their
   std::vector<uint64_t> staged;
   std::vector<int64_t> staged_at;
   std::vector<std::pair<int64_t, size_t>> deferred;
-  // The last message costed where the time depends on its figures alone (direct links or a round of
-  // one-hop messages, no stragglers, one link class): a round's messages are mostly alike.
-  int64_t last_words = -1, last_hops = -1, last_combined = -1;
-  long long last_congestion = -1;
-  double last_time = 0;
   CheckedSlices checked;  // (kept from step to step: the run's buffers and port rules do not change)
 
   void start_step() {
-    stats = StepStats{};
-    sent = matched = multi = 0;
+    tally.stats = StepStats{};
+    tally.sent = tally.matched = tally.multi = 0;
     broken = false;
     staged.clear();
     staged_at.clear();
@@ -72,7 +79,7 @@ class PullRun {
   explicit PullRun(const RunConfig& c)
       : rules_(c), plan_(ChunkPlan::for_run(c.threads, 0, rules_.p)), bufs_(rules_, plan_),
         apply_(apply_for(c.combine)), apply_from_(apply_from_for(c.combine)), algorithm_(c.algorithm->id), ops_override_(c.test_ops_override),
-        direct_(direct_links(rules_.topo())), failures_(rules_.machine.failures != nullptr), guesses_(sampled_round_guesses(rules_)),
+        direct_(direct_links(rules_.topo())), agents_(rules_.ports.p > rules_.machine.topo.p), failures_(rules_.machine.failures != nullptr), guesses_(sampled_round_guesses(rules_)),
         // The exchange rules hold a step's sends against its arrivals: at lambda = 1 they are one step.
         check_exchange_(rules::checks_exchange(c.ports.model) && rules_.clock.lambda == 1), stragglers_(c.cost.stragglers.any()) {
     chunks_.resize(size_t(plan_.count));
@@ -134,7 +141,7 @@ class PullRun {
     if (any_broken()) return false;
     if (guess_ != rules::kCountLoads) {  // the guess checked: a message that breaks it, and the round is costed again with its loads counted
       int64_t multi = 0;
-      for (const PullChunk& ch : chunks_) multi += ch.multi;
+      for (const PullChunk& ch : chunks_) multi += ch.tally.multi;
       if (multi > 0) {
         guess_ = rules::kCountLoads;
         each_chunk([&](PullChunk& ch) { count_links(ch, round, t); });
@@ -147,34 +154,39 @@ class PullRun {
     if (deferred) each_chunk([&](PullChunk& ch) { apply_deferred(ch, round, generations); });
     int64_t sent = 0, matched = 0;
     for (const PullChunk& ch : chunks_) {
-      sent += ch.sent;
-      matched += ch.matched;
-      add_chunk_stats(st, ch.stats);
+      sent += ch.tally.sent;
+      matched += ch.tally.matched;
+      add_chunk_stats(st, ch.tally.stats);
     }
     ++pulls_;
     return sent == matched;  // a send no receive met breaks the schedule
   }
 
-  // Processor i's ops of the round, checked, and what the failures leave of its sends.
+  // Processor i's ops of the round, checked, and what the failures leave of its sends; alike: they
+  // have the slices that the chunk's checks last passed (ch.checked).
   template <class Ops>
-  bool own_ops(const Ops& ops_of, PullChunk& ch, int64_t i, int round, int64_t t, typename Ops::Type& ops, int8_t* route) const {
+  bool own_ops(const Ops& ops_of, PullChunk& ch, PullTally& tally, int64_t i, int round, int64_t t, typename Ops::Type& ops, int8_t* route,
+               bool& alike) const {
+    alike = false;
     if (!ops_of(rules_.a, i, round, ops)) return false;
     if (ops.nsend == 0 && ops.nrecv == 0) return true;  // nothing to check or lose: most processors of a rooted algorithm's round
     if (rules_.ports.model != PortModel::all && ch.checked.same(ops)) {
+      alike = true;
       // check_ops's checks of the ends (the slices passed it for an earlier processor)
+      // (agent_route_ok holds where both ends are processors, as on a machine with no switch agents)
       const int64_t to = ops.send[0].to, from = ops.recv[0].from, p = rules_.ports.p;
       const Topology& topo = rules_.machine.topo;
-      if (to < 0 || to >= p || to == i || from < 0 || from >= p || from == i || !rules::agent_route_ok(topo, i, to) ||
-          !rules::agent_route_ok(topo, from, i))
+      if (to < 0 || to >= p || to == i || from < 0 || from >= p || from == i ||
+          (agents_ && (!rules::agent_route_ok(topo, i, to) || !rules::agent_route_ok(topo, from, i))))
         return false;
     } else {
       if (rules::check_ops(rules_.ports, rules_.machine, ops, i).what != rules::Broken::none) return false;
-      ch.checked.remember(ops);
+      ch.checked.remember(ops, rules_.tokens, rules_.ports.shape);
     }
     if (failures_) {
       const rules::Losses lost = rules::drop_lost(rules_.machine, ops, i, t, rules_.clock.arrives(t), route);
-      ch.stats.dropped += lost.dropped;
-      ch.stats.rerouted += lost.rerouted;
+      tally.stats.dropped += lost.dropped;
+      tally.stats.rerouted += lost.rerouted;
     }
     return true;
   }
@@ -214,8 +226,8 @@ class PullRun {
   void recost_chunk(PullChunk& ch, int round, int64_t t) {
     const DispatchedOps ops_of{algorithm_, ops_override_};
     StepOps own, peer;
-    ch.stats.max_link_load = 0;
-    ch.stats.time = 0;
+    ch.tally.stats.max_link_load = 0;
+    ch.tally.stats.time = 0;
     for (int64_t i = ch.first; i < ch.last; ++i) {
       if (!ops_of(rules_.a, i, round, own)) {
         ch.broken = true;
@@ -232,8 +244,8 @@ class PullRun {
         const int64_t words = rules::charged_words(rules_.tokens, peer.send[s].len);
         const rules::MessageCost c = rules::route_cost(rules_.machine, rules_.c.cost, rv.from, i, words, rules::message_hops(rules_.machine, rv.from, i, 0),
                                                        rules::charged_combined_words(rules_.tokens, rv.act, rv.nact, rv.len), 0, loads_.data(), uint32_t(t));
-        ch.stats.max_link_load = std::max(ch.stats.max_link_load, int64_t(c.congestion));
-        ch.stats.time = std::max(ch.stats.time, c.time);
+        ch.tally.stats.max_link_load = std::max(ch.tally.stats.max_link_load, int64_t(c.congestion));
+        ch.tally.stats.time = std::max(ch.tally.stats.time, c.time);
       }
     }
   }
@@ -261,17 +273,17 @@ class PullRun {
   // The cost of a message from f to i (hops, words, combined) in step t; congestion on direct links,
   // and on a routed round of one-hop messages, is its sender's sends to i.
   template <bool Routed, class PeerOps>
-  [[gnu::always_inline]] rules::MessageCost message_cost(PullChunk& ch, const PeerOps& peer, int64_t f, int64_t i, int route, int64_t words, int64_t hops, int64_t combined,
+  [[gnu::always_inline]] rules::MessageCost message_cost(PullTally& ch, const PeerOps& peer, int64_t f, int64_t i, int route, int64_t words, int64_t hops, int64_t combined,
                                   int64_t t) const {
     const CostParams& cost = rules_.c.cost;
     if constexpr (Routed) {
       if (guess_ == rules::kCountLoads) return rules::route_cost(rules_.machine, cost, f, i, words, hops, combined, route, loads_.data(), uint32_t(t));
       ch.multi += !rules::keeps_guess(rules_.machine, guess_, f, i, hops);  // (the round is then costed again)
-      const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
+      const long long congestion = rules::direct_congestion(peer, i);
       if (stragglers_ || cost.tw_class_set || cost.ts_class_set) return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion, hops);
       return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::one_hop_cost(rules_.machine, cost, f, i, words, combined, congestion, hops).time; });
     } else {
-      const long long congestion = rules::direct_congestion(peer.send, 0, peer.nsend, i);
+      const long long congestion = rules::direct_congestion(peer, i);
       if (stragglers_) return rules::direct_cost(cost, f, congestion, words, hops, combined);
       return remembered_cost(ch, words, hops, combined, congestion, [&] { return rules::direct_cost(cost, f, congestion, words, hops, combined).time; });
     }
@@ -279,7 +291,7 @@ class PullRun {
   // Where a message's time depends on its figures alone (no stragglers, one link class), the time of
   // the chunk's last message of the same figures.
   template <class Time>
-  [[gnu::always_inline]] static rules::MessageCost remembered_cost(PullChunk& ch, int64_t words, int64_t hops, int64_t combined, long long congestion, const Time& time) {
+  [[gnu::always_inline]] static rules::MessageCost remembered_cost(PullTally& ch, int64_t words, int64_t hops, int64_t combined, long long congestion, const Time& time) {
     if (words != ch.last_words || hops != ch.last_hops || combined != ch.last_combined || congestion != ch.last_congestion) {
       ch.last_words = words;
       ch.last_hops = hops;
@@ -298,21 +310,24 @@ class PullRun {
     const uint8_t* parity_now = parity_[pulls_ & 1].data();
     uint8_t* parity_next = parity_[(pulls_ + 1) & 1].data();
     typename Ops::Type own, peer;
+    PullTally tally = ch.tally;
     int8_t own_route[kMaxOps] = {}, peer_route[kMaxOps] = {};
     bool arriving[kMaxOps];
     for (int n = 0; n < kMaxOps; ++n) arriving[n] = true;
     for (int64_t i = ch.first; i < ch.last; ++i) {
-      if (!own_ops(ops_of, ch, i, round, t, own, own_route)) {
+      bool alike;
+      if (!own_ops(ops_of, ch, tally, i, round, t, own, own_route, alike)) {
         ch.broken = true;
         return;
       }
-      ch.sent += own.nsend;
+      tally.sent += own.nsend;
       const uint8_t now = generations ? parity_now[i] : 0;
       parity_next[i] = now;
       if (own.nrecv == 0) continue;
       if (failures_)
         for (int n = 0; n < own.nrecv; ++n) arriving[n] = !rules::receive_lost(m, own.recv[n].from, i, t, arrives);
-      const rules::StepWrites writes = rules::step_writes(rules_.ports.shape, own, arriving);
+      // (the writes of ops alike are those of the slices remembered, where every message arrives)
+      const rules::StepWrites writes = alike && !failures_ ? ch.checked.writes : rules::step_writes(rules_.ports.shape, own, arriving);
       if (writes.new_generation) {
         make_generations(writes.new_generation & ~now);  // the buffers whose new generation is the second
         parity_next[i] = now ^ writes.new_generation;
@@ -337,7 +352,9 @@ class PullRun {
           if (writes.defer) ch.staged_at.push_back(-1);
           continue;
         }
-        if (s < 0 || !arriving[n] || peer.send[s].len != rv.len || !rules::send_ok(rules_.ports.shape, peer.send[s], f, rules_.ports.p)) {
+        // (send_ok holds for a send to i whose slices check_ops passed: the ends are f and i, both checked)
+        if (s < 0 || !arriving[n] || peer.send[s].len != rv.len ||
+            (!ch.checked.same_send(peer.send[s]) && !rules::send_ok(rules_.ports.shape, peer.send[s], f, rules_.ports.p))) {
           ch.broken = true;
           return;
         }
@@ -353,14 +370,14 @@ class PullRun {
         // (The fully connected machine, the one direct-link topology, has a link between any two nodes.)
         const int64_t hops = !Routed && route == 0 ? int64_t(m.node(f) != m.node(i)) : rules::message_hops(m, f, i, route);
         const int64_t words = rules::charged_words(rules_.tokens, x.len);
-        const int64_t combined = rules::charged_combined_words(rules_.tokens, rv.act, rv.nact, rv.len);
-        const rules::MessageCost c = message_cost<Routed>(ch, peer, f, i, route, words, hops, combined, t);
-        ch.matched += 1;
-        ch.stats.messages += 1;
-        ch.stats.words += words;
-        ch.stats.link_hops += hops;
-        ch.stats.max_link_load = std::max(ch.stats.max_link_load, int64_t(c.congestion));
-        ch.stats.time = std::max(ch.stats.time, c.time);
+        const int64_t combined = alike ? ch.checked.combined_of(rv.act[0].mode) : rules::charged_combined_words(rules_.tokens, rv.act, rv.nact, rv.len);
+        const rules::MessageCost c = message_cost<Routed>(tally, peer, f, i, route, words, hops, combined, t);
+        tally.matched += 1;
+        tally.stats.messages += 1;
+        tally.stats.words += words;
+        tally.stats.link_hops += hops;
+        tally.stats.max_link_load = std::max(tally.stats.max_link_load, int64_t(c.congestion));
+        tally.stats.time = std::max(tally.stats.time, c.time);
         const uint64_t* src = sent_words(ch, x, f, generations ? (parity_now[f] >> x.buf) & 1 : 0);
         if (writes.defer) {
           ch.staged_at.push_back(int64_t(ch.staged.size()));
@@ -370,6 +387,7 @@ class PullRun {
         apply_receive(rv, i, src, now, writes.new_generation, begun);
       }
     }
+    ch.tally = tally;  // (a broken chunk's figures are not read: the record path runs the configuration)
   }
 
   // The words of send x of processor f, as its buffer held them when the step began (generation g
@@ -472,7 +490,9 @@ class PullRun {
   const ApplyFromFn apply_from_;
   const AlgorithmId algorithm_;
   const rules::OpsOverride ops_override_;
-  const bool direct_, failures_;
+  const bool direct_;
+  const bool agents_;  // processors beyond the topology's: switch agents (rules::agent_route_ok)
+  const bool failures_;
   const std::vector<int64_t> guesses_;   // sampled_round_guesses
   int64_t guess_ = rules::kCountLoads;  // the guess the round under way runs on
   std::once_flag counters_once_;

@@ -125,7 +125,7 @@ PPSIM_HD inline bool extents_meet(int64_t off_a, int64_t extent_a, int64_t off_b
 
 // Whether action `act` of a receive of msg_len words writes every word of a buffer of `words`
 // words, each once, in order.
-PPSIM_HD PPSIM_DEVICE_INLINE bool rewrites_buffer(const RecvAction& act, int64_t msg_len, int64_t words) {
+PPSIM_HD PPSIM_HOT_INLINE bool rewrites_buffer(const RecvAction& act, int64_t msg_len, int64_t words) {
   const ActionSpan span = action_span(act, msg_len);
   return act.dst_off == 0 && span.len == words && (span.run == span.len || span.run == span.stride);
 }

@@ -307,6 +307,14 @@ PPSIM_HD long long direct_congestion(const S* sends, int64_t first, int64_t end,
   for (int64_t q = first; q < end; ++q) congestion += sends[q].to == to;
   return congestion;
 }
+// The same for one processor's ops (its sends to `to`), bounded by their room: no loop in ops of
+// one send, which a GPU thread keeps in registers.
+template <class Ops>
+PPSIM_HD long long direct_congestion(const Ops& ops, int64_t to) {
+  long long congestion = 0;
+  for (int n = 0; n < Ops::max_sends && n < ops.nsend; ++n) congestion += ops.send[n].to == to;
+  return congestion;
+}
 
 // On a direct-link topology (one link, one class: class 0), a message from `from`.
 PPSIM_HD inline CostParts direct_parts(const CostParams& c, int64_t from, long long congestion, int64_t words) {
@@ -338,14 +346,14 @@ struct ActionSpan {
   int64_t len, run, stride;
   PPSIM_HD int64_t slot_index(int64_t w) const { return run == len ? w : (w / run) * stride + w % run; }
 };
-PPSIM_HD PPSIM_DEVICE_INLINE ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
+PPSIM_HD PPSIM_HOT_INLINE ActionSpan action_span(const RecvAction& act, int64_t msg_len) {
   const int64_t len = act.words ? act.words : msg_len - act.msg_off;
   return act.run == 0 || act.run == len ? ActionSpan{len, len, len} : ActionSpan{len, act.run, act.stride};
 }
 
 // Words a receive combines into its slots (its actions that are not copies): the gamma term of its
 // message's time (CostParams::gamma).
-PPSIM_HD PPSIM_DEVICE_INLINE int64_t combined_words(const RecvAction* act, int nact, int64_t msg_len) {
+PPSIM_HD PPSIM_HOT_INLINE int64_t combined_words(const RecvAction* act, int nact, int64_t msg_len) {
   int64_t w = 0;
   for (int q = 0; q < kMaxActions && q < nact; ++q)
     if (act[q].mode != RecvMode::copy) w += action_span(act[q], msg_len).len;
@@ -355,13 +363,18 @@ PPSIM_HD PPSIM_DEVICE_INLINE int64_t combined_words(const RecvAction* act, int n
 // The slot word after a word arrives: a copy, or the operator with the received word on the left
 // (recv_op_slot) or on the right (slot_op_recv). M fixed at compile time for the CPU's loops.
 template <RecvMode M, class Combine>
-PPSIM_HD uint64_t received_word(Combine combine, uint64_t in, uint64_t slot) {
+PPSIM_HD PPSIM_HOT_INLINE uint64_t received_word(Combine combine, uint64_t in, uint64_t slot) {
   if constexpr (M == RecvMode::copy) return in;
   else if constexpr (M == RecvMode::recv_op_slot) return combine(in, slot);
   else return combine(slot, in);
 }
-PPSIM_HD inline uint64_t received_word(OperatorKind k, RecvMode mode, uint64_t in, uint64_t slot) {
-  auto f = [k](uint64_t x, uint64_t y) { return combine_dyn(k, x, y); };
+// The operator chosen at run time, as received_word's Combine (a lambda there stayed a call on the host).
+struct DynCombine {
+  OperatorKind k;
+  PPSIM_HD PPSIM_HOT_INLINE uint64_t operator()(uint64_t x, uint64_t y) const { return combine_dyn(k, x, y); }
+};
+PPSIM_HD PPSIM_HOT_INLINE uint64_t received_word(OperatorKind k, RecvMode mode, uint64_t in, uint64_t slot) {
+  const DynCombine f{k};
   switch (mode) {
     case RecvMode::copy: return received_word<RecvMode::copy>(f, in, slot);
     case RecvMode::recv_op_slot: return received_word<RecvMode::recv_op_slot>(f, in, slot);
@@ -382,7 +395,7 @@ PPSIM_HD inline bool carries_tokens(Operation op) { return op == Operation::barr
 PPSIM_HD inline int64_t charged_words(bool tokens, int64_t len) { return tokens ? 0 : len; }
 
 // The words a receive is charged for combining (the gamma term).
-PPSIM_HD PPSIM_DEVICE_INLINE int64_t charged_combined_words(bool tokens, const RecvAction* act, int nact, int64_t msg_len) {
+PPSIM_HD PPSIM_HOT_INLINE int64_t charged_combined_words(bool tokens, const RecvAction* act, int nact, int64_t msg_len) {
   return tokens ? 0 : combined_words(act, nact, msg_len);
 }
 

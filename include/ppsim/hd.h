@@ -14,11 +14,19 @@
 // A rarely taken path kept out of line on the device, so that the kernels that may take it do not
 // carry its code and registers where they do not (inline: one definition in every translation unit).
 #define PPSIM_DEVICE_OUTLINED __noinline__ inline
+// A rule of a few instructions that the host's passes run for every message or word: inlined there
+// too, where GCC otherwise kept it a call (a tenth of a one-word all-reduce's instructions).
+#define PPSIM_HOT_INLINE __forceinline__
 #else
 #define PPSIM_HD
 #define PPSIM_HD_TEMPLATE
 #define PPSIM_DEVICE_INLINE inline
 #define PPSIM_DEVICE_OUTLINED inline
+#if defined(__GNUC__)
+#define PPSIM_HOT_INLINE inline __attribute__((always_inline))
+#else
+#define PPSIM_HOT_INLINE inline
+#endif
 #endif
 
 #include <cstdint>

@@ -94,7 +94,7 @@ PPSIM_HD inline uint64_t combine(uint64_t x, uint64_t y) {
 }
 
 // x ⊕ y for an operator chosen at run time (references and small paths).
-PPSIM_HD inline uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
+PPSIM_HD PPSIM_HOT_INLINE uint64_t combine_dyn(OperatorKind k, uint64_t x, uint64_t y) {
   switch (k) {
 #define PPSIM_OPERATOR_CASE(kind, name, law) \
   case OperatorKind::kind: return combine<OperatorKind::kind>(x, y);

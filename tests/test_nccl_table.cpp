@@ -216,6 +216,42 @@ TEST(NcclTable, AFileThatCannotBeReadIsRefused) {
   EXPECT_TRUE(starts_with(d, kData.string() + ": ")) << d;
 }
 
+// The time a comparison reads from a row: by default the lower of its two halves, so that a stall
+// in one (the published eight-node H100 table's out-of-place 8 MiB: 1272.4 us beside 321.4 in
+// place) is not taken for the machine; either half where asked, and a clear refusal where a row
+// has no in-place half.
+TEST(NcclTable, TheMeasuredTimeIsTheLowerHalfUnlessOneIsAsked) {
+  const std::vector<NcclTestsRow> rows = parse_nccl_tests_rows(
+      "     8388608       2097152     float     sum      -1   1272.4    6.59   12.98      0    321.4   26.10   51.38      0\n"
+      "     4194304       1048576     float     sum      -1    203.8   20.58   40.52      0    205.1   20.45   40.26      0\n"
+      "     1048576        262144     float     sum      -1    117.0    8.96   17.64      0\n",
+      "rows.txt");
+  ASSERT_EQ(rows.size(), 3u);
+  MeasuredHalf half = MeasuredHalf::in_place;
+  ASSERT_TRUE(parse_measured_half("lower", half));
+  EXPECT_EQ(half, MeasuredHalf::lower);
+  const MeasuredTime stall = measured_time(rows[0], half, "rows.txt");
+  EXPECT_EQ(stall.time_us, 321.4);
+  EXPECT_EQ(stall.busbw, 51.38);
+  EXPECT_TRUE(stall.in_place);
+  const MeasuredTime steady = measured_time(rows[1], half, "rows.txt");
+  EXPECT_EQ(steady.time_us, 203.8);
+  EXPECT_FALSE(steady.in_place);
+  EXPECT_EQ(measured_time(rows[2], half, "rows.txt").time_us, 117.0);  // no in-place half: the out-of-place one
+  ASSERT_TRUE(parse_measured_half("out-of-place", half));
+  EXPECT_EQ(measured_time(rows[0], half, "rows.txt").time_us, 1272.4);
+  ASSERT_TRUE(parse_measured_half("in-place", half));
+  EXPECT_EQ(measured_time(rows[1], half, "rows.txt").time_us, 205.1);
+  try {
+    measured_time(rows[2], half, "rows.txt");
+    ADD_FAILURE() << "a row without an in-place half was read in place";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("rows.txt:3: ", 0), 0u) << e.what();
+  }
+  EXPECT_FALSE(parse_measured_half("min", half));
+  EXPECT_FALSE(parse_measured_half("", half));
+}
+
 TEST(NcclTable, GeomeanErrorIsTheMeanRatioError) {
   const std::vector<double> measured = {32.01, 156.9, 1272.4, 41015, 63929, 167.5, 0.5, 3e7};
   std::vector<double> twice, half_and_twice;

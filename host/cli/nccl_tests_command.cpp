@@ -148,6 +148,9 @@ nlohmann::json sweep_document(const NcclTestsOptions& o, const Command& cmd) {
   std::vector<NcclTestsRow> measured;
   std::vector<int64_t> sizes;
   std::string type = o.type.empty() ? "float" : o.type;
+  MeasuredHalf half = MeasuredHalf::lower;
+  if (!parse_measured_half(o.measured, half)) throw UsageError("--measured '" + o.measured + "' is none of lower, out-of-place, in-place");
+  if (o.compare.empty() && cmd.given("--measured")) throw UsageError("--measured reads the file of --compare: give --compare too");
   if (!o.compare.empty()) {
     if (cmd.given("-b,--minbytes") || cmd.given("-e,--maxbytes")) throw UsageError("--compare takes its sizes from the file: give no -b or -e");
     measured = read_nccl_tests_rows(o.compare);
@@ -176,18 +179,22 @@ nlohmann::json sweep_document(const NcclTestsOptions& o, const Command& cmd) {
                     {"nccl_choice", r.nccl_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.nccl_choice)}});
     if (measured.empty()) continue;
     const NcclTestsRow& m = measured[k];
+    const MeasuredTime t = measured_time(m, half, o.compare);
     pred.push_back(r.time_us);
-    meas.push_back(m.time_us);
+    meas.push_back(t.time_us);
     if (r.bytes >= (int64_t(64) << 20)) {
       pred_big.push_back(r.time_us);
-      meas_big.push_back(m.time_us);
+      meas_big.push_back(t.time_us);
     }
-    cmp.push_back({{"bytes", r.bytes}, {"predicted_time_us", r.time_us}, {"measured_time_us", m.time_us}, {"ratio", r.time_us / m.time_us},
-                   {"predicted_busbw_GBps", r.busbw}, {"measured_busbw_GBps", m.busbw}, {"line", m.line}});
+    cmp.push_back({{"bytes", r.bytes}, {"predicted_time_us", r.time_us}, {"measured_time_us", t.time_us}, {"ratio", r.time_us / t.time_us},
+                   {"predicted_busbw_GBps", r.busbw}, {"measured_busbw_GBps", t.busbw}, {"measured_half", t.in_place ? "in-place" : "out-of-place"},
+                   {"out_of_place_time_us", m.time_us},
+                   {"in_place_time_us", m.has_in_place ? nlohmann::json(m.in_place_time_us) : nlohmann::json(nullptr)}, {"line", m.line}});
   }
   doc["rows"] = rows;
   if (!measured.empty())
     doc["compare"] = {{"file", o.compare},
+                      {"measured", o.measured},
                       {"rows", cmp},
                       {"error_all", geomean_error(pred, meas)},
                       {"error_64MiB", pred_big.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean_error(pred_big, meas_big))},
@@ -220,13 +227,15 @@ void print_sweep(const nlohmann::json& doc) {
                 << j["algorithm"].get<std::string>() << ", " << j["loops"].get<int64_t>() << " loop" << (j["loops"].get<int64_t>() == 1 ? "" : "s") << "\n";
   if (!doc.contains("compare")) return;
   const nlohmann::json& c = doc["compare"];
-  std::cout << "#\n# against " << c["file"].get<std::string>()
-            << " (out of place)\n#       size   predicted (us)    measured (us)   ratio   busbw predicted  measured (GB/s)\n";
+  const std::string measured = c["measured"];
+  std::cout << "#\n# against " << c["file"].get<std::string>() << " ("
+            << (measured == "lower" ? "the lower of each row's out-of-place and in-place times" : measured + " times")
+            << ")\n#       size   predicted (us)    measured (us)   ratio   busbw predicted  measured (GB/s)  half\n";
   for (const nlohmann::json& j : c["rows"]) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%12lld  %15.2f  %15.2f  %6.3f  %16.2f  %8.2f\n", (long long)j["bytes"].get<int64_t>(),
+    char buf[220];
+    std::snprintf(buf, sizeof buf, "%12lld  %15.2f  %15.2f  %6.3f  %16.2f  %8.2f  %s\n", (long long)j["bytes"].get<int64_t>(),
                   j["predicted_time_us"].get<double>(), j["measured_time_us"].get<double>(), j["ratio"].get<double>(),
-                  j["predicted_busbw_GBps"].get<double>(), j["measured_busbw_GBps"].get<double>());
+                  j["predicted_busbw_GBps"].get<double>(), j["measured_busbw_GBps"].get<double>(), j["measured_half"].get<std::string>().c_str());
     std::cout << buf;
   }
   std::cout << "# error exp(mean |ln(predicted/measured)|) - 1: " << c["error_all"].get<double>() * 100 << " % over " << c["rows"].size() << " rows";
@@ -258,6 +267,7 @@ void add_nccl_tests_options(Command& cmd, NcclTestsOptions& o) {
   cmd.text("-d,--datatype", o.type, "element type (default float; with --compare, the file's)");
   cmd.text("-o,--op", o.redop, "reduction (sum: the one simulated)", true);
   cmd.text("--compare", o.compare, "an nccl-tests output FILE: simulate its sizes and print predicted against measured, with the error");
+  cmd.text("--measured", o.measured, "which of each row's times --compare holds to: lower (of out-of-place and in-place) | out-of-place | in-place", true);
   add_run_options(cmd, o.run,
                   {{"--preset", "a real machine (see `ppsim list`)"},
                    {"--nodes", "the preset's nodes"},

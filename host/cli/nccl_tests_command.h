@@ -11,7 +11,7 @@
 namespace ppsim::cli {
 
 struct NcclTestsOptions {
-  std::string op, minbytes = "32M", maxbytes, factor = "2", type, redop = "sum", compare;
+  std::string op, minbytes = "32M", maxbytes, factor = "2", type, redop = "sum", compare, measured = "lower";
   RunOptions run;
 };
 

@@ -156,6 +156,21 @@ std::vector<NcclTestsRow> read_nccl_tests_rows(const std::string& path) {
   return parse_nccl_tests_rows(text, path);
 }
 
+bool parse_measured_half(const std::string& text, MeasuredHalf& half) {
+  if (text == "lower") half = MeasuredHalf::lower;
+  else if (text == "out-of-place") half = MeasuredHalf::out_of_place;
+  else if (text == "in-place") half = MeasuredHalf::in_place;
+  else return false;
+  return true;
+}
+
+MeasuredTime measured_time(const NcclTestsRow& r, MeasuredHalf half, const std::string& name) {
+  if (half == MeasuredHalf::in_place && !r.has_in_place)
+    throw ConfigError(name + ":" + std::to_string(r.line) + ": the row has no in-place half (--measured in-place)");
+  const bool in_place = half == MeasuredHalf::in_place || (half == MeasuredHalf::lower && r.has_in_place && r.in_place_time_us < r.time_us);
+  return in_place ? MeasuredTime{r.in_place_time_us, r.in_place_busbw, true} : MeasuredTime{r.time_us, r.busbw, false};
+}
+
 double geomean_error(const std::vector<double>& predicted, const std::vector<double>& measured) {
   if (predicted.size() != measured.size())
     throw std::invalid_argument("geomean_error: " + std::to_string(predicted.size()) + " predictions for " +

@@ -34,6 +34,22 @@ std::vector<NcclTestsRow> read_nccl_tests_rows(const std::string& path);
 // The same, from the text itself; `name` stands for the file in messages.
 std::vector<NcclTestsRow> parse_nccl_tests_rows(std::string_view text, const std::string& name);
 
+// Which of a row's two times a comparison holds a prediction to. nccl-tests times the same
+// collective twice on the same buffers, out of place and in place; a stall in one of the two (an
+// out-of-place time four times the in-place one beside it) says nothing of the machine, so the
+// lower of the two is the measurement by default.
+enum class MeasuredHalf : int8_t { lower, out_of_place, in_place };
+// "lower" | "out-of-place" | "in-place"; false for anything else.
+bool parse_measured_half(const std::string& text, MeasuredHalf& half);
+struct MeasuredTime {
+  double time_us = 0, busbw = 0;
+  bool in_place = false;  // the in-place half's
+};
+// Row r's time and bus bandwidth as `half` reads them: lower takes the in-place half where it is
+// printed and faster (the out-of-place one on a tie). Throws ConfigError "FILE:LINE: ..." (file:
+// `name`) for in_place on a row that printed no in-place half.
+MeasuredTime measured_time(const NcclTestsRow& r, MeasuredHalf half, const std::string& name);
+
 // The error of a set of predictions against their measurements: exp(mean |ln(predicted /
 // measured)|) − 1, the geometric mean of each pair's ratio error. 2× too slow and 2× too fast
 // weigh the same, and one lucky row does not bring it to 0. Throws std::invalid_argument unless

@@ -420,3 +420,19 @@ def test_nccl_tests_gives_the_cli_document():
     assert run["config"]["nccl_choice"].startswith("NCCL 2.20.3's tuner: Ring, Simple, 24 channels")
     with pytest.raises(ppsim.ConfigError, match="--algo nccl needs --preset"):
         ppsim.run(topology="ring", p=8, op="allreduce", algo="nccl")
+
+
+@needs_exe
+def test_nccl_tests_compare_takes_the_half_asked(tmp_path):
+    # compare= and measured=: each row held to the lower of its two times, or to the half named.
+    table = tmp_path / "rows.txt"
+    table.write_text("     1048576        262144     float     sum      -1    160.0    6.55   12.29      0    150.0    6.99   13.11      0\n"
+                     "     2097152        524288     float     sum      -1    150.0   13.98   26.21      0    170.0   12.34   23.13      0\n")
+    lower = ppsim.nccl_tests("all_reduce", preset="hgx-h100", nodes=2, compare=str(table), backend="cpu")["compare"]
+    assert lower["measured"] == "lower"
+    assert [r["measured_time_us"] for r in lower["rows"]] == [150.0, 150.0]
+    assert [r["measured_half"] for r in lower["rows"]] == ["in-place", "out-of-place"]
+    in_place = ppsim.nccl_tests("all_reduce", preset="hgx-h100", nodes=2, compare=str(table), measured="in-place", backend="cpu")["compare"]
+    assert [r["measured_time_us"] for r in in_place["rows"]] == [150.0, 170.0]
+    with pytest.raises(ppsim.ConfigError, match="--measured 'min' is none of"):
+        ppsim.nccl_tests("all_reduce", preset="hgx-h100", nodes=2, compare=str(table), measured="min")

@@ -1,8 +1,13 @@
 // Where the CPU's pull step (pull_run.cpp) reads a processor's ops from, and what of their checks
 // it can skip: the dispatch over every algorithm, or one unit of rules/pull_units.h's list called
-// directly into ops of its own size; and the slices that check_ops passed last in a chunk.
+// directly into ops of its own size; the slices that check_ops passed last in a chunk; and what a
+// chunk of processors keeps from step to step.
 #pragma once
 #include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "ppsim/result.h"
 
 #include "ppsim/schedule.h"
 #include "rules/pull_rules.h"
@@ -80,6 +85,44 @@ struct CheckedSlices {
   }
   // What a receive of processor ops that same() passed is charged for combining.
   [[gnu::always_inline]] int64_t combined_of(RecvMode mode) const { return combined[mode != RecvMode::copy]; }
+};
+
+// A chunk's figures of a step. The pass keeps them in a local copy while it runs: in the chunk, to
+// the compiler, they could be any of the buffers' words that it writes, and would be stored again
+// after every message.
+struct PullTally {
+  StepStats stats;
+  int64_t sent = 0, matched = 0;  // sends posted (after the failures), receives that met theirs
+  int64_t multi = 0;              // messages matched that break their round's guess of its loads (routed topologies)
+  // The last message costed where the time depends on its figures alone (direct links or a round of
+  // one-hop messages, no stragglers, one link class): a round's messages are mostly alike.
+  int64_t last_words = -1, last_hops = -1, last_combined = -1;
+  long long last_congestion = -1;
+  double last_time = 0;
+};
+
+// One chunk's share of a step.
+struct alignas(64) PullChunk {  // (a cache line of its own: threads write their chunks' figures)
+  int64_t first = 0, last = 0;  // processors [first, last)
+  PullTally tally;
+  bool broken = false;            // a rule broke, or a message did not arrive as expected
+  std::vector<uint64_t> scratch;  // a strided message's words, gathered
+  // Processors that defer their writes (rules::StepWrites): their messages' words kept aside, one
+  // entry of staged_at per receive (the words' place in staged, -1: lost), and each processor with
+  // its first entry.
+  std::vector<uint64_t> staged;
+  std::vector<int64_t> staged_at;
+  std::vector<std::pair<int64_t, size_t>> deferred;
+  CheckedSlices checked;  // (kept from step to step: the run's buffers and port rules do not change)
+
+  void start_step() {
+    tally.stats = StepStats{};
+    tally.sent = tally.matched = tally.multi = 0;
+    broken = false;
+    staged.clear();
+    staged_at.clear();
+    deferred.clear();
+  }
 };
 
 }  // namespace ppsim::cpu

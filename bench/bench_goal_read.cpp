@@ -64,12 +64,13 @@ double best_seconds(int repeat, F&& f) {
 int main(int argc, char** argv) {
   CLI::App app{"ppsim GOAL reader benchmark: the quick reader against the token reader"};
   uint32_t p = 65536;
-  int repeat = 3;
+  int repeat = 3, threads = 1;
   std::string file, write;
   app.add_option("--write", write, "write the generated schedule to this file and stop");
   app.add_option("--p", p, "ranks of the generated dissemination schedule")->check(CLI::Range(2u, 1u << 24));
   app.add_option("--repeat", repeat, "reads of each; the best is reported")->check(CLI::Range(1, 100));
   app.add_option("--file", file, "read this GOAL file instead of a generated one");
+  app.add_option("--threads", threads, "also read it on this many threads (its rank blocks in parallel)")->check(CLI::Range(1, 256));
   CLI11_PARSE(app, argc, argv);
 
   std::string text;
@@ -106,16 +107,22 @@ int main(int argc, char** argv) {
   std::ofstream(quick_path, std::ios::binary) << text;
   std::ofstream(slow_path, std::ios::binary) << slow_text;
 
-  goal::Schedule quick, slow;
+  goal::Schedule quick, slow, parallel;
   int status = 0;
+  auto equal = [](const goal::Schedule& x, const goal::Schedule& y) {
+    bool same = x.ops.size() == y.ops.size() && x.first == y.first && x.done == y.done && x.start == y.start && x.cpus == y.cpus &&
+                x.nics == y.nics;
+    for (uint32_t i = 0; same && i < x.ops.size(); ++i) {
+      const goal::OpFields a = x.op(i), b = y.op(i);
+      same = a.peer == b.peer && a.tag == b.tag && a.size == b.size && a.type == b.type && a.cpu == b.cpu && a.nic == b.nic;
+    }
+    return same;
+  };
   try {
     const double quick_s = best_seconds(repeat, [&] { quick = goal::read_file(quick_path); });
     const double slow_s = best_seconds(repeat, [&] { slow = goal::read_file(slow_path); });
-    bool same = quick.ops.size() == slow.ops.size() && quick.first == slow.first && quick.done == slow.done && quick.start == slow.start;
-    for (uint32_t i = 0; same && i < quick.ops.size(); ++i) {
-      const goal::OpFields a = quick.op(i), b = slow.op(i);
-      same = a.peer == b.peer && a.tag == b.tag && a.size == b.size && a.type == b.type && a.cpu == b.cpu && a.nic == b.nic;
-    }
+    const double parallel_s = threads > 1 ? best_seconds(repeat, [&] { parallel = goal::read_file(quick_path, threads); }) : 0;
+    bool same = equal(quick, slow) && (threads == 1 || equal(quick, parallel));
     const double mb = double(text.size()) / 1e6;
     std::printf("GOAL text: %s, %.1f MB, %u ranks, %zu operations, %llu dependencies; best of %d reads (read_file: mapped, one core)\n",
                 file.empty() ? ("dissemination p = " + std::to_string(p)).c_str() : file.c_str(), mb, quick.ranks, quick.ops.size(),
@@ -123,6 +130,8 @@ int main(int argc, char** argv) {
     std::printf("| reader | seconds | MB/s | blocks read quickly |\n|---|---:|---:|---:|\n");
     std::printf("| token reader (every block) | %.3f | %.0f | %u |\n", slow_s, mb / slow_s, slow.quick_blocks);
     std::printf("| quick reader | %.3f | %.0f | %u |\n", quick_s, mb / quick_s, quick.quick_blocks);
+    if (threads > 1)
+      std::printf("| quick reader, rank blocks on %d threads | %.3f | %.0f | %u |\n", threads, parallel_s, mb / parallel_s, parallel.quick_blocks);
     std::printf("speed-up %.2fx; schedules %s\n", slow_s / quick_s, same ? "equal" : "DIFFER");
     if (!same) status = 1;
   } catch (const goal::ParseError& e) {

@@ -13,7 +13,7 @@
 #   P ...        ranks (default: 65536 262144)
 # environment: WORKDIR (default a new folder under /tmp, removed at the end unless KEEP=1),
 #   TIMEOUT (seconds a command may take, default 1800), THREADS (the built-in algorithm's
-#   --threads, default 1: one core each, as LogGOPSim has; a GOAL file is timed on one)
+#   --threads, default 1: one core each, as LogGOPSim has; a GOAL file is read and timed on one)
 #
 # LogGOPSim draws each process's noise phase from the clock, so its noisy times differ from run to
 # run (and from ppsim's, whose phases come from --seed); its wall and memory are comparable all
@@ -104,12 +104,12 @@ for P in $SIZES; do
       lgs="$lgs_wall s, $lgs_peak MB (stored)"
       lt=-
     fi
-    run text_$noise "$PPSIM" run --goal "$goal" "${args[@]}"
+    run text_$noise "$PPSIM" run --goal "$goal" --threads 1 "${args[@]}"
     text="$wall s, $peak MB"
     text_wall=$wall
     pt=$(ppsim_time text_$noise)
     if [ -f "$bin" ]; then
-      run bin_$noise "$PPSIM" run --goal "$bin" "${args[@]}"
+      run bin_$noise "$PPSIM" run --goal "$bin" --threads 1 "${args[@]}"
       binary="$wall s, $peak MB"
     else
       binary="(no txt2bin)"

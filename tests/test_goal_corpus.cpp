@@ -147,4 +147,73 @@ TEST(GoalCorpus, TheQuickReaderGivesTheTokenReadersSchedule) {
   EXPECT_GT(quick_blocks, 100u);  // LogGOPSim's and ppsim's schedules are read by the quick reader
 }
 
+// A file read on threads (its rank blocks split among them) gives the schedule the reader in
+// order gives, or the same refusal, word for word: every corpus file, on 2, 3 and 8 threads, with
+// no least share a thread so that even the smallest file is split. Files that the threads cannot
+// read alone (a comment, a block out of order, an error) are read in order.
+TEST(GoalCorpus, ReadingOnThreadsGivesTheScheduleOrTheErrorOfReadingInOrder) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(PPSIM_GOAL_CORPUS))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  size_t read = 0, refused = 0, split = 0;
+  for (const fs::path& path : files) {
+    const std::string text = read_bytes(path), name = path.string();
+    std::string in_order_error;
+    ppsim::goal::Schedule in_order;
+    try {
+      in_order = ppsim::goal::parse_file_text(text, name, {});
+    } catch (const ppsim::goal::ParseError& e) {
+      in_order_error = e.what();
+    }
+    for (int threads : {2, 3, 8}) {
+      try {
+        const ppsim::goal::Schedule s = ppsim::goal::parse_file_text(text, name, {}, threads, {}, 0);
+        ASSERT_TRUE(in_order_error.empty()) << name << " on " << threads << " threads was read; in order: " << in_order_error;
+        std::string why;
+        EXPECT_TRUE(same_schedule(s, in_order, why)) << name << " on " << threads << " threads: " << why << " differ";
+        EXPECT_EQ(s.quick_blocks, in_order.quick_blocks) << name;
+        EXPECT_EQ(in_order.segments, 1u);
+        split += s.segments > 1;
+      } catch (const ppsim::goal::ParseError& e) {
+        EXPECT_EQ(e.what(), in_order_error) << name << " on " << threads << " threads";
+      }
+    }
+    (in_order_error.empty() ? read : refused) += 1;
+  }
+  EXPECT_GT(read, 20u);
+  EXPECT_GT(refused, 20u);
+  EXPECT_GT(split, 100u) << split;  // (reads on threads that split the file)
+}
+
+// The same on a schedule whose every rank has operations that do not fit an operation's word (a
+// tag from 255, 2 MiB or more, a CPU or NIC past 0), irequires as well as requires, and blank lines
+// between blocks: split into up to 7 parts, the wide operations of each part keep their fields.
+TEST(GoalCorpus, ReadingOnThreadsKeepsWideOperationsAndBothKindsOfDependency) {
+  const int p = 64;
+  std::string text = "num_ranks " + std::to_string(p) + "\n";
+  for (int r = 0; r < p; ++r) {
+    const std::string next = std::to_string((r + 1) % p), prev = std::to_string((r + p - 1) % p);
+    const std::string next2 = std::to_string((r + 2) % p), prev2 = std::to_string((r + p - 2) % p);
+    text += "\nrank " + std::to_string(r) + " {\n";
+    text += "l1: send 8b to " + next + " tag " + std::to_string(300 + r) + "\n";
+    text += "l2: recv 8b from " + prev + " tag " + std::to_string(300 + (r + p - 1) % p) + "\n";
+    text += "l3: calc " + std::to_string(100 + r) + " cpu 1\n";
+    text += "l4: send 4194304b to " + next2 + " tag 5 nic 1\n";
+    text += "l5: recv 4194304b from " + prev2 + " tag 5\n";
+    text += "l3 requires l2\nl4 irequires l1\nl5 requires l3\n}\n";
+  }
+  const ppsim::goal::Schedule in_order = ppsim::goal::parse_file_text(text, "wide.goal", {});
+  ASSERT_EQ(in_order.wide.size(), size_t(5 * p));  // l1, l2 (tags), l3 (cpu), l4 (size, nic), l5 (size): none fits
+  ASSERT_FALSE(in_order.start.empty());
+  for (int threads : {2, 4, 7}) {
+    const ppsim::goal::Schedule s = ppsim::goal::parse_file_text(text, "wide.goal", {}, threads, {}, 0);
+    EXPECT_EQ(s.segments, uint32_t(threads));
+    std::string why;
+    EXPECT_TRUE(same_schedule(s, in_order, why)) << threads << " threads: " << why << " differ";
+    EXPECT_EQ(s.wide.size(), in_order.wide.size());
+  }
+}
+
 }  // namespace
+

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "commands.h"
 #include "goal/goal.h"
@@ -110,10 +111,10 @@ void check_goal_options(const RunOptions& o, const Command& run) {
     static const char* const kApply[] = {"--goal",          "--json",        "--model",      "--L",    "--o",
                                          "--g",             "--G",           "--O",          "--S",    "--noise-trace",
                                          "--noise",         "--noise-cosched", "--noise-phases", "--seed", "--stragglers",
-                                         "--straggler-factor", "--timeline", "--timeline-processors", "--plot"};
+                                         "--straggler-factor", "--timeline", "--timeline-processors", "--plot", "--threads"};
     if (std::find(std::begin(kApply), std::end(kApply), name) != std::end(kApply)) continue;
     throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S, the noise and "
-                            "straggler options and --json do)");
+                            "straggler options, --threads and --json do)");
   }
   if (o.model != "linear" && o.model != "loggp") throw UsageError("--model '" + o.model + "' is not linear or loggp");
   if (run.given("--model") && o.model != "loggp") throw UsageError("--goal is timed under --model loggp");
@@ -124,7 +125,8 @@ GoalTiming time_goal_file(const RunOptions& o) {
   t.params = loggp_params(o);
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    t.schedule = goal::read_file(o.goal);
+    // (its rank blocks on the run's threads: --threads, 0 for every core)
+    t.schedule = goal::read_file(o.goal, o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency())));
   } catch (const goal::ParseError& e) {
     throw UsageError(e.what());
   }
@@ -171,6 +173,7 @@ GoalTiming time_goal_file(const RunOptions& o) {
                           {"finish_spread", finish_spread_json(r.finish)},
                           {"events", r.events},
                           {"read_seconds", t.read_seconds},
+                          {"read_segments", s.segments},
                           {"simulate_seconds", t.simulate_seconds}};
   if (noise_spec) t.json["noise_outcome"] = noise_outcome_json(r.time, noiseless, r.noise, r.noise_per_host);
   return t;
@@ -202,7 +205,9 @@ int run_goal_file(const RunOptions& o, const Command& run) {
     if (!t.json["stragglers"].is_null()) print_stragglers_text(std::cout, t.json["stragglers"]);
     if (s.ranks <= 16)
       for (uint32_t h = 0; h < s.ranks; ++h) std::cout << "  rank " << h << ": " << r.finish[h] << "\n";
-    std::cout << "  events " << r.events << ", read " << t.read_seconds << " s, simulated " << t.simulate_seconds << " s\n";
+    std::cout << "  events " << r.events << ", read " << t.read_seconds << " s"
+              << (t.schedule.segments > 1 ? " (rank blocks in " + std::to_string(t.schedule.segments) + " parts, a thread each)" : std::string())
+              << ", simulated " << t.simulate_seconds << " s\n";
   }
   return 0;
 }

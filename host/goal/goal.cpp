@@ -6,6 +6,9 @@
 #include <array>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -100,6 +103,153 @@ class Reader {
     if (!have_ranks) fail(t, "'num_ranks N'", t);
     every_rank_once(t);
     assemble(out);
+    return out;
+  }
+
+  // ---- a file read in parallel (read_segments) ----
+  //
+  // The header alone: `num_ranks N` (after blank lines) and where the first `rank` line begins;
+  // false at anything else, or on an error, which the reader in order then reports.
+  bool header(size_t& first_block, uint32_t& ranks) {
+    try {
+      Token t = next();
+      while (t.kind == Tok::newline) t = next();
+      if (t.kind != Tok::word || t.text != "num_ranks") return false;
+      const uint64_t v = number(next(), "the number of ranks");
+      if (v < 1 || v > kMaxRanks) return false;
+      ranks_ = ranks = uint32_t(v);
+      end_of_line(next());
+      t = next();
+      while (t.kind == Tok::newline) t = next();
+      if (t.kind != Tok::word || t.text != "rank") return false;
+      first_block = size_t(t.text.data() - s_.data());
+      return true;
+    } catch (const ParseError&) {
+      return false;
+    }
+  }
+  // The rank blocks from byte `begin` (a `rank` line) up to `end` (the next segment's `rank` line,
+  // or the end of the text), ranks from `rank_base` on in order, each read by the quick reader,
+  // with nothing but blank lines between them; the rows of their dependencies made as the reader
+  // in order makes them, with operation indices from 0. False at anything else (a comment, a block
+  // the quick reader gives back, a rank out of order, an error): the file is then read in order,
+  // which reads or reports it. `drop(from, to)`: bytes [from, to) will not be read again.
+  bool read_segment(size_t begin, size_t end, uint32_t ranks, uint32_t rank_base, const std::function<void(size_t, size_t)>& drop) {
+    i_ = begin;
+    ranks_ = ranks;
+    rank_base_ = rank_base;
+    ops_.reserve((end - begin) / 24 + 16);
+    size_t dropped = begin;
+    try {
+      for (;;) {
+        Token t = next();
+        if (t.kind == Tok::newline) continue;
+        const size_t at = t.kind == Tok::end ? s_.size() : size_t(t.text.data() - s_.data());
+        const bool rank_word = t.kind == Tok::word && t.text == "rank";
+        if (at >= end) return at == end && (t.kind == Tok::end || rank_word);
+        if (!rank_word) return false;
+        const Token n = next();
+        if (n.kind != Tok::number || number(n, "a rank") != uint64_t(rank_base_) + blocks_.size() || rank_base_ + blocks_.size() >= ranks_) return false;
+        Token b = next();
+        while (b.kind == Tok::newline) b = next();
+        if (b.kind != Tok::open || !quick_block(uint32_t(rank_base_ + blocks_.size()), n.line)) return false;
+        if (drop && i_ >= dropped + (size_t(1) << 20)) {  // every MB
+          drop(dropped, i_);
+          dropped = i_;
+        }
+      }
+    } catch (const ParseError&) {
+      return false;
+    }
+  }
+  // The file's rank blocks split into `threads` segments at `rank` lines, each read on a thread of
+  // its own (read_segment), then put together in rank order: the schedule the reader in order
+  // gives, or nothing where any segment was not read (that reader then reads the file). Room for
+  // the segments' operations and the schedule's is held at once while they are put together.
+  static std::optional<Schedule> read_segments(std::string_view text, const std::string& name, int threads,
+                                               const std::function<void(size_t, size_t)>& drop) {
+    Reader head(text, name, {}, false, false);
+    size_t first_block = 0;
+    uint32_t ranks = 0;
+    if (!head.header(first_block, ranks)) return std::nullopt;
+    // Where each segment begins: a `rank` line at or after an even share of the bytes, and its rank.
+    std::vector<size_t> begin{first_block};
+    for (int k = 1; k < threads; ++k) {
+      const size_t at = text.find("\nrank ", first_block + (text.size() - first_block) / size_t(threads) * size_t(k));
+      if (at == std::string_view::npos) break;
+      if (at + 1 > begin.back()) begin.push_back(at + 1);
+    }
+    std::vector<uint32_t> base(begin.size(), 0);
+    for (size_t k = 1; k < begin.size(); ++k) {
+      uint64_t r = 0;
+      size_t d = begin[k] + 5;
+      while (d < text.size() && text[d] == ' ') ++d;
+      const size_t digits = d;
+      while (d < text.size() && is_digit(text[d]) && d - digits < 10) r = r * 10 + uint64_t(text[d++] - '0');
+      if (d == digits || r >= ranks) return std::nullopt;
+      base[k] = uint32_t(r);
+    }
+    begin.push_back(text.size());
+    const size_t n = base.size();
+    std::vector<std::unique_ptr<Reader>> seg(n);
+    std::vector<char> ok(n, 0);
+    auto read = [&](size_t k) {
+      try {  // (nothing may leave a thread: the reader in order meets any failure again, and reports it)
+        seg[k] = std::make_unique<Reader>(text, name, std::function<void(size_t)>(), false, false);
+        ok[k] = seg[k]->read_segment(begin[k], begin[k + 1], ranks, base[k], drop);
+      } catch (...) {
+        ok[k] = 0;
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < n; ++k) pool.emplace_back(read, k);
+    read(0);
+    for (std::thread& t : pool) t.join();
+    // Every segment read, their ranks one after another from 0, every rank once.
+    uint64_t blocks = 0, wide = 0;
+    for (size_t k = 0; k < n; ++k) {
+      if (!ok[k] || base[k] != blocks) return std::nullopt;
+      blocks += seg[k]->blocks_.size();
+      wide += seg[k]->wide_.size();
+    }
+    if (blocks != ranks || wide > uint64_t(Schedule::kWideIndex) + 1) return std::nullopt;
+    Schedule out;
+    out.name = name;
+    out.ranks = ranks;
+    size_t total = 0;
+    for (size_t k = 0; k < n; ++k) total += seg[k]->ops_.size();
+    if (total >= (uint64_t(1) << 31)) return std::nullopt;
+    out.ops.resize(total);  // (left unwritten until each segment's operations are copied in)
+    out.first.assign(1, 0);
+    out.first.reserve(size_t(ranks) + 1);
+    uint32_t at = 0;
+    for (size_t k = 0; k < n; ++k) {
+      Reader& r = *seg[k];
+      const uint32_t wide_at = uint32_t(out.wide.size());
+      // (2 MiB at a time, each given back once copied: the two copies are never both held whole)
+      constexpr size_t kStep = (size_t(2) << 20) / sizeof(Op);
+      for (size_t i0 = 0; i0 < r.ops_.size(); i0 += kStep) {
+        const size_t i1 = std::min(r.ops_.size(), i0 + kStep);
+        for (size_t i = i0; i < i1; ++i) {  // (a wide operation's index moves by the wide ones before)
+          Op o = r.ops_[i];
+          if (o.word >> 31) o.word += wide_at;
+          out.ops[at + i] = o;
+        }
+        release_copied(r.ops_, i0, i1);
+      }
+      out.wide.insert(out.wide.end(), r.wide_.begin(), r.wide_.end());
+      for (const Block& b : r.blocks_) out.first.push_back(at + b.end);
+      out.done.append_from(r.done_, at);
+      out.start.append_from(r.start_, at);
+      out.cpus = std::max(out.cpus, r.cpus_);
+      out.nics = std::max(out.nics, r.nics_);
+      out.quick_blocks += r.quick_blocks_;
+      at += uint32_t(r.ops_.size());
+      seg[k].reset();
+    }
+    out.done.finish();
+    out.start.finish();
+    out.segments = uint32_t(n);
     return out;
   }
 
@@ -257,7 +407,7 @@ class Reader {
   // assemble() makes the rows from it.
   void settle_block() {
     const Block& b = blocks_.back();
-    if (direct_ && b.rank != blocks_.size() - 1) {  // out of order: the list after all
+    if (direct_ && b.rank != rank_base_ + blocks_.size() - 1) {  // out of order: the list after all
       direct_ = false;
       std::vector<Edge, HugeAlloc<Edge>> all;
       std::vector<uint32_t> first;  // of the blocks before, in rank order
@@ -746,6 +896,7 @@ class Reader {
   std::vector<uint32_t> quick_label_, quick_stamp_;
   std::vector<QuickEdge> quick_pending_;
   uint32_t block_stamp_ = 0, quick_blocks_ = 0;
+  uint32_t rank_base_ = 0;  // the rank of the first block (a segment's: read_segment)
   std::function<void(size_t)> consumed_;                     // told how far the text has been read
   bool keep_labels_ = true, keep_lines_ = true;
 };
@@ -773,7 +924,10 @@ std::string Schedule::label(uint32_t op) const {
 
 Schedule parse(std::string_view text, const std::string& name) { return Reader(text, name).run(); }
 
-Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed) {
+Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed, int threads,
+                         const std::function<void(size_t, size_t)>& drop, size_t least_share) {
+  if (threads > 1 && text.size() >= size_t(threads) * least_share)
+    if (std::optional<Schedule> s = Reader::read_segments(text, path, threads, drop)) return std::move(*s);
   return Reader(text, path, std::move(consumed), false, false).run();
 }
 

@@ -83,6 +83,8 @@ class DepLists {
   // Or rank by rank, from rank 0: the lists of the rank's operations [first, first + n), that of
   // first + i being to[at[i] .. at[i+1]) (at[0] = 0); then finish() once every rank is in.
   void append_rank(uint32_t first, uint32_t n, const uint32_t* at, const uint32_t* to);
+  // The ranks of `o` (appended, not finished) appended after these, its operations moved by `offset`.
+  void append_from(const DepLists& o, uint32_t offset);
   void finish();
   bool empty() const { return size_ == 0; }
   uint64_t size() const { return size_; }
@@ -129,6 +131,7 @@ struct Schedule {
   // and for a binary one, where an operation's index in its rank stands for its line.
   mutable std::vector<uint32_t> lines;
   uint32_t quick_blocks = 0;  // rank blocks the quick reader read (the others were read token by token)
+  uint32_t segments = 1;      // parts of the text read each on a thread of its own (1: read in order)
   bool binary = false;        // read from LogGOPSim's binary form
   uint64_t edges() const { return done.size() + start.size(); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
@@ -183,11 +186,16 @@ struct Schedule {
 // Reads GOAL text; `name` is used in messages. Throws ParseError.
 Schedule parse(std::string_view text, const std::string& name);
 // Reads a file (ParseError also when it cannot be read). The file is mapped, not copied, and the
-// pages already read are given back as the reader goes.
-Schedule read_file(const std::string& path);
+// pages already read are given back as the reader goes. With threads > 1 a large text file's rank
+// blocks are read on that many threads where they come in rank order in schedgen's forms (else,
+// or at anything wrong, it is read in order, which says what is wrong): the same schedule.
+Schedule read_file(const std::string& path, int threads = 1);
 // The text of a file, for read_file: as parse(), but the labels stay in the file (Schedule::label
-// reads them back), and `consumed(n)` is told that the first n bytes will not be read again.
-Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
+// reads them back), and `consumed(n)` is told that the first n bytes will not be read again (when
+// read in order; read on threads, `drop(from, to)` that bytes [from, to) will not). Threads are
+// used where the text holds at least `least_share` bytes for each.
+Schedule parse_file_text(std::string_view text, const std::string& path, std::function<void(size_t)> consumed, int threads = 1,
+                         const std::function<void(size_t, size_t)>& drop = {}, size_t least_share = size_t(4) << 20);
 // As parse_file_text, with every operation's line kept (for read_file_lines).
 Schedule parse_file_lines(std::string_view text, const std::string& path, std::function<void(size_t)> consumed);
 // Every operation's line in the GOAL text file `path`, read again (for messages: Schedule::line).

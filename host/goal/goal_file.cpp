@@ -26,7 +26,7 @@ Schedule read_mapped(const std::string& path, Read&& read) {
   try {
     const InputFile file(path, UINT64_MAX);
     size = size_t(file.size());
-    if (size == 0) return read(std::string_view(), std::function<void(size_t)>());
+    if (size == 0) return read(std::string_view(), std::function<void(size_t)>(), std::function<void(size_t, size_t)>());
     map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
     error = errno;
   } catch (const InputFileError& e) {
@@ -47,8 +47,15 @@ Schedule read_mapped(const std::string& path, Read&& read) {
       released = upto;
     }
   };
+  // The same for a reader on several threads, each of its own bytes [from, to): the whole pages
+  // inside (madvise may be called from any thread).
+  auto drop = [&](size_t from, size_t to) {
+    const size_t a = (from + page - 1) / page * page, b = to / page * page;
+    if (b > a) ::madvise(static_cast<char*>(map) + a, b - a, MADV_DONTNEED);
+  };
   try {
-    Schedule s = read(std::string_view(static_cast<const char*>(map), size), std::function<void(size_t)>(consumed));
+    Schedule s = read(std::string_view(static_cast<const char*>(map), size), std::function<void(size_t)>(consumed),
+                      std::function<void(size_t, size_t)>(drop));
     ::munmap(map, size);
     return s;
   } catch (...) {
@@ -59,15 +66,15 @@ Schedule read_mapped(const std::string& path, Read&& read) {
 
 }  // namespace
 
-Schedule read_file(const std::string& path) {
-  return read_mapped(path, [&](std::string_view bytes, std::function<void(size_t)> consumed) {
+Schedule read_file(const std::string& path, int threads) {
+  return read_mapped(path, [&](std::string_view bytes, std::function<void(size_t)> consumed, const std::function<void(size_t, size_t)>& drop) {
     if (bytes.empty()) return parse(bytes, path);
-    return is_binary_schedule(bytes) ? read_binary(bytes, path, std::move(consumed)) : parse_file_text(bytes, path, std::move(consumed));
+    return is_binary_schedule(bytes) ? read_binary(bytes, path, std::move(consumed)) : parse_file_text(bytes, path, std::move(consumed), threads, drop);
   });
 }
 
 std::vector<uint32_t> read_file_lines(const std::string& path) {
-  return read_mapped(path, [&](std::string_view bytes, std::function<void(size_t)> consumed) {
+  return read_mapped(path, [&](std::string_view bytes, std::function<void(size_t)> consumed, const std::function<void(size_t, size_t)>&) {
     return parse_file_lines(bytes, path, std::move(consumed));
   }).lines;
 }

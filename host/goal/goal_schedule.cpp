@@ -44,6 +44,24 @@ void DepLists::append_rank(uint32_t first, uint32_t n, const uint32_t* at, const
   size_ += m;
 }
 
+void DepLists::append_from(const DepLists& o, uint32_t offset) {
+  std::vector<uint32_t> at, to;
+  for (size_t r = 0; r < o.firsts_.size(); ++r) {
+    const uint32_t begin = o.firsts_[r], end = r + 1 < o.firsts_.size() ? o.firsts_[r + 1] : o.ops_, n = end - begin;
+    at.assign(size_t(n) + 1, 0);
+    to.clear();
+    if (o.started_ && !o.wide_) {
+      for (uint32_t i = 0; i < n; ++i) at[i] = o.row16_[begin + i];
+      at[n] = o.base_[r + 1] - o.base_[r];
+      for (uint32_t k = o.base_[r]; k < o.base_[r + 1]; ++k) to.push_back(offset + begin + o.col16_[k]);
+    } else if (o.wide_) {
+      for (uint32_t i = 0; i <= n; ++i) at[i] = o.row32_[begin + i] - o.row32_[begin];
+      for (uint32_t k = o.row32_[begin]; k < o.row32_[end]; ++k) to.push_back(offset + o.col32_[k]);
+    }
+    append_rank(offset + begin, n, at.data(), to.data());
+  }
+}
+
 // The 16-bit lists as rows over the whole schedule (a rank with 2^16 entries or more).
 void DepLists::widen() {
   wide_ = true;

@@ -4,8 +4,10 @@
 // the faults of the p = 2^20 timings took a fifth of their time).
 #pragma once
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <utility>
 #include <vector>
@@ -51,5 +53,17 @@ struct HugeAlloc {
 
 template <class T>
 using HugeVector = std::vector<T, HugeAlloc<T>>;
+
+// Gives the pages wholly inside elements [from, to) of v back to the system where HugeAlloc mapped
+// its storage (its capacity 2 MiB or more): what they held is gone (read again, they are zeros).
+// For an array copied elsewhere piece by piece, so that the two are not both held whole.
+template <class T>
+void release_copied(HugeVector<T>& v, size_t from, size_t to) {
+  if (v.capacity() * sizeof(T) < HugeAlloc<T>::kHuge) return;  // (on the heap: kept)
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(v.data() + from) + page - 1) / page * page,
+                  b = reinterpret_cast<uintptr_t>(v.data() + to) / page * page;
+  if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);
+}
 
 }  // namespace ppsim

@@ -1,4 +1,4 @@
-// Benchmark of the GOAL reader (host/goal/goal.cpp) on LogGOPSim's schedules: megabytes of GOAL
+// Benchmark of the GOAL reader (host/goal/goal_reader.h) on LogGOPSim's schedules: megabytes of GOAL
 // text read a second on one core, by the quick reader (each rank block straight from its bytes)
 // and by the token reader alone (the same text with a comment after every block's `}`, which the
 // quick reader gives back), side by side in one run, with the schedule both give checked equal.

@@ -96,7 +96,7 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
   EXPECT_GT(stuck, 0u);
 }
 
-// The quick reader (goal.cpp, quick_block) reads a rank block straight from its bytes and gives
+// The quick reader (goal_quick.cpp, quick_block) reads a rank block straight from its bytes and gives
 // anything unusual back to the token reader. A comment after a block's `}` is such a thing, so the
 // same text with one there is read block by block by the token reader alone: every file of the
 // corpus that is read must give the same schedule both ways, field by field.

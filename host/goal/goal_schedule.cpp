@@ -1,8 +1,11 @@
 // The schedule's storage (goal.h): the dependency lists in 16 bits where they fit, and an
-// operation's line read back from its file when a message needs one.
+// operation's line and label read back from its file when a message needs one.
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 #include "goal/goal.h"
+#include "goal/goal_reader.h"
 
 namespace ppsim::goal {
 
@@ -92,6 +95,25 @@ uint32_t Schedule::line(uint32_t op) const {
     }
   }
   return op < lines.size() ? lines[op] : 0;
+}
+
+std::string Schedule::label(uint32_t op) const {
+  if (binary) return {};  // a binary schedule has no labels
+  if (labels.empty()) {   // read from a file: the label written on the operation's line, if any
+    std::ifstream f(name);
+    std::string text;
+    for (uint32_t l = 0, to = line(op); l < to && std::getline(f, text); ++l) {
+    }
+    size_t b = text.find_first_not_of(" \t");
+    if (b == std::string::npos || !detail::is_alpha(text[b])) return {};
+    size_t e = b;
+    while (e < text.size() && detail::is_word_char(text[e])) ++e;
+    const size_t colon = text.find_first_not_of(" \t", e);
+    return colon != std::string::npos && text[colon] == ':' ? text.substr(b, e - b) : std::string();
+  }
+  size_t at = 0;
+  for (uint32_t i = 0; i < op; ++i) at = labels.find('\0', at) + 1;
+  return std::string(labels.c_str() + at);
 }
 
 }  // namespace ppsim::goal

@@ -1,0 +1,163 @@
+// The quick reader of a rank block (goal_reader.h): its common lines straight from the bytes.
+#include <algorithm>
+#include <string>
+
+#include "goal/goal_reader.h"
+
+namespace ppsim::goal::detail {
+
+bool Reader::quick_block(uint32_t rank, uint32_t line) {
+  const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size(), wide_at = wide_.size(),
+               lines_at = lines_.size();
+  const uint32_t line_at = line_;
+  const int cpus_at = cpus_, nics_at = nics_;
+  if (quick_lines()) {
+    blocks_.push_back(Block{rank, uint32_t(ops_at), uint32_t(ops_.size()), line});
+    ++quick_blocks_;
+    settle_block();
+    return true;
+  }
+  i_ = at;
+  line_ = line_at;
+  ops_.resize(ops_at);
+  wide_.resize(wide_at);
+  lines_.resize(lines_at);
+  edges_.resize(edges_at);
+  labels_.resize(labels_at);
+  cpus_ = cpus_at;
+  nics_ = nics_at;
+  return false;
+}
+
+bool Reader::quick_operation(std::string_view w, OpFields& op) {
+  uint64_t v = 0;
+  q_blanks();
+  const bool calc = is(w, "calc"), send = is(w, "send");
+  if (calc) {
+    op.type = loggp::kCalc;
+    if (!q_number(loggp::kMaxSize, v)) return false;
+    op.size = v;
+  } else if (send || is(w, "recv")) {
+    op.type = send ? loggp::kSend : loggp::kRecv;
+    if (!q_number(loggp::kMaxSize, v)) return false;
+    op.size = v;
+    q_blanks();
+    std::string_view unit, dir;
+    if (!q_word(unit) || !(is(unit, "b") || is(unit, "B"))) return false;
+    q_blanks();
+    if (!q_word(dir) || !(send ? is(dir, "to") : is(dir, "from"))) return false;
+    q_blanks();
+    if (!send && q_minus_one()) {
+      op.peer = loggp::kAny;
+    } else {
+      if (!q_number(ranks_ - 1, v)) return false;
+      op.peer = uint32_t(v);
+    }
+  } else {
+    return false;
+  }
+  q_blanks();
+  std::string_view field;
+  const char* before = q_;
+  if (!calc && q_word(field) && is(field, "tag")) {
+    q_blanks();
+    if (q_minus_one()) {
+      op.tag = loggp::kAny;
+    } else {
+      if (!q_number(loggp::kAny - 1, v)) return false;
+      op.tag = uint32_t(v);
+    }
+    q_blanks();
+    before = q_;
+  }
+  q_ = before;
+  // `cpu C`, then `nic N`, each optional: a unit number below the limit, and the units used.
+  auto unit = [&](std::string_view name, uint32_t most, uint8_t& field_of_op, int& used) {
+    std::string_view w;
+    if (q_word(w) && w == name) {
+      q_blanks();
+      if (!q_number(last_unit(most), v)) return false;
+      field_of_op = uint8_t(v);
+      used = std::max(used, int(v) + 1);
+      q_blanks();
+      before = q_;
+    }
+    q_ = before;
+    return true;
+  };
+  if (!unit("cpu", kMaxCpus, op.cpu, cpus_) || !unit("nic", kMaxNics, op.nic, nics_)) return false;
+  if (!q_line_end()) return false;
+  return true;
+}
+
+bool Reader::quick_lines() {
+  q_ = s_.data() + i_;
+  q_end_ = s_.data() + s_.size();
+  ++block_stamp_;
+  quick_pending_.clear();
+  for (;;) {
+    q_blanks();
+    if (q_ == q_end_) return false;
+    if (*q_ == '\n') {
+      ++q_;
+      ++line_;
+      continue;
+    }
+    if (*q_ == '}') {
+      ++q_;
+      if (!q_line_end()) return false;
+      break;
+    }
+    const uint32_t line = line_;
+    std::string_view w;
+    if (!q_word(w)) return false;
+    q_blanks();
+    uint32_t label = kNoLabel;
+    const bool op_word = is(w, "send") || is(w, "recv") || is(w, "calc");
+    if (q_ < q_end_ && *q_ == ':') {  // a label
+      label = label_number(w);
+      if (label == kNoLabel) return false;
+      ++q_;
+      q_blanks();
+      if (!q_word(w)) return false;
+    } else if (!op_word) {  // a dependency
+      const uint32_t waiter = label_number(w);
+      std::string_view how, waited_word;
+      if (waiter == kNoLabel || !q_word(how) || !(is(how, "requires") || is(how, "irequires"))) return false;
+      q_blanks();
+      if (!q_word(waited_word)) return false;
+      const uint32_t waited = label_number(waited_word);
+      if (waited == kNoLabel || !q_line_end()) return false;
+      quick_pending_.push_back(QuickEdge{waiter, waited, how.size() == 9});
+      continue;
+    }
+    OpFields op;
+    if (!quick_operation(w, op)) return false;
+    if (ops_.size() >= (uint64_t(1) << 31)) return false;
+    const uint32_t index = uint32_t(ops_.size());
+    if (label != kNoLabel) {
+      if (label >= quick_label_.size()) {
+        quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
+        quick_stamp_.resize(quick_label_.size(), 0);
+      }
+      if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
+      quick_stamp_[label] = block_stamp_;
+      quick_label_[label] = index;
+    }
+    if (keep_labels_) {
+      if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
+      labels_.push_back('\0');
+    }
+    add(op, line);
+  }
+  for (const QuickEdge& e : quick_pending_) {
+    if (e.waiter >= quick_stamp_.size() || e.waited >= quick_stamp_.size() || quick_stamp_[e.waiter] != block_stamp_ ||
+        quick_stamp_[e.waited] != block_stamp_)
+      return false;  // a label the block does not define: block() names it
+    edges_.push_back(Edge{quick_label_[e.waited], quick_label_[e.waiter], e.start});
+  }
+  i_ = size_t(q_ - s_.data());
+  return true;
+}
+
+}  // namespace ppsim::goal::detail

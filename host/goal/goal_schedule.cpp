@@ -2,6 +2,7 @@
 // operation's line and label read back from its file when a message needs one.
 #include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <string>
 
 #include "goal/goal.h"
@@ -88,6 +89,9 @@ void DepLists::finish() {
 
 uint32_t Schedule::line(uint32_t op) const {
   if (binary) return op - *(std::upper_bound(first.begin(), first.end(), op) - 1);  // its index in its rank
+  // (the lines are read once, by whichever timing of the schedule needs one first)
+  static std::mutex reading;
+  const std::lock_guard<std::mutex> hold(reading);
   if (lines.empty()) {
     try {
       lines = read_file_lines(name);

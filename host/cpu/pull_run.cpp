@@ -314,20 +314,13 @@ class PullRun {
           if (writes.defer) ch.staged_at.push_back(-1);
           continue;
         }
-        // (send_ok holds for a send to i whose slices check_ops passed: the ends are f and i, both checked)
-        if (s < 0 || !arriving[n] || peer.send[s].len != rv.len ||
-            (!ch.checked.same_send(peer.send[s]) && !rules::send_ok(rules_.ports.shape, peer.send[s], f, rules_.ports.p))) {
+        // (and the exchange rules, once: its first send against its first arrival)
+        if (s < 0 || !arriving[n] || !meets(ch, peer.send[s], rv, f) ||
+            (!std::exchange(exchange_checked, true) && rules::exchange_rule(rules_.c.ports.model, own.send[0].to, f) != rules::Exchange::ok)) {
           ch.broken = true;
           return;
         }
         const Send& x = peer.send[s];
-        if (!exchange_checked) {  // the exchange rules: its first send against its first arrival
-          exchange_checked = true;
-          if (rules::exchange_rule(rules_.c.ports.model, own.send[0].to, f) != rules::Exchange::ok) {
-            ch.broken = true;
-            return;
-          }
-        }
         const int route = failures_ ? peer_route[s] : 0;
         // (The fully connected machine, the one direct-link topology, has a link between any two nodes.)
         const int64_t hops = !Routed && route == 0 ? int64_t(m.node(f) != m.node(i)) : rules::message_hops(m, f, i, route);
@@ -350,6 +343,12 @@ class PullRun {
       }
     }
     ch.tally = tally;  // (a broken chunk's figures are not read: the record path runs the configuration)
+  }
+
+  // Whether send x of processor f, to i, fits receive rv: as long, and a slice that send_ok passes
+  // (it holds where check_ops passed the same slices: the ends are f and i, both checked).
+  [[gnu::always_inline]] bool meets(const PullChunk& ch, const Send& x, const Recv& rv, int64_t f) const {
+    return x.len == rv.len && (ch.checked.same_send(x) || rules::send_ok(rules_.ports.shape, x, f, rules_.ports.p));
   }
 
   // The words of send x of processor f, as its buffer held them when the step began (generation g

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,14 @@ class Reader {
   // operations are copied into the schedule 2 MiB at a time, each piece given back once copied.
   static std::optional<Schedule> read_segments(std::string_view text, const std::string& name, int threads,
                                                const std::function<void(size_t, size_t)>& drop);
+  // Where read_segments's parts begin (a `rank` line at or after each even share of the bytes from
+  // the first block, and the text's end after them) and the rank of each; false at a rank that is
+  // no number below `ranks`.
+  static bool split(std::string_view text, size_t first_block, int threads, uint32_t ranks, std::vector<size_t>& begin,
+                    std::vector<uint32_t>& base);
+  // The parts read, in rank order, as one schedule (each part freed as it is copied in); nothing
+  // where it would hold 2^31 operations or more.
+  static std::optional<Schedule> join(std::vector<std::unique_ptr<Reader>>& seg, const std::string& name, uint32_t ranks);
 
  private:
   // ---- a file read in parallel (read_segments) ----

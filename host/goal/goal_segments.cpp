@@ -62,25 +62,9 @@ std::optional<Schedule> Reader::read_segments(std::string_view text, const std::
   Reader head(text, name, {}, false, false);
   size_t first_block = 0;
   uint32_t ranks = 0;
-  if (!head.header(first_block, ranks)) return std::nullopt;
-  // Where each segment begins: a `rank` line at or after an even share of the bytes, and its rank.
-  std::vector<size_t> begin{first_block};
-  for (int k = 1; k < threads; ++k) {
-    const size_t at = text.find("\nrank ", first_block + (text.size() - first_block) / size_t(threads) * size_t(k));
-    if (at == std::string_view::npos) break;
-    if (at + 1 > begin.back()) begin.push_back(at + 1);
-  }
-  std::vector<uint32_t> base(begin.size(), 0);
-  for (size_t k = 1; k < begin.size(); ++k) {
-    uint64_t r = 0;
-    size_t d = begin[k] + 5;
-    while (d < text.size() && text[d] == ' ') ++d;
-    const size_t digits = d;
-    while (d < text.size() && is_digit(text[d]) && d - digits < 10) r = r * 10 + uint64_t(text[d++] - '0');
-    if (d == digits || r >= ranks) return std::nullopt;
-    base[k] = uint32_t(r);
-  }
-  begin.push_back(text.size());
+  std::vector<size_t> begin;
+  std::vector<uint32_t> base;
+  if (!head.header(first_block, ranks) || !split(text, first_block, threads, ranks, begin, base)) return std::nullopt;
   const size_t n = base.size();
   std::vector<std::unique_ptr<Reader>> seg(n);
   std::vector<char> ok(n, 0);
@@ -104,6 +88,33 @@ std::optional<Schedule> Reader::read_segments(std::string_view text, const std::
     wide += seg[k]->wide_.size();
   }
   if (blocks != ranks || wide > uint64_t(Schedule::kWideIndex) + 1) return std::nullopt;
+  return join(seg, name, ranks);
+}
+
+bool Reader::split(std::string_view text, size_t first_block, int threads, uint32_t ranks, std::vector<size_t>& begin,
+                   std::vector<uint32_t>& base) {
+  begin.assign(1, first_block);
+  for (int k = 1; k < threads; ++k) {
+    const size_t at = text.find("\nrank ", first_block + (text.size() - first_block) / size_t(threads) * size_t(k));
+    if (at == std::string_view::npos) break;
+    if (at + 1 > begin.back()) begin.push_back(at + 1);
+  }
+  base.assign(begin.size(), 0);
+  for (size_t k = 1; k < begin.size(); ++k) {
+    uint64_t r = 0;
+    size_t d = begin[k] + 5;
+    while (d < text.size() && text[d] == ' ') ++d;
+    const size_t digits = d;
+    while (d < text.size() && is_digit(text[d]) && d - digits < 10) r = r * 10 + uint64_t(text[d++] - '0');
+    if (d == digits || r >= ranks) return false;
+    base[k] = uint32_t(r);
+  }
+  begin.push_back(text.size());
+  return true;
+}
+
+std::optional<Schedule> Reader::join(std::vector<std::unique_ptr<Reader>>& seg, const std::string& name, uint32_t ranks) {
+  const size_t n = seg.size();
   Schedule out;
   out.name = name;
   out.ranks = ranks;

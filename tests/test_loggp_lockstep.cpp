@@ -201,20 +201,35 @@ namespace {
 
 using ppsim::testing_support::noise_spec;
 
-// The noisy run and the same run without noise, timed in one lockstep pass: each lane's times equal
-// the event engine's with that lane's noise (none in the second), where the pass gives any. True
-// if it did.
-bool both_lanes_as_events(const RunConfig& c, int threads = 1) {
-  const auto both = loggp_lockstep_noisy_and_noiseless(c, threads);
+// The noisy run and the same run without noise, timed in one lockstep pass: each lane is given
+// exactly where the lockstep timing runs it alone (a lane whose conditions fail is dropped and the
+// other goes on, unless that happens in the first quarter of the rounds: then the pass ends and
+// leaves the other untimed), a lane said to be declined is one the lockstep timing declines alone,
+// and a lane's times equal the event engine's with that lane's noise (none in the second). True if
+// it gave both; `noiseless_alone` counts runs where it gave the noiseless lane only, `early` those
+// it ended early.
+bool both_lanes_as_events(const RunConfig& c, int threads = 1, int* noiseless_alone = nullptr, int* early = nullptr) {
+  const NoisyAndNoiseless both = loggp_lockstep_noisy_and_noiseless(c, threads);
   RunConfig quiet = c;
   quiet.noise = nullptr;
-  // It runs exactly where the lockstep timing runs each lane alone.
-  EXPECT_EQ(both.has_value(), loggp_lockstep(c).has_value() && loggp_lockstep(quiet).has_value());
-  if (!both) return false;
-  testing_support::expect_same_times(both->first, loggp_run(c, true));
-  testing_support::expect_same_times(both->second, loggp_run(quiet, true));
-  EXPECT_TRUE(both->second.noise_per_host.empty());
-  return true;
+  EXPECT_FALSE(both.noisy && both.noisy_declined);
+  EXPECT_FALSE(both.noiseless && both.noiseless_declined);
+  const bool noisy_known = both.noisy || both.noisy_declined, noiseless_known = both.noiseless || both.noiseless_declined;
+  if (noisy_known) {
+    EXPECT_EQ(both.noisy.has_value(), loggp_lockstep(c).has_value());
+  }
+  if (noiseless_known) {
+    EXPECT_EQ(both.noiseless.has_value(), loggp_lockstep(quiet).has_value());
+  }
+  EXPECT_TRUE(noisy_known || noiseless_known);  // (an early end says which lane declined)
+  if (early) *early += !noisy_known || !noiseless_known;
+  if (both.noisy) testing_support::expect_same_times(*both.noisy, loggp_run(c, true));
+  if (both.noiseless) {
+    testing_support::expect_same_times(*both.noiseless, loggp_run(quiet, true));
+    EXPECT_TRUE(both.noiseless->noise_per_host.empty());
+  }
+  if (noiseless_alone && both.noiseless && !both.noisy) ++*noiseless_alone;
+  return both.noisy && both.noiseless;
 }
 
 }  // namespace
@@ -225,7 +240,7 @@ bool both_lanes_as_events(const RunConfig& c, int threads = 1) {
 TEST(LogGPLockstep, NoisyAndNoiselessInOnePassEqualTheEventEngine) {
   const NoiseTrace dense = loggp::periodic_noise(200000, 700);    // a 5 us period: most operations meet one
   const NoiseTrace sparse = loggp::random_noise(20000, 3000, 3);  // a 50 us mean gap
-  int ran = 0, cases = 0, cosched_ran = 0, cosched = 0, noisy_ran = 0;
+  int ran = 0, cases = 0, cosched_ran = 0, cosched = 0, noisy_ran = 0, alone = 0, early = 0;
   testing_support::for_each_loggp_case([&](RunConfig c) {
     for (const NoiseTrace* trace : {&dense, &sparse})
       for (bool co : {false, true}) {
@@ -233,7 +248,7 @@ TEST(LogGPLockstep, NoisyAndNoiselessInOnePassEqualTheEventEngine) {
         c.noise = noise_spec(*trace, co, 9);
         bool ok = false;
         try {
-          ok = both_lanes_as_events(c);
+          ok = both_lanes_as_events(c, 1, &alone, &early);
         } catch (const loggp::StuckError&) {
           continue;  // (the engine refuses it too: test_loggp_windows)
         }
@@ -245,10 +260,12 @@ TEST(LogGPLockstep, NoisyAndNoiselessInOnePassEqualTheEventEngine) {
         if (ok) noisy_ran += loggp_run(c, true).noise > 0;
       }
   });
-  std::printf("one pass ran in %d of %d noisy cases (%d of %d co-scheduled; %d met a detour)\n", ran, cases, cosched_ran, cosched,
-              noisy_ran);
+  std::printf("one pass ran in %d of %d noisy cases (%d of %d co-scheduled; %d met a detour); the noiseless lane alone in %d, "
+              "ended early in %d\n", ran, cases, cosched_ran, cosched, noisy_ran, alone, early);
   EXPECT_GT(cosched_ran, cosched / 2);
   EXPECT_GT(noisy_ran, ran / 2);
+  EXPECT_GT(alone, 0);  // independent noise dropped the noisy lane late, and the pass went on
+  EXPECT_GT(early, 0);  // or early, and the pass ended
 }
 
 // The benchmark's case at a size where a slip would show, on 1 and 3 threads; with stragglers.
@@ -262,8 +279,14 @@ TEST(LogGPLockstep, NoisyAndNoiselessInOnePassAtScale) {
   }
   // Independent phases: a partner a round ahead breaks the lockstep conditions (the windows then
   // time the noisy run, test_loggp_windows).
+  // The pass drops the noisy lane in its first rounds and ends, on 1 and 3 threads.
   c.noise = noise_spec(loggp::periodic_noise(1000, 25000), false, 1);
-  EXPECT_FALSE(loggp_lockstep_noisy_and_noiseless(c, 2).has_value());
+  for (int threads : {1, 3}) {
+    int early = 0;
+    EXPECT_FALSE(both_lanes_as_events(c, threads, nullptr, &early));
+    EXPECT_EQ(early, 1);
+    EXPECT_TRUE(loggp_lockstep_noisy_and_noiseless(c, threads).noisy_declined);
+  }
   // Stragglers in both lanes, beside the noise in one.
   c = make_config("broadcast_binomial_low_first", TopologyKind::full, 1000, "", 4);
   c.cost.model = CostModel::loggp;

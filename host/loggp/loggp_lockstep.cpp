@@ -120,6 +120,7 @@ struct Worker {
   uint64_t events[Lanes] = {}, messages[Lanes] = {};
   size_t taken = 0;  // messages of the round
   bool failed = false;
+  bool lane_failed[Lanes] = {};  // (two lanes) a lane whose conditions failed on this thread
 };
 
 // Appends every worker's vector of round r to `all`, and gives theirs back (one worker's is taken
@@ -176,20 +177,30 @@ class LockstepTiming {
   }
 
   // Every processor's first batch at its release, then round by round the batches that receive in
-  // it; nothing where a lockstep condition fails (in any lane). One result per lane.
-  std::optional<std::array<loggp::Result, Lanes>> run() {
+  // it; nothing where a lockstep condition fails. One result per lane. With two lanes, one whose
+  // own conditions fail (the times of a batch's events: mostly the noisy lane, under independent
+  // noise) is dropped at once and the other goes on alone; nothing only for the lanes dropped or
+  // where the batches themselves fail (a receive no message matches, an operation not eager).
+  // A lane dropped in the first quarter of the rounds ends the pass instead (`early`): the other
+  // lane alone in the two lanes' records costs half as much again as its own timing.
+  std::optional<std::array<std::optional<loggp::Result>, Lanes>> run(bool* early = nullptr) {
+    if (early) *early = false;
     in_parallel(p_, [&](W& w, size_t h) { return release(w, uint32_t(h)); });
-    if (any_failed()) return std::nullopt;
-    for (int r = 1; r <= R_; ++r)
-      if (!time_round(r)) return std::nullopt;
-    std::array<loggp::Result, Lanes> out;
-    for (int l = 0; l < Lanes; ++l) {
-      std::optional<loggp::Result> res = result(l);
-      if (!res) return std::nullopt;
-      out[size_t(l)] = std::move(*res);
+    if (any_failed() || !merge_dropped()) return std::nullopt;
+    for (int r = 1; r <= R_; ++r) {
+      if (early && any_dropped() && 4 * (r - 1) <= R_) {
+        *early = true;
+        return std::nullopt;
+      }
+      if (!time_round(r) || !merge_dropped()) return std::nullopt;
     }
+    std::array<std::optional<loggp::Result>, Lanes> out;
+    for (int l = 0; l < Lanes; ++l)
+      if (!dropped_[l]) out[size_t(l)] = result(l);
     return out;
   }
+  // Lane l was dropped (its conditions failed) before the pass ended.
+  bool dropped(int l) const { return dropped_[l]; }
 
  private:
   static std::array<std::unique_ptr<const loggp_rounds::RunEffects>, Lanes> make_effects(const RunConfig& c) {
@@ -200,6 +211,32 @@ class LockstepTiming {
   static int thread_count(int threads, uint32_t p) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
+  }
+
+  // Whether lane l is no longer timed (dropped in an earlier round, or on this thread in this one).
+  bool skip(const W& w, int l) const { return dropped_[l] || w.lane_failed[l]; }
+  // Lane l's conditions failed on w's thread: with two lanes it is dropped and the timing goes on
+  // while a lane is left; false: the whole timing fails.
+  bool drop(W& w, int l) {
+    if constexpr (Lanes == 1) return false;
+    w.lane_failed[l] = true;
+    for (int k = 0; k < Lanes; ++k)
+      if (!skip(w, k)) return true;
+    return false;
+  }
+  bool any_dropped() const {
+    for (int l = 0; l < Lanes; ++l)
+      if (dropped_[l]) return true;
+    return false;
+  }
+  // The lanes dropped on any thread, dropped for all; false when none is left.
+  bool merge_dropped() {
+    bool left = false;
+    for (int l = 0; l < Lanes; ++l) {
+      for (auto& w : workers_) dropped_[l] = dropped_[l] || w->lane_failed[l];
+      left = left || !dropped_[l];
+    }
+    return left;
   }
 
   // h's batch from round `first`, in the engine's order: each round's sends, then its receives, and
@@ -239,16 +276,25 @@ class LockstepTiming {
     int next = 0;
     if (!read(w, h, procs_[h][0].first, next)) return false;
     const uint32_t n = uint32_t(w.ops.size());
-    if constexpr (Lanes > 1) w.starts.clear();
+    size_t sends = 0;
+    if constexpr (Lanes > 1) {
+      for (const Op& o : w.ops) sends += o.type == loggp::kSend;
+      w.starts.assign(sends * Lanes, 0);  // (a dropped lane's stay 0: nobody reads them)
+    }
     for (int l = 0; l < Lanes; ++l) {
+      if (skip(w, l)) continue;
       Proc& pr = procs_[h][size_t(l)];
       Clocks clk = pr.at_release;
       // (a batch that receives needs only its sends' starts here: it is timed whole in its round)
-      if (!(w.nrecv > 0 && BatchTimer::starts_alone(clk, w.ops.data(), n)) && !w.timers[size_t(l)].run(clk, h, pr, w.ops.data(), n, none_))
-        return false;
-      if constexpr (Lanes > 1)
+      if (!(w.nrecv > 0 && BatchTimer::starts_alone(clk, w.ops.data(), n)) && !w.timers[size_t(l)].run(clk, h, pr, w.ops.data(), n, none_)) {
+        if (!drop(w, l)) return false;
+        continue;
+      }
+      if constexpr (Lanes > 1) {
+        size_t k = size_t(l) * sends;
         for (const Op& o : w.ops)
-          if (o.type == loggp::kSend) w.starts.push_back(o.start);
+          if (o.type == loggp::kSend) w.starts[k++] = o.start;
+      }
       if (w.nrecv == 0) {  // nothing to wait for: its last batch
         finish_[size_t(l)][h] = clk.o;
         count(w, l, h);
@@ -265,7 +311,6 @@ class LockstepTiming {
         m.size = o.size;
         m.from = h;
         m.link = int32_t(o.peer);
-        const size_t sends = w.starts.size() / Lanes;
         for (int l = 0; l < Lanes; ++l) {
           const Proc& pr = procs_[h][size_t(l)];
           m.sent[l] = w.starts[size_t(l) * sends + k];
@@ -310,17 +355,21 @@ class LockstepTiming {
     const uint32_t n = uint32_t(w.ops.size());
     for (int l = 0; l < Lanes; ++l) {
       Proc& pr = procs_[h][size_t(l)];
+      pr.first = r + 1;  // (in every lane: the batches are read by lane 0's, dropped or not)
+      if (skip(w, l)) continue;
       BatchTimer& timer = w.timers[size_t(l)];
       lane_messages(w, l);
       Clocks clk = pr.at_release;
-      if (!timer.run_received(clk, h, pr, w.ops.data(), n, w.msgs, uint32_t(r))) return false;
+      if (!timer.run_received(clk, h, pr, w.ops.data(), n, w.msgs, uint32_t(r))) {
+        if (!drop(w, l)) return false;
+        continue;
+      }
       count(w, l, h);
       pr.at_release = clk;
       pr.t_rel = timer.release_time;
       pr.rel_made = timer.release_made;
       pr.rel_made2 = timer.release_made2;
       pr.rel_host = timer.release_host;
-      pr.first = r + 1;
       pr.root = false;
     }
     return release(w, h);
@@ -395,21 +444,35 @@ class LockstepTiming {
   HugeVector<int32_t> inbox_;                       // per receiver: its first message of the round (-1: none)
   HugeVector<M> round_msgs_;                        // the messages of the round being timed
   HugeVector<uint32_t> waiting_;                    // the processors whose batch receives in it
+  bool dropped_[Lanes] = {};                        // lanes no longer timed
   const std::vector<const Msg*> none_;
 };
 
 }  // namespace
 
 std::optional<loggp::Result> loggp_lockstep(const RunConfig& c, int threads) {
-  std::optional<std::array<loggp::Result, 1>> r = LockstepTiming<1>(c, threads).run();
+  std::optional<std::array<std::optional<loggp::Result>, 1>> r = LockstepTiming<1>(c, threads).run();
   if (!r) return std::nullopt;
   return std::move((*r)[0]);
 }
 
-std::optional<std::pair<loggp::Result, loggp::Result>> loggp_lockstep_noisy_and_noiseless(const RunConfig& c, int threads) {
-  std::optional<std::array<loggp::Result, 2>> r = LockstepTiming<2>(c, threads).run();
-  if (!r) return std::nullopt;
-  return std::make_pair(std::move((*r)[0]), std::move((*r)[1]));
+NoisyAndNoiseless loggp_lockstep_noisy_and_noiseless(const RunConfig& c, int threads) {
+  NoisyAndNoiseless out;
+  LockstepTiming<2> pass(c, threads);
+  bool early = false;
+  std::optional<std::array<std::optional<loggp::Result>, 2>> r = pass.run(&early);
+  if (early) {  // one lane declined early: the other is left to be timed alone
+    out.noisy_declined = pass.dropped(0);
+    out.noiseless_declined = pass.dropped(1);
+    return out;
+  }
+  out.noisy_declined = out.noiseless_declined = true;  // (where it gives neither, each alone declines too)
+  if (!r) return out;
+  out.noisy = std::move((*r)[0]);
+  out.noiseless = std::move((*r)[1]);
+  out.noisy_declined = !out.noisy;
+  out.noiseless_declined = !out.noiseless;
+  return out;
 }
 
 }  // namespace ppsim

@@ -11,11 +11,13 @@
 // Ties between makers of two processors are rare (under independent noise at 2^18 processors, about
 // one event in 7,000 compares two such), so the order is found only where two events ask for it.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <new>
 #include <memory>
+#include <new>
 #include <utility>
+#include <vector>
 
 namespace ppsim::loggp_makers {
 
@@ -29,45 +31,66 @@ struct Made {
   bool root = false;            // made at the start
 };
 
-// Every maker's own Made, in the order one thread's processors ran them; entries keep their place
-// (blocks that never move), so other threads read earlier windows' entries while this one appends.
-// Block k holds 2^(10 + k) entries: a small run takes 24 KB, and 22 blocks hold 2^32 - 2^10.
+// Every maker's own Made, in the order one thread's processors ran them, in blocks of 2^16 that are
+// given back once no pending event can reach them (forget_before: a run's every maker would be
+// most of its memory, 24 bytes an event) and used again for the entries to come. Entries keep
+// their place (the blocks never move), so other threads read earlier windows' entries while this
+// one appends. Reading an entry given back throws Gone: a comparison that tied at every step back,
+// further than the pending events reach (the timing that keeps the log then declines the run).
 class MakerLog {
  public:
-  // Appends m; its index, or false when the log is full.
-  bool push(const Made& m, uint32_t& index) {
+  struct Gone {};
+  MakerLog() : blocks_(new Block[kBlocks]) {}
+  // Appends m, logged by an event that ran at `at`; its index, or false when the log is full.
+  bool push(const Made& m, uint64_t at, uint32_t& index) {
     if (size_ >= kMax) return false;
-    const auto [b, at] = place(uint32_t(size_));
-    if (!blocks_[b]) {
-      // (uninitialized: a large block's pages are taken as entries fill them, not all at once)
-      blocks_[b].reset(static_cast<Made*>(std::malloc(sizeof(Made) << (kFirstBits + b))));
-      if (!blocks_[b]) throw std::bad_alloc();
+    Block& b = blocks_[size_ >> kBits];
+    if (!b.entries) {
+      if (spare_.empty()) {
+        // (uninitialized: a block's pages are taken as entries fill them)
+        b.entries.reset(static_cast<Made*>(std::malloc(sizeof(Made) << kBits)));
+        if (!b.entries) throw std::bad_alloc();
+      } else {
+        b.entries = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      b.latest = 0;
     }
-    blocks_[b].get()[at] = m;
+    b.entries.get()[size_ & kMask] = m;
+    b.latest = std::max(b.latest, at);
     index = uint32_t(size_++);
     return true;
   }
   const Made& operator[](uint32_t i) const {
-    const auto [b, at] = place(i);
-    return blocks_[b].get()[at];
+    const Block& b = blocks_[i >> kBits];
+    if (!b.entries) throw Gone{};
+    return b.entries.get()[i & kMask];
   }
+  // Gives back the blocks, oldest first, whose entries were all logged by events that ran before
+  // `time` (never the block being written).
+  void forget_before(uint64_t time) {
+    const uint64_t current = size_ >> kBits;
+    for (; kept_ < current && blocks_[kept_].latest < time; ++kept_) spare_.push_back(std::move(blocks_[kept_].entries));
+  }
+  // Entries held (written and not given back), for the tests.
+  uint64_t held() const { return size_ - std::min(size_, kept_ << kBits); }
 
  private:
-  static constexpr uint32_t kFirstBits = 10;
-  static constexpr uint32_t kBlocks = 32 - kFirstBits;
-  static constexpr uint64_t kMax = (uint64_t(1) << 32) - (uint64_t(1) << kFirstBits);
-  // Entry i's block and place in it: i + 2^10 lies in [2^(10+b), 2^(11+b)).
-  static std::pair<uint32_t, uint64_t> place(uint32_t i) {
-    const uint64_t j = uint64_t(i) + (uint64_t(1) << kFirstBits);
-    const uint32_t top = 63 - uint32_t(__builtin_clzll(j));
-    return {top - kFirstBits, j - (uint64_t(1) << top)};
-  }
+  static constexpr uint32_t kBits = 16;
+  static constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
+  static constexpr uint64_t kBlocks = uint64_t(1) << (32 - kBits);
+  static constexpr uint64_t kMax = (uint64_t(1) << 32) - 1;
 
   struct Free {
     void operator()(Made* m) const { std::free(m); }
   };
-  std::unique_ptr<Made, Free> blocks_[kBlocks];
-  uint64_t size_ = 0;
+  struct Block {
+    std::unique_ptr<Made, Free> entries;  // none: not yet written, or given back
+    uint64_t latest = 0;                  // when the latest event that logged an entry here ran
+  };
+  std::unique_ptr<Block[]> blocks_;  // (1 MB of slots: entries come in blocks as they are written)
+  std::vector<std::unique_ptr<Made, Free>> spare_;
+  uint64_t size_ = 0, kept_ = 0;  // entries written; blocks given back
 };
 
 // The engine's order of two events of one processor at one time: -1 (a first) or 1; 0 only for

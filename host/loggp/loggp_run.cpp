@@ -57,16 +57,21 @@ class AlgorithmSource {
 loggp::Result loggp_run(const RunConfig& c, bool events_only, bool* lockstep, int threads, bool* windows) {
   if (lockstep) *lockstep = false;
   if (windows) *windows = false;
-  if (!events_only) {
+  if (!events_only)
     if (std::optional<loggp::Result> r = loggp_lockstep(c, threads)) {
       if (lockstep) *lockstep = true;
       return std::move(*r);
     }
+  return loggp_run_past_lockstep(c, events_only, threads, windows);
+}
+
+loggp::Result loggp_run_past_lockstep(const RunConfig& c, bool events_only, int threads, bool* windows) {
+  if (windows) *windows = false;
+  if (!events_only)
     if (std::optional<loggp::Result> r = loggp_windows(c, threads)) {
       if (windows) *windows = true;
       return std::move(*r);
     }
-  }
   AlgorithmSource src(c);
   const loggp_rounds::RunEffects effects(c);
   loggp::Result r = loggp::simulate(src, c.cost.loggp, effects.effects());

@@ -50,9 +50,13 @@ struct Ev {
   Made made;
   uint32_t peer;  // a send's destination, a receive's source, a message's sender
   uint32_t tag;
-  uint64_t size : 56;  // (below 2^40: loggp::kMaxSize)
+  uint64_t size : 40;  // (loggp::kMaxSize)
   uint64_t type : 8;
+  // How far back its maker's own maker ran, from its maker, in windows (rounded up; kAgoUnknown:
+  // further than this counts): the oldest entry of the makers' log it can reach.
+  uint64_t ago : 16;
 };
+constexpr uint32_t kAgoUnknown = 0xFFFF;
 static_assert(sizeof(Ev) == 48);
 
 // A posted receive or an unexpected message: its peer and tag.
@@ -79,6 +83,7 @@ struct Worker {
   MakerLog makers;
   uint64_t events = 0, messages = 0, visits = 0;
   uint64_t earliest = 0;  // the earliest event left among its processors
+  uint64_t reach = 0;     // the oldest time its processors' pending events reach in the makers' logs
   bool failed = false;
 };
 
@@ -92,6 +97,7 @@ class WindowTiming {
         p_(uint32_t(run_processors(c))), R_(c.algorithm->rounds(c.params)), threads_(thread_count(threads, p_)), hosts_(p_),
         next_(p_, kNever), finish_(p_, 0) {
     if (noise_) noise_per_host_.assign(p_, 0);
+    oldest_.assign(p_, kNever);
     window_ = rules_.arrival(0, 0);  // the least o + L
     if (rules_.stragglers())
       for (uint32_t h = 1; h < p_; ++h) window_ = std::min(window_, rules_.arrival(h, 0));
@@ -102,6 +108,22 @@ class WindowTiming {
 
   std::optional<loggp::Result> run() {
     if (window_ == 0 || p_ == 0) return std::nullopt;
+    try {
+      return run_windows();
+    } catch (const MakerLog::Gone&) {
+      return std::nullopt;  // a tie traced back past the makers kept: the event engine times the run
+    }
+  }
+
+  // Entries of the makers' logs held at the end.
+  uint64_t held_makers() const {
+    uint64_t n = 0;
+    for (const Worker& w : workers_) n += w.makers.held();
+    return n;
+  }
+
+ private:
+  std::optional<loggp::Result> run_windows() {
     // The roots: every processor's first batch, made at the start.
     in_parallel([&](Worker& w, uint32_t lo, uint32_t hi) {
       w.earliest = kNever;
@@ -115,7 +137,7 @@ class WindowTiming {
         m.root = true;
         for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
           m.idx = uint16_t(k);
-          add_op(w, x, w.ready[k], m);
+          add_op(w, x, w.ready[k], m, 0);
         }
         for (uint32_t k = 0; k < x.pending.size(); ++k) next_[h] = std::min(next_[h], x.pending[k].time);
         w.earliest = std::min(w.earliest, next_[h]);
@@ -135,17 +157,18 @@ class WindowTiming {
       for (const Worker& w : workers_)
         if (w.failed) return std::nullopt;
       in_parallel([&](Worker& w, uint32_t, uint32_t) { deliver(w, int(&w - workers_.data())); });
-      uint64_t events = 0, visits = 0;
+      uint64_t events = 0, visits = 0, reach = kNever;
       for (const Worker& w : workers_) {
         events += w.events;
         visits += w.visits;
+        reach = std::min(reach, w.reach);
       }
+      for (Worker& w : workers_) w.makers.forget_before(reach);
       if (visits > 8 * events + (uint64_t(1) << 24)) return std::nullopt;  // windows too many for their events: the engine is faster
     }
     return result();
   }
 
- private:
   static int thread_count(int threads, uint32_t p) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     return int(std::min<int64_t>({threads, std::max<int64_t>(1, p / 4096), 256}));  // (a maker's thread is 8 bits)
@@ -191,13 +214,29 @@ class WindowTiming {
   }
 
   // An operation made ready at the clocks as they are (a send also waits for its NIC).
-  void add_op(Worker& w, Host& x, const ReadyOp& r, const Made& m) {
+  void add_op(Worker& w, Host& x, const ReadyOp& r, const Made& m, uint32_t ago) {
     if (r.size == 0 || r.size > P_.S || r.peer >= p_ || x.pending.size() >= kMaxPending) {
       w.failed = true;  // a rendezvous, a 0-byte clock wrap, or too many at once
       return;
     }
     const uint64_t t = r.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
-    x.pending.push_back(Ev{t, m, r.peer, r.tag, r.size, r.type});
+    x.pending.push_back(Ev{t, m, r.peer, r.tag, r.size, r.type, ago});
+  }
+
+  // The windows back (rounded up) from an event that ran at t, made as `self`, to the oldest entry
+  // of the makers' logs that the events it makes reach: its own (logged at t) and its maker's
+  // (logged when that ran).
+  uint32_t ago_of(uint64_t t, const Made& self) const {
+    if (self.root) return 0;
+    const uint64_t d = t - self.time;
+    return uint32_t(std::min<uint64_t>(kAgoUnknown, d / window_ + (d % window_ != 0)));
+  }
+  // The oldest time an event reaches back in the makers' logs (kNever: a root reaches none).
+  uint64_t reach_of(const Ev& e) const {
+    if (e.made.root) return kNever;
+    if (e.ago == kAgoUnknown) return 0;
+    const uint64_t back = uint64_t(e.ago) * window_;
+    return e.made.time > back ? e.made.time - back : 0;
   }
 
   // The next event of x: the earliest, ties by creation.
@@ -216,11 +255,13 @@ class WindowTiming {
   // states are read as they lie in memory).
   void run_window(Worker& w, uint32_t lo, uint32_t hi, uint64_t end) {
     w.earliest = kNever;
+    w.reach = kNever;
     w.visits += hi - lo;
     for (uint32_t h = lo; h < hi; ++h) {
       if (h + kAhead < hi) prefetch(hosts_[h + kAhead]);
       if (next_[h] >= end) {  // nothing in this window (kNever: nothing left)
         w.earliest = std::min(w.earliest, next_[h]);
+        w.reach = std::min(w.reach, oldest_[h]);
         continue;
       }
       Host& x = hosts_[h];
@@ -230,9 +271,13 @@ class WindowTiming {
         take(w, h, x, k);
         if (w.failed) return;
       }
-      next_[h] = kNever;
-      for (uint32_t k = 0; k < x.pending.size(); ++k) next_[h] = std::min(next_[h], x.pending[k].time);
+      next_[h] = oldest_[h] = kNever;
+      for (uint32_t k = 0; k < x.pending.size(); ++k) {
+        next_[h] = std::min(next_[h], x.pending[k].time);
+        oldest_[h] = std::min(oldest_[h], reach_of(x.pending[k]));
+      }
       w.earliest = std::min(w.earliest, next_[h]);
+      w.reach = std::min(w.reach, oldest_[h]);
       if (x.pending.empty()) finish_[h] = x.o;
     }
   }
@@ -251,6 +296,9 @@ class WindowTiming {
         x.pending.push_back(m);
         next_[to] = std::min(next_[to], m.time);
         w.earliest = std::min(w.earliest, m.time);
+        const uint64_t reach = reach_of(m);
+        oldest_[to] = std::min(oldest_[to], reach);
+        w.reach = std::min(w.reach, reach);
       }
       msgs.clear();
     }
@@ -276,7 +324,7 @@ class WindowTiming {
       x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
       x.gs = t + rules_.nic(e.size);
       const Made by = made_by(w, h, t, x.seq++, e.made);
-      const Ev m{rules_.arrival(h, t), by, h, e.tag, e.size, loggp::kMsg};
+      const Ev m{rules_.arrival(h, t), by, h, e.tag, e.size, loggp::kMsg, ago_of(t, e.made)};
       w.out[size_t(thread_of(e.peer))].emplace_back(e.peer, m);
       remove(x, k);
       return;
@@ -316,10 +364,11 @@ class WindowTiming {
     x.outstanding = nrecv;
     if (w.ready.empty()) return;
     const Made by = made_by(w, h, t, seq, made);
+    const uint32_t ago = ago_of(t, made);
     for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
       Made m = by;
       m.idx = uint16_t(k);
-      add_op(w, x, w.ready[k], m);
+      add_op(w, x, w.ready[k], m, ago);
     }
   }
 
@@ -331,7 +380,7 @@ class WindowTiming {
     m.time = t;
     m.host = h;
     m.seq = seq;
-    if (!w.makers.push(self, m.ref)) w.failed = true;  // 2^32 makers on one thread
+    if (!w.makers.push(self, t, m.ref)) w.failed = true;  // 2^32 makers on one thread
     return m;
   }
 
@@ -373,7 +422,8 @@ class WindowTiming {
   const int threads_;
   uint64_t window_ = 0;
   std::vector<Host> hosts_;
-  std::vector<uint64_t> next_;  // each processor's earliest event (kNever: none)
+  std::vector<uint64_t> next_;    // each processor's earliest event (kNever: none)
+  std::vector<uint64_t> oldest_;  // the oldest time its pending events reach in the makers' logs (reach_of)
   std::vector<uint64_t> finish_;
   std::vector<uint64_t> noise_per_host_;
   std::vector<Worker> workers_;
@@ -382,6 +432,11 @@ class WindowTiming {
 
 }  // namespace
 
-std::optional<loggp::Result> loggp_windows(const RunConfig& c, int threads) { return WindowTiming(c, threads).run(); }
+std::optional<loggp::Result> loggp_windows(const RunConfig& c, int threads, uint64_t* held_makers) {
+  WindowTiming timing(c, threads);
+  std::optional<loggp::Result> r = timing.run();
+  if (held_makers) *held_makers = timing.held_makers();
+  return r;
+}
 
 }  // namespace ppsim

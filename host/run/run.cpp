@@ -38,12 +38,14 @@ bool auto_prefers_cpu(const RunConfig& c) { return estimate_run_seconds(c) < kDe
 namespace {
 
 // The LogGP timing of c's rounds (host code, whichever backend moves the data).
-// With noise, the clocks are also run without it, for the slowdown. Where both keep the lockstep
-// conditions (co-scheduled noise, mostly) they are timed in one pass, which reads the rounds once
-// for both. Else, under co-scheduled noise, the two timings run side by side, each on half the
-// threads: a timing gains less from a second thread than a second timing does (allreduce at 2^18
-// on 2 cores: 1.12 s one after the other, each on both cores). Under independent noise the noisy
-// timing takes the windows, which are the longer part, and gets every thread first.
+// With noise, the clocks are also run without it, for the slowdown. Both are timed in one lockstep
+// pass, which reads the rounds once for both; where the lockstep conditions fail in one of them
+// (the noisy one, mostly, under independent noise) the pass goes on with the other or, that early
+// in the rounds, leaves it to a lockstep timing of its own; the one declined goes to the windows
+// or the event engine, past the lockstep timing that would decline it again. Where neither is
+// given under co-scheduled noise, the two timings run side by side, each on half the threads: a
+// timing gains less from a second thread than a second timing does (allreduce at 2^18 on 2
+// cores: 1.12 s one after the other, each on both cores).
 struct LoggpTiming {
   loggp::Result result;
   uint64_t noiseless = 0;
@@ -65,29 +67,35 @@ struct LoggpTiming {
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   void run_with_noise(const RunConfig& c, int threads) {
-    if (auto both = loggp_lockstep_noisy_and_noiseless(c, threads)) {
-      result = std::move(both->first);
-      noiseless = both->second.time;
-      lockstep = true;
-      return;
-    }
+    NoisyAndNoiseless both = loggp_lockstep_noisy_and_noiseless(c, threads);
     RunConfig quiet = c;
     quiet.noise = nullptr;
-    if (!c.noise->cosched || threads < 2) {
-      result = loggp_run(c, false, &lockstep, threads, &windows);
-      noiseless = loggp_run(quiet, false, nullptr, threads).time;
+    // One timing the pass did not give: past the lockstep timing where it declines it.
+    auto alone = [](const RunConfig& x, bool declined, int share, bool* rounds, bool* in_windows) {
+      return declined ? loggp_run_past_lockstep(x, false, share, in_windows) : loggp_run(x, false, rounds, share, in_windows);
+    };
+    if (both.noiseless) noiseless = both.noiseless->time;
+    if (both.noisy) {
+      result = std::move(*both.noisy);
+      lockstep = true;
+      if (!both.noiseless) noiseless = alone(quiet, both.noiseless_declined, threads, nullptr, nullptr).time;
+      return;
+    }
+    if (both.noiseless || !c.noise->cosched || threads < 2) {
+      result = alone(c, both.noisy_declined, threads, &lockstep, &windows);
+      if (!both.noiseless) noiseless = alone(quiet, both.noiseless_declined, threads, nullptr, nullptr).time;
       return;
     }
     std::exception_ptr quiet_failed;
     std::thread other([&] {
       try {
-        noiseless = loggp_run(quiet, false, nullptr, threads / 2).time;
+        noiseless = alone(quiet, both.noiseless_declined, threads / 2, nullptr, nullptr).time;
       } catch (...) {
         quiet_failed = std::current_exception();
       }
     });
     try {
-      result = loggp_run(c, false, &lockstep, threads - threads / 2, &windows);
+      result = alone(c, both.noisy_declined, threads - threads / 2, &lockstep, &windows);
     } catch (...) {
       other.join();
       throw;

@@ -45,16 +45,20 @@ using loggp_makers::MakerLog;
 
 // An operation waiting to run, or a message at (or on its way to) its receiver.
 // (48 bytes: a window reads every processor's pending events, and their bytes are its wall)
+// Its size, type and `ago` share a word, written whole: as bit-fields, an event built on the stack
+// was written in parts and read back whole, a store the read waited for (a tenth of taking events).
 struct Ev {
   uint64_t time;
   Made made;
   uint32_t peer;  // a send's destination, a receive's source, a message's sender
   uint32_t tag;
-  uint64_t size : 40;  // (loggp::kMaxSize)
-  uint64_t type : 8;
+  uint64_t meta;  // size (40 bits: loggp::kMaxSize) | type << 40 | ago << 48
+  static uint64_t pack(uint64_t size, uint8_t type, uint32_t ago) { return size | uint64_t(type) << 40 | uint64_t(ago) << 48; }
+  uint64_t size() const { return meta & loggp::kMaxSize; }
+  uint8_t type() const { return uint8_t(meta >> 40); }
   // How far back its maker's own maker ran, from its maker, in windows (rounded up; kAgoUnknown:
   // further than this counts): the oldest entry of the makers' log it can reach.
-  uint64_t ago : 16;
+  uint32_t ago() const { return uint32_t(meta >> 48); }
 };
 constexpr uint32_t kAgoUnknown = 0xFFFF;
 static_assert(sizeof(Ev) == 48);
@@ -220,7 +224,7 @@ class WindowTiming {
       return;
     }
     const uint64_t t = r.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
-    x.pending.push_back(Ev{t, m, r.peer, r.tag, r.size, r.type, ago});
+    x.pending.push_back(Ev{t, m, r.peer, r.tag, Ev::pack(r.size, r.type, ago)});
   }
 
   // The windows back (rounded up) from an event that ran at t, made as `self`, to the oldest entry
@@ -234,8 +238,8 @@ class WindowTiming {
   // The oldest time an event reaches back in the makers' logs (kNever: a root reaches none).
   uint64_t reach_of(const Ev& e) const {
     if (e.made.root) return kNever;
-    if (e.ago == kAgoUnknown) return 0;
-    const uint64_t back = uint64_t(e.ago) * window_;
+    if (e.ago() == kAgoUnknown) return 0;
+    const uint64_t back = uint64_t(e.ago()) * window_;
     return e.made.time > back ? e.made.time - back : 0;
   }
 
@@ -313,7 +317,7 @@ class WindowTiming {
   void take(Worker& w, uint32_t h, Host& x, uint32_t k) {
     Ev& e = x.pending[k];
     const uint64_t t = e.time;
-    if (e.type == loggp::kSend) {
+    if (e.type() == loggp::kSend) {
       const uint64_t ready = std::max(x.o, x.gs);
       if (ready > t) {
         e.time = ready;
@@ -321,23 +325,23 @@ class WindowTiming {
       }
       ++w.events;
       ++w.messages;
-      x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
-      x.gs = t + rules_.nic(e.size);
+      x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size()), detour(h, t, rules_.o(h)));
+      x.gs = t + rules_.nic(e.size());
       const Made by = made_by(w, h, t, x.seq++, e.made);
-      const Ev m{rules_.arrival(h, t), by, h, e.tag, e.size, loggp::kMsg, ago_of(t, e.made)};
+      const Ev m{rules_.arrival(h, t), by, h, e.tag, Ev::pack(e.size(), loggp::kMsg, ago_of(t, e.made))};
       w.out[size_t(thread_of(e.peer))].emplace_back(e.peer, m);
       remove(x, k);
       return;
     }
-    if (e.type == loggp::kMsg) {
+    if (e.type() == loggp::kMsg) {
       const uint64_t ready = std::max(x.o, x.gr);
       if (ready > t) {
         e.time = ready;
         return;
       }
       ++w.events;
-      x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size), detour(h, t, rules_.o(h)));
-      x.gr = t + rules_.nic(e.size);
+      x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size()), detour(h, t, rules_.o(h)));
+      x.gr = t + rules_.nic(e.size());
       const Ev done = e;
       const uint32_t seq = x.seq++;
       remove(x, k);

@@ -121,6 +121,7 @@ struct Worker {
   size_t taken = 0;  // messages of the round
   bool failed = false;
   bool lane_failed[Lanes] = {};  // (two lanes) a lane whose conditions failed on this thread
+  bool stopped_early = false;    // and that ended the pass (LockstepTiming::run's `early`)
 };
 
 // Appends every worker's vector of round r to `all`, and gives theirs back (one worker's is taken
@@ -181,18 +182,17 @@ class LockstepTiming {
   // own conditions fail (the times of a batch's events: mostly the noisy lane, under independent
   // noise) is dropped at once and the other goes on alone; nothing only for the lanes dropped or
   // where the batches themselves fail (a receive no message matches, an operation not eager).
-  // A lane dropped in the first quarter of the rounds ends the pass instead (`early`): the other
-  // lane alone in the two lanes' records costs half as much again as its own timing.
+  // With `early`, a lane that fails in the first quarter of the rounds ends the pass there and
+  // then (*early: the other lane alone in the two lanes' records costs half as much again as its
+  // own timing, and the rest of the round would be lost as well).
   std::optional<std::array<std::optional<loggp::Result>, Lanes>> run(bool* early = nullptr) {
     if (early) *early = false;
+    stop_early_ = early != nullptr;
     in_parallel(p_, [&](W& w, size_t h) { return release(w, uint32_t(h)); });
-    if (any_failed() || !merge_dropped()) return std::nullopt;
+    if (any_failed() || !merge_dropped()) return stopped(early);
     for (int r = 1; r <= R_; ++r) {
-      if (early && any_dropped() && 4 * (r - 1) <= R_) {
-        *early = true;
-        return std::nullopt;
-      }
-      if (!time_round(r) || !merge_dropped()) return std::nullopt;
+      round_ = r;
+      if (!time_round(r) || !merge_dropped()) return stopped(early);
     }
     std::array<std::optional<loggp::Result>, Lanes> out;
     for (int l = 0; l < Lanes; ++l)
@@ -213,6 +213,15 @@ class LockstepTiming {
     return int(std::min<int64_t>(threads, std::max<int64_t>(1, p / 4096)));  // a thread's share worth its start
   }
 
+  // The pass failed: where a lane's own checks ended it early, *early says so and dropped() which.
+  std::nullopt_t stopped(bool* early) {
+    for (auto& w : workers_)
+      if (w->stopped_early && early) *early = true;
+    for (auto& w : workers_)
+      if (w->failed && !w->stopped_early && early) *early = false;  // (the batches failed: every lane declines)
+    merge_dropped();
+    return std::nullopt;
+  }
   // Whether lane l is no longer timed (dropped in an earlier round, or on this thread in this one).
   bool skip(const W& w, int l) const { return dropped_[l] || w.lane_failed[l]; }
   // Lane l's conditions failed on w's thread: with two lanes it is dropped and the timing goes on
@@ -220,6 +229,10 @@ class LockstepTiming {
   bool drop(W& w, int l) {
     if constexpr (Lanes == 1) return false;
     w.lane_failed[l] = true;
+    if (stop_early_ && 4 * (round_ - 1) <= R_) {
+      w.stopped_early = true;
+      return false;
+    }
     for (int k = 0; k < Lanes; ++k)
       if (!skip(w, k)) return true;
     return false;
@@ -445,6 +458,8 @@ class LockstepTiming {
   HugeVector<M> round_msgs_;                        // the messages of the round being timed
   HugeVector<uint32_t> waiting_;                    // the processors whose batch receives in it
   bool dropped_[Lanes] = {};                        // lanes no longer timed
+  bool stop_early_ = false;                         // a lane failing early ends the pass (run)
+  int round_ = 0;                                   // the round being timed (0: the first batches' release)
   const std::vector<const Msg*> none_;
 };
 

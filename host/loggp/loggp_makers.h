@@ -31,12 +31,34 @@ struct Made {
   bool root = false;            // made at the start
 };
 
-// Every maker's own Made, in the order one thread's processors ran them, in blocks of 2^16 that are
-// given back once no pending event can reach them (forget_before: a run's every maker would be
-// most of its memory) and used again for the entries to come. An entry takes 16 bytes: time, idx
-// and thread in one word (a time below 2^48 ns, an idx below 2^8), a root as ref kRoot, and no
-// seq: seq orders only makers of one processor, whose entries are on one thread's log in the order
-// they ran, so ref is given for it (ordering them alike). Entries keep
+// A Made in 16 bytes, as the window timing keeps it in its events and its log: time, idx and
+// thread in one word (a time below 2^48 ns, an idx below 2^8), a root as ref kRoot, and no seq:
+// seq orders only makers of one processor, whose entries lie on one thread's log (MakerLog) in the
+// order they ran, so ref is given for it (ordering them alike).
+struct PackedMade {
+  static constexpr uint32_t kRoot = ~uint32_t(0);
+  uint64_t time_idx_thread = 0;  // time << 16 | idx << 8 | thread
+  uint32_t host = 0, ref = kRoot;
+  static bool fits(const Made& m) { return m.time >> 48 == 0 && m.idx < 256; }
+  static PackedMade pack(const Made& m) { return PackedMade{m.time << 16 | uint64_t(m.idx) << 8 | m.thread, m.host, m.root ? kRoot : m.ref}; }
+  bool root() const { return ref == kRoot; }
+  uint64_t time() const { return time_idx_thread >> 16; }
+  Made unpack() const {
+    Made m;
+    m.time = time_idx_thread >> 16;
+    m.idx = uint16_t(time_idx_thread >> 8 & 0xFF);
+    m.thread = uint8_t(time_idx_thread);
+    m.host = host;
+    m.root = root();
+    m.ref = m.seq = m.root ? 0 : ref;
+    return m;
+  }
+};
+static_assert(sizeof(PackedMade) == 16);
+
+// Every maker's own Made, packed, in the order one thread's processors ran them, in blocks of 2^16
+// that are given back once no pending event can reach them (forget_before: a run's every maker
+// would be most of its memory) and used again for the entries to come. Entries keep
 // their place (the blocks never move), so other threads read earlier windows' entries while this
 // one appends. Reading an entry given back throws Gone: a comparison that tied at every step back,
 // further than the pending events reach (the timing that keeps the log then declines the run).
@@ -44,12 +66,9 @@ class MakerLog {
  public:
   struct Gone {};
   MakerLog() : blocks_(new Block[kBlocks]) {}
-  // Whether m can be logged (its time and idx fit).
-  static bool fits(const Made& m) { return m.time >> 48 == 0 && m.idx < 256; }
-  // Appends m, logged by an event that ran at `at`; its index, or false when the log is full or m
-  // does not fit.
-  bool push(const Made& m, uint64_t at, uint32_t& index) {
-    if (size_ >= kMax || !fits(m)) return false;
+  // Appends m, logged by an event that ran at `at`; its index, or false when the log is full.
+  bool push(const PackedMade& m, uint64_t at, uint32_t& index) {
+    if (size_ >= kMax) return false;
     Block& b = blocks_[size_ >> kBits];
     if (!b.entries) {
       if (spare_.empty()) {
@@ -62,7 +81,7 @@ class MakerLog {
       }
       b.latest = 0;
     }
-    b.entries.get()[size_ & kMask] = Entry{m.time << 16 | uint64_t(m.idx) << 8 | m.thread, m.host, m.root ? kRoot : m.ref};
+    b.entries.get()[size_ & kMask] = m;
     b.latest = std::max(b.latest, at);
     index = uint32_t(size_++);
     return true;
@@ -70,15 +89,7 @@ class MakerLog {
   Made operator[](uint32_t i) const {
     const Block& b = blocks_[i >> kBits];
     if (!b.entries) throw Gone{};
-    const Entry& e = b.entries.get()[i & kMask];
-    Made m;
-    m.time = e.time_idx_thread >> 16;
-    m.idx = uint16_t(e.time_idx_thread >> 8 & 0xFF);
-    m.thread = uint8_t(e.time_idx_thread);
-    m.host = e.host;
-    m.root = e.ref == kRoot;
-    m.ref = m.seq = m.root ? 0 : e.ref;
-    return m;
+    return b.entries.get()[i & kMask].unpack();
   }
   // Gives back the blocks, oldest first, whose entries were all logged by events that ran before
   // `time` (never the block being written).
@@ -94,13 +105,8 @@ class MakerLog {
   static constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
   static constexpr uint64_t kBlocks = uint64_t(1) << (32 - kBits);
   static constexpr uint64_t kMax = (uint64_t(1) << 32) - 1;
-  static constexpr uint32_t kRoot = ~uint32_t(0);
 
-  struct Entry {
-    uint64_t time_idx_thread;  // time << 16 | idx << 8 | thread
-    uint32_t host, ref;        // ref kRoot: a root
-  };
-  static_assert(sizeof(Entry) == 16);
+  using Entry = PackedMade;
   struct Free {
     void operator()(Entry* e) const { std::free(e); }
   };

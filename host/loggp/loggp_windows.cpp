@@ -42,14 +42,16 @@ using loggp::ReadyOp;
 using loggp_makers::creation_order;
 using loggp_makers::Made;
 using loggp_makers::MakerLog;
+using loggp_makers::PackedMade;
 
 // An operation waiting to run, or a message at (or on its way to) its receiver.
 // (48 bytes: a window reads every processor's pending events, and their bytes are its wall)
 // Its size, type and `ago` share a word, written whole: as bit-fields, an event built on the stack
 // was written in parts and read back whole, a store the read waited for (a tenth of taking events).
+// (40 bytes: its maker packed, with no seq, loggp_makers.h)
 struct Ev {
   uint64_t time;
-  Made made;
+  PackedMade made;
   uint32_t peer;  // a send's destination, a receive's source, a message's sender
   uint32_t tag;
   uint64_t meta;  // size (40 bits: loggp::kMaxSize) | type << 40 | ago << 48
@@ -61,20 +63,20 @@ struct Ev {
   uint32_t ago() const { return uint32_t(meta >> 48); }
 };
 constexpr uint32_t kAgoUnknown = 0xFFFF;
-static_assert(sizeof(Ev) == 48);
+static_assert(sizeof(Ev) == 40);
 
-// A posted receive or an unexpected message: its peer and tag.
+// A posted receive or an unexpected message: its peer (marked for an unexpected message) and tag.
 struct Entry {
-  uint32_t peer, tag;
+  uint32_t peer, tag;  // peer | kUnexpected for an unexpected message
 };
+constexpr uint32_t kUnexpected = uint32_t(1) << 31;  // (processors are fewer: WindowTiming::run)
 
 struct Host {
   uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
   InlineVec<Ev, 3> pending;        // (a batch's send and receive, and a message)
-  InlineVec<Entry, 2> rq, uq;
-  int32_t next_round = 1;   // the first round not yet released
-  int32_t outstanding = 0;  // receives of the released rounds not yet complete
-  uint32_t seq = 0;         // events run so far
+  InlineVec<Entry, 2> queued;      // posted receives and unexpected messages, each kind in its order
+  int32_t next_round = 1;          // the first round not yet released
+  int32_t outstanding = 0;         // receives of the released rounds not yet complete
 };
 
 // What a thread needs: its own reader and scratch, the messages it sent in the window (by the
@@ -111,7 +113,7 @@ class WindowTiming {
   }
 
   std::optional<loggp::Result> run() {
-    if (window_ == 0 || p_ == 0) return std::nullopt;
+    if (window_ == 0 || p_ == 0 || p_ >= kUnexpected) return std::nullopt;
     try {
       return run_windows();
     } catch (const MakerLog::Gone&) {
@@ -223,8 +225,12 @@ class WindowTiming {
       w.failed = true;  // a rendezvous, a 0-byte clock wrap, or too many at once
       return;
     }
+    if (!PackedMade::fits(m)) {
+      w.failed = true;  // a time past 2^48 ns, or more than 2^8 made at once
+      return;
+    }
     const uint64_t t = r.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
-    x.pending.push_back(Ev{t, m, r.peer, r.tag, Ev::pack(r.size, r.type, ago)});
+    x.pending.push_back(Ev{t, PackedMade::pack(m), r.peer, r.tag, Ev::pack(r.size, r.type, ago)});
   }
 
   // The windows back (rounded up) from an event that ran at t, made as `self`, to the oldest entry
@@ -237,10 +243,10 @@ class WindowTiming {
   }
   // The oldest time an event reaches back in the makers' logs (kNever: a root reaches none).
   uint64_t reach_of(const Ev& e) const {
-    if (e.made.root) return kNever;
+    if (e.made.root()) return kNever;
     if (e.ago() == kAgoUnknown) return 0;
     const uint64_t back = uint64_t(e.ago()) * window_;
-    return e.made.time > back ? e.made.time - back : 0;
+    return e.made.time() > back ? e.made.time() - back : 0;
   }
 
   // The next event of x: the earliest, ties by creation.
@@ -250,7 +256,7 @@ class WindowTiming {
     for (uint32_t k = 1; k < x.pending.size(); ++k) {
       const Ev& a = x.pending[k];
       const Ev& b = x.pending[best];
-      if (a.time < b.time || (a.time == b.time && creation_order(a.made, b.made, log_of) < 0)) best = k;
+      if (a.time < b.time || (a.time == b.time && creation_order(a.made.unpack(), b.made.unpack(), log_of) < 0)) best = k;
     }
     return best;
   }
@@ -289,23 +295,28 @@ class WindowTiming {
   // The messages sent to w's processors in the window, to their receivers (only this thread reads
   // or clears the part of each thread's messages that is for its processors).
   void deliver(Worker& w, int t) {
-    for (Worker& from : workers_) {
-      auto& msgs = from.out[size_t(t)];
-      for (size_t i = 0; i < msgs.size(); ++i) {
-        // (each receiver's state is a cache miss: fetched a few messages ahead)
-        if (i + kAhead < msgs.size()) prefetch(hosts_[msgs[i + kAhead].first]);
-        const auto& [to, m] = msgs[i];
-        Host& x = hosts_[to];
-        if (x.pending.size() >= kMaxPending) w.failed = true;
-        x.pending.push_back(m);
-        next_[to] = std::min(next_[to], m.time);
-        w.earliest = std::min(w.earliest, m.time);
-        const uint64_t reach = reach_of(m);
-        oldest_[to] = std::min(oldest_[to], reach);
-        w.reach = std::min(w.reach, reach);
-      }
-      msgs.clear();
+    for (Worker& from : workers_) put_all(w, from.out[size_t(t)]);
+  }
+  static constexpr size_t kHeld = 4096;
+  // Messages for w's processors, to their receivers.
+  void put_all(Worker& w, std::vector<std::pair<uint32_t, Ev>>& msgs) {
+    for (size_t i = 0; i < msgs.size(); ++i) {
+      // (each receiver's state is a cache miss: fetched a few messages ahead)
+      if (i + kAhead < msgs.size()) prefetch(hosts_[msgs[i + kAhead].first]);
+      put(w, msgs[i].first, msgs[i].second);
     }
+    msgs.clear();
+  }
+  // Message m at its receiver `to`, one of w's processors.
+  void put(Worker& w, uint32_t to, const Ev& m) {
+    Host& x = hosts_[to];
+    if (x.pending.size() >= kMaxPending) w.failed = true;
+    x.pending.push_back(m);
+    next_[to] = std::min(next_[to], m.time);
+    w.earliest = std::min(w.earliest, m.time);
+    const uint64_t reach = reach_of(m);
+    oldest_[to] = std::min(oldest_[to], reach);
+    w.reach = std::min(w.reach, reach);
   }
   // A processor's pending events, asked for ahead of their use: the loops over processors and
   // messages read each processor's state once, a cache miss that cost a fifth of the window timing.
@@ -327,9 +338,16 @@ class WindowTiming {
       ++w.messages;
       x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size()), detour(h, t, rules_.o(h)));
       x.gs = t + rules_.nic(e.size());
-      const Made by = made_by(w, h, t, x.seq++, e.made);
-      const Ev m{rules_.arrival(h, t), by, h, e.tag, Ev::pack(e.size(), loggp::kMsg, ago_of(t, e.made))};
-      w.out[size_t(thread_of(e.peer))].emplace_back(e.peer, m);
+      const Made self = e.made.unpack();
+      const Made by = made_by(w, h, t, e.made);
+      if (!PackedMade::fits(by)) w.failed = true;  // a time past 2^48 ns
+      const Ev m{rules_.arrival(h, t), PackedMade::pack(by), h, e.tag, Ev::pack(e.size(), loggp::kMsg, ago_of(t, self))};
+      const size_t to = size_t(thread_of(e.peer));
+      w.out[to].emplace_back(e.peer, m);
+      // This thread's own receivers get theirs a few thousand at a time, not all at the window's
+      // end (a message arrives at the end or later, so it is not taken in this window): the
+      // messages of a window are not all kept at once (3 MB at 2^16 processors).
+      if (to == size_t(&w - workers_.data()) && w.out[to].size() >= kHeld) put_all(w, w.out[to]);
       remove(x, k);
       return;
     }
@@ -343,32 +361,29 @@ class WindowTiming {
       x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size()), detour(h, t, rules_.o(h)));
       x.gr = t + rules_.nic(e.size());
       const Ev done = e;
-      const uint32_t seq = x.seq++;
       remove(x, k);
-      if (take_entry(x.rq, done.peer, done.tag)) complete_receive(w, h, x, t, done.made, seq);
-      else x.uq.push_back(Entry{done.peer, done.tag});
+      if (take_entry(x.queued, done.peer, done.tag)) complete_receive(w, h, x, t, done.made);
+      else x.queued.push_back(Entry{done.peer | kUnexpected, done.tag});
       return;
     }
     // A receive: completes with an unexpected message, or is posted.
     ++w.events;
     const Ev done = e;
-    const uint32_t seq = x.seq++;
     remove(x, k);
-    if (take_entry(x.uq, done.peer, done.tag)) complete_receive(w, h, x, t, done.made, seq);
-    else x.rq.push_back(Entry{done.peer, done.tag});
+    if (take_entry(x.queued, done.peer | kUnexpected, done.tag)) complete_receive(w, h, x, t, done.made);
+    else x.queued.push_back(Entry{done.peer, done.tag});
   }
 
-  // A receive of h completed at t by its event number `seq` (made as `made`): the batch's last
-  // releases the next.
-  void complete_receive(Worker& w, uint32_t h, Host& x, uint64_t t, const Made& made, uint32_t seq) {
+  // A receive of h completed at t by an event made as `made`: the batch's last releases the next.
+  void complete_receive(Worker& w, uint32_t h, Host& x, uint64_t t, const PackedMade& made) {
     if (--x.outstanding > 0) return;
     w.ready.clear();
     int nrecv = 0;
     x.next_round = read(w, h, x.next_round, nrecv);
     x.outstanding = nrecv;
     if (w.ready.empty()) return;
-    const Made by = made_by(w, h, t, seq, made);
-    const uint32_t ago = ago_of(t, made);
+    const Made by = made_by(w, h, t, made);
+    const uint32_t ago = ago_of(t, made.unpack());
     for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
       Made m = by;
       m.idx = uint16_t(k);
@@ -376,15 +391,16 @@ class WindowTiming {
     }
   }
 
-  // What h's event number `seq` (made as `self`), run at t, gives the events it makes (the first;
-  // the others differ in idx). `self` goes into w's log, for the order of makers at one time.
-  Made made_by(Worker& w, uint32_t h, uint64_t t, uint32_t seq, const Made& self) const {
+  // What an event of h made as `self`, run at t, gives the events it makes (the first; the others
+  // differ in idx). `self` goes into w's log, for the order of makers at one time; the place it
+  // takes there orders h's makers as their numbers among h's events would (PackedMade).
+  Made made_by(Worker& w, uint32_t h, uint64_t t, const PackedMade& self) const {
     Made m;
     m.thread = uint8_t(&w - workers_.data());
     m.time = t;
     m.host = h;
-    m.seq = seq;
     if (!w.makers.push(self, t, m.ref)) w.failed = true;  // 2^32 makers on one thread
+    m.seq = m.ref;
     return m;
   }
 
@@ -413,7 +429,7 @@ class WindowTiming {
       messages += w.messages;
     }
     for (const Host& x : hosts_)
-      if (x.outstanding != 0 || x.next_round <= R_ || !x.rq.empty() || !x.uq.empty()) return std::nullopt;
+      if (x.outstanding != 0 || x.next_round <= R_ || !x.queued.empty()) return std::nullopt;
     return loggp_rounds::finished(std::move(finish_), std::move(noise_per_host_), events, messages);
   }
 

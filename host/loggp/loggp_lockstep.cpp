@@ -237,11 +237,6 @@ class LockstepTiming {
       if (!skip(w, k)) return true;
     return false;
   }
-  bool any_dropped() const {
-    for (int l = 0; l < Lanes; ++l)
-      if (dropped_[l]) return true;
-    return false;
-  }
   // The lanes dropped on any thread, dropped for all; false when none is left.
   bool merge_dropped() {
     bool left = false;

@@ -65,10 +65,17 @@ static_assert(sizeof(PackedMade) == 16);
 class MakerLog {
  public:
   struct Gone {};
-  MakerLog() : blocks_(new Block[kBlocks]) {}
+  // (the blocks' slots reserved whole, so that they never move, and taken as blocks are written:
+  // a run's first block costs no more than its entries)
+  MakerLog() { blocks_.reserve(kBlocks); }
+  MakerLog(MakerLog&&) noexcept = default;
+  MakerLog& operator=(MakerLog&&) noexcept = default;
+  MakerLog(const MakerLog&) = delete;
+  MakerLog& operator=(const MakerLog&) = delete;
   // Appends m, logged by an event that ran at `at`; its index, or false when the log is full.
   bool push(const PackedMade& m, uint64_t at, uint32_t& index) {
     if (size_ >= kMax) return false;
+    if ((size_ >> kBits) == blocks_.size()) blocks_.emplace_back();
     Block& b = blocks_[size_ >> kBits];
     if (!b.entries) {
       if (spare_.empty()) {
@@ -114,7 +121,7 @@ class MakerLog {
     std::unique_ptr<Entry, Free> entries;  // none: not yet written, or given back
     uint64_t latest = 0;                   // when the latest event that logged an entry here ran
   };
-  std::unique_ptr<Block[]> blocks_;  // (1 MB of slots: entries come in blocks as they are written)
+  std::vector<Block> blocks_;  // (never reallocated: other threads read it while this one appends)
   std::vector<std::unique_ptr<Entry, Free>> spare_;
   uint64_t size_ = 0, kept_ = 0;  // entries written; blocks given back
 };

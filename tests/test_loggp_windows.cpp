@@ -107,8 +107,8 @@ TEST(LogGPWindows, LargerMachinesAndThreads) {
     }
   // The makers' logs give back what no pending event reaches: at 2^16 processors under the
   // benchmark's noise, the window timing's events are over 2 million, its logs end holding under a
-  // fifth of them, and its times are the event engine's; and without noise (every processor alike, so ties between makers go further
-  // back) it either equals the engine or declines.
+  // fifth of them, and its times are the event engine's; and without noise (every processor alike,
+  // so ties between makers go further back) it either equals the engine or declines.
   for (const char* algo : {"barrier_dissemination", "allreduce_hypercube"}) {
     SCOPED_TRACE(algo);
     RunConfig big = make_config(algo, TopologyKind::full, 65536, "", 1);

@@ -215,10 +215,12 @@ class LockstepTiming {
 
   // The pass failed: where a lane's own checks ended it early, *early says so and dropped() which.
   std::nullopt_t stopped(bool* early) {
-    for (auto& w : workers_)
-      if (w->stopped_early && early) *early = true;
-    for (auto& w : workers_)
-      if (w->failed && !w->stopped_early && early) *early = false;  // (the batches failed: every lane declines)
+    bool lane_ended = false, batches_failed = false;  // (the batches failing: every lane declines)
+    for (auto& w : workers_) {
+      lane_ended = lane_ended || w->stopped_early;
+      batches_failed = batches_failed || (w->failed && !w->stopped_early);
+    }
+    if (early) *early = lane_ended && !batches_failed;
     merge_dropped();
     return std::nullopt;
   }

@@ -44,11 +44,11 @@ using loggp_makers::Made;
 using loggp_makers::MakerLog;
 using loggp_makers::PackedMade;
 
-// An operation waiting to run, or a message at (or on its way to) its receiver.
-// (48 bytes: a window reads every processor's pending events, and their bytes are its wall)
-// Its size, type and `ago` share a word, written whole: as bit-fields, an event built on the stack
-// was written in parts and read back whole, a store the read waited for (a tenth of taking events).
-// (40 bytes: its maker packed, with no seq, loggp_makers.h)
+// An operation waiting to run, or a message at (or on its way to) its receiver. 40 bytes, its
+// maker packed (loggp_makers.h): a window reads every processor's pending events, and their bytes
+// are its wall. Its size, type and `ago` share a word, written whole: as bit-fields, an event built
+// on the stack was written in parts and read back whole, a store the read waited for (a tenth of
+// taking events).
 struct Ev {
   uint64_t time;
   PackedMade made;
@@ -236,9 +236,9 @@ class WindowTiming {
   // The windows back (rounded up) from an event that ran at t, made as `self`, to the oldest entry
   // of the makers' logs that the events it makes reach: its own (logged at t) and its maker's
   // (logged when that ran).
-  uint32_t ago_of(uint64_t t, const Made& self) const {
-    if (self.root) return 0;
-    const uint64_t d = t - self.time;
+  uint32_t ago_of(uint64_t t, const PackedMade& self) const {
+    if (self.root()) return 0;
+    const uint64_t d = t - self.time();
     return uint32_t(std::min<uint64_t>(kAgoUnknown, d / window_ + (d % window_ != 0)));
   }
   // The oldest time an event reaches back in the makers' logs (kNever: a root reaches none).
@@ -338,10 +338,9 @@ class WindowTiming {
       ++w.messages;
       x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size()), detour(h, t, rules_.o(h)));
       x.gs = t + rules_.nic(e.size());
-      const Made self = e.made.unpack();
       const Made by = made_by(w, h, t, e.made);
       if (!PackedMade::fits(by)) w.failed = true;  // a time past 2^48 ns
-      const Ev m{rules_.arrival(h, t), PackedMade::pack(by), h, e.tag, Ev::pack(e.size(), loggp::kMsg, ago_of(t, self))};
+      const Ev m{rules_.arrival(h, t), PackedMade::pack(by), h, e.tag, Ev::pack(e.size(), loggp::kMsg, ago_of(t, e.made))};
       const size_t to = size_t(thread_of(e.peer));
       w.out[to].emplace_back(e.peer, m);
       // This thread's own receivers get theirs a few thousand at a time, not all at the window's
@@ -383,7 +382,7 @@ class WindowTiming {
     x.outstanding = nrecv;
     if (w.ready.empty()) return;
     const Made by = made_by(w, h, t, made);
-    const uint32_t ago = ago_of(t, made.unpack());
+    const uint32_t ago = ago_of(t, made);
     for (size_t k = 0; k < w.ready.size() && !w.failed; ++k) {
       Made m = by;
       m.idx = uint16_t(k);

@@ -147,6 +147,59 @@ TEST(GoalCorpus, TheQuickReaderGivesTheTokenReadersSchedule) {
   EXPECT_GT(quick_blocks, 100u);  // LogGOPSim's and ppsim's schedules are read by the quick reader
 }
 
+// The quick reader's first try at a line reads only a generator's exact forms and leaves anything
+// else to the rest of the quick reader or to the token reader: each line below, near those forms,
+// is read (or refused, with the same message) as the token reader reads it. Each is followed by
+// enough lines that the first try is made on it.
+TEST(GoalCorpus, TheExactFormsReadAsTheTokenReaderReadsThem) {
+  const std::vector<std::string> lines = {
+      "l1: send 8b to 1 tag 0", "l1: send 8b to 1", "l1: recv 8b from 1 tag 7", "l1: recv 8b from -1 tag 7",
+      "l1: recv 8b from 1 tag -1", "l1: send 8B to 1 tag 0", "l1: send 8b to 1 tag 0 cpu 1", "l1: send 8b to 1 tag 0 nic 1",
+      "l1: send 8b to 1 tag 0 ", "l1:  send 8b to 1 tag 0", "l1 : send 8b to 1 tag 0", "l1:\tsend 8b to 1 tag 0",
+      "l1: send 8b  to 1 tag 0", "l1: send 8b to 1  tag 0", "l1: send 8b to 4 tag 0", "l1: send 8b to 01 tag 0",
+      "l1: send 2097152b to 1 tag 0", "l1: send 8b to 1 tag 255", "l1: send 8b to 1 tag 4294967294",
+      "l1: send 8b to 1 tag 4294967295", "l1: send 1099511627776b to 1", "l1: send 1099511627775b to 1",
+      "l1: send 1234567890123456789b to 1", "l1: send b to 1", "l1: calc 100", "l1: calc 100 cpu 1", "l1: calc 0",
+      "l1: calc 1099511627775", "l1: calc 99999999999999999999", "l1: calcx 5", "l1: sendx 8b to 1", "l01: calc 5",
+      "l0: calc 5", "l1234567: calc 5", "l12345678: calc 5", "l4194304: calc 5", "m1: calc 5", "calc 5", "l1: calc 5\r",
+      "l9 requires l1", "l9 irequires l1", "l9  requires l1", "l9 requires  l1", "l9 requires l1 ", "l9 requires l01",
+      "l9 requires m1", "l9 require l1", "l9 irequire l1", "l9 requiresl1", "l9 requires l8", "l1 requires l1", "l9 xrequires l1"};
+  size_t read_quickly = 0, refused = 0;
+  for (const std::string& line : lines) {
+    std::string text = "num_ranks 3\nrank 0 {\n" + line + "\n";
+    for (int k = 2; k < 12; ++k) text += "l" + std::to_string(k + 8) + ": calc " + std::to_string(k) + "\n";
+    text += "l9: send 8b to 1 tag 3\n}\nrank 1 {\nl1: recv 8b from 0 tag 3\n}\nrank 2 {\n}\n";
+    std::string slow_text;
+    for (char c : text) {
+      slow_text.push_back(c);
+      if (c == '}') slow_text += " //";
+    }
+    std::string quick_error, slow_error;
+    ppsim::goal::Schedule quick, slow;
+    try {
+      quick = ppsim::goal::parse(text, "t");
+    } catch (const ppsim::goal::ParseError& e) {
+      quick_error = e.what();
+    }
+    try {
+      slow = ppsim::goal::parse(slow_text, "t");
+    } catch (const ppsim::goal::ParseError& e) {
+      slow_error = e.what();
+    }
+    EXPECT_EQ(quick_error, slow_error) << line;
+    if (!quick_error.empty() || !slow_error.empty()) {
+      ++refused;
+      continue;
+    }
+    EXPECT_EQ(slow.quick_blocks, 0u) << line;
+    read_quickly += quick.quick_blocks == 3;
+    std::string why;
+    EXPECT_TRUE(same_schedule(quick, slow, why)) << line << ": " << why << " differ";
+  }
+  EXPECT_GT(read_quickly, 25u);
+  EXPECT_GT(refused, 10u);
+}
+
 // A file read on threads (its rank blocks split among them) gives the schedule the reader in
 // order gives, or the same refusal, word for word: every corpus file, on 2, 3 and 8 threads, with
 // no least share a thread so that even the smallest file is split. Files that the threads cannot

@@ -1,10 +1,100 @@
 // The quick reader of a rank block (goal_reader.h): its common lines straight from the bytes.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "goal/goal_reader.h"
 
 namespace ppsim::goal::detail {
+
+namespace {
+
+// Eight bytes of text as one little-endian word, and a literal's first n bytes the same way.
+[[gnu::always_inline]] inline uint64_t load8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+constexpr uint64_t word_of(const char* w, size_t n) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < n; ++k) v |= uint64_t(uint8_t(w[k])) << (8 * k);
+  return v;
+}
+// Whether the n (at most 8) bytes at p are the literal's.
+template <size_t N>
+[[gnu::always_inline]] inline bool starts(const char* p, const char (&literal)[N]) {
+  static_assert(N - 1 <= 8);
+  constexpr uint64_t mask = N - 1 == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * (N - 1))) - 1;
+  return (load8(p) & mask) == word_of(literal, N - 1);
+}
+// Digits at p, as q_number reads them: at least one and at most 18, the value at most `max`; p
+// moved past them (it reads at most 19).
+[[gnu::always_inline]] inline bool digits(const char*& p, uint64_t max, uint64_t& v) {
+  const char* b = p;
+  v = 0;
+  while (p - b < 19 && unsigned(*p - '0') < 10) v = v * 10 + unsigned(*p++ - '0');
+  return p > b && p - b <= 18 && v <= max;
+}
+// A label's number after its `l`, as label_number reads it: 1 to 7 digits, no leading zero.
+[[gnu::always_inline]] inline bool label_digits(const char*& p, uint32_t most, uint32_t& label) {
+  const char* b = p;
+  uint64_t v;
+  if (*p == '0' && unsigned(p[1] - '0') < 10) return false;
+  if (!digits(p, most - 1, v) || p - b > 7) return false;
+  label = uint32_t(v);
+  return true;
+}
+
+}  // namespace
+
+bool Reader::fast_line(FastLine& f) {
+  const char* p = q_;
+  uint64_t v;
+  if (*p != 'l') return false;
+  ++p;
+  if (!label_digits(p, kMostQuickLabels, f.label)) return false;
+  if (p[0] == ':' && p[1] == ' ') {
+    p += 2;
+    f.dependency = false;
+    OpFields& op = f.op;
+    const bool send = starts(p, "send "), recv = !send && starts(p, "recv ");
+    if (!send && !recv) {
+      if (!starts(p, "calc ")) return false;
+      p += 5;
+      if (!digits(p, loggp::kMaxSize, v) || *p != '\n') return false;
+      op.type = loggp::kCalc;
+      op.size = v;
+    } else {
+      p += 5;
+      if (!digits(p, loggp::kMaxSize, v)) return false;
+      op.size = v;
+      if (send ? !starts(p, "b to ") : !starts(p, "b from ")) return false;
+      p += send ? 5 : 7;
+      if (!digits(p, ranks_ - 1, v)) return false;
+      op.peer = uint32_t(v);
+      op.type = send ? loggp::kSend : loggp::kRecv;
+      if (*p == ' ') {
+        if (!starts(p, " tag ")) return false;
+        p += 5;
+        if (!digits(p, loggp::kAny - 1, v)) return false;
+        op.tag = uint32_t(v);
+      }
+      if (*p != '\n') return false;
+    }
+  } else if (p[0] == ' ') {
+    ++p;
+    f.dependency = true;
+    f.start = *p == 'i';
+    p += f.start;
+    if (!starts(p, "requires") || p[8] != ' ' || p[9] != 'l') return false;
+    p += 10;
+    if (!label_digits(p, kMostQuickLabels, f.waited) || *p != '\n') return false;
+  } else {
+    return false;
+  }
+  q_ = p + 1;
+  return true;
+}
 
 bool Reader::quick_block(uint32_t rank, uint32_t line) {
   const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size(), wide_at = wide_.size(),
@@ -95,7 +185,39 @@ bool Reader::quick_lines() {
   q_end_ = s_.data() + s_.size();
   ++block_stamp_;
   quick_pending_.clear();
+  // An operation's label, defined once in the block, into the table; its index, its line.
+  auto define = [&](uint32_t label, const OpFields& op, uint32_t line) {
+    if (ops_.size() >= (uint64_t(1) << 31)) return false;
+    const uint32_t index = uint32_t(ops_.size());
+    if (label != kNoLabel) {
+      if (label >= quick_label_.size()) {
+        quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
+        quick_stamp_.resize(quick_label_.size(), 0);
+      }
+      if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
+      quick_stamp_[label] = block_stamp_;
+      quick_label_[label] = index;
+    }
+    if (keep_labels_) {
+      if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
+      labels_.push_back('\0');
+    }
+    add(op, line);
+    return true;
+  };
   for (;;) {
+    if (q_end_ - q_ >= kFastReach) {
+      FastLine f;
+      if (fast_line(f)) {
+        if (f.dependency) {
+          quick_pending_.push_back(QuickEdge{f.label, f.waited, f.start});
+        } else if (!define(f.label, f.op, line_)) {
+          return false;
+        }
+        ++line_;
+        continue;
+      }
+    }
     q_blanks();
     if (q_ == q_end_) return false;
     if (*q_ == '\n') {
@@ -132,23 +254,7 @@ bool Reader::quick_lines() {
       continue;
     }
     OpFields op;
-    if (!quick_operation(w, op)) return false;
-    if (ops_.size() >= (uint64_t(1) << 31)) return false;
-    const uint32_t index = uint32_t(ops_.size());
-    if (label != kNoLabel) {
-      if (label >= quick_label_.size()) {
-        quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
-        quick_stamp_.resize(quick_label_.size(), 0);
-      }
-      if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
-      quick_stamp_[label] = block_stamp_;
-      quick_label_[label] = index;
-    }
-    if (keep_labels_) {
-      if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
-      labels_.push_back('\0');
-    }
-    add(op, line);
+    if (!quick_operation(w, op) || !define(label, op, line)) return false;
   }
   for (const QuickEdge& e : quick_pending_) {
     if (e.waiter >= quick_stamp_.size() || e.waited >= quick_stamp_.size() || quick_stamp_[e.waiter] != block_stamp_ ||

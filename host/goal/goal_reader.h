@@ -221,6 +221,20 @@ class Reader {
   // at anything but the common forms.
   bool quick_operation(std::string_view w, OpFields& op);
 
+  // The quick reader's first try at a line: the forms a generator writes, byte for byte, with one
+  // blank between fields and a label on every operation — `lN: send|recv SIZEb to|from RANK[ tag
+  // T]`, `lN: calc NS`, `lA requires|irequires lB` — read with no tokens at all. Nothing moves at
+  // anything else (another form, a value the quick reader would refuse): quick_lines then reads
+  // the line field by field. It reads at most kFastReach bytes, so it is tried only where the text
+  // holds that many more.
+  struct FastLine {
+    OpFields op;
+    uint32_t label, waited;
+    bool dependency, start;
+  };
+  static constexpr ptrdiff_t kFastReach = 128;
+  bool fast_line(FastLine& f);
+
   // The block's lines up to and including `}` and its line's end; false at anything else.
   bool quick_lines();
 

@@ -180,7 +180,7 @@ class Engine {
   void handle(const Event& e) {
     ready_.clear();
     marks_.clear();
-    hosts_touched_.clear();
+    first_host_ = kNoHost;
     switch (e.type()) {
       case kCalc: calc(e); break;
       case kSend: send(e); break;
@@ -314,17 +314,23 @@ class Engine {
     src_.done(h, op, ready_);
     note_ready(h, before);
   }
+  // (marks_ is written only once a second host has operations made ready: most events make ready
+  // only their own host's)
   void note_ready(uint32_t h, size_t before) {
+    if (ready_.size() == before) return;
+    if (first_host_ == kNoHost) first_host_ = h;
+    if (marks_.empty() && h == first_host_) return;
+    if (marks_.empty())
+      for (size_t i = 0; i < before; ++i) marks_.emplace_back(first_host_, uint32_t(i));
     for (size_t i = before; i < ready_.size(); ++i) marks_.emplace_back(h, uint32_t(i));
-    hosts_touched_.push_back(h);
   }
 
   // Hosts in increasing order; each host's newly ready operations in the order they became
   // ready, then by type; each gets its creation stamp.
   void queue_ready() {
-    bool one_host = true;  // the common case: every operation made ready is one host's
-    for (const auto& m : marks_) one_host = one_host && m.first == marks_.front().first;
-    if (one_host) return stamp(marks_.front().first, ready_);
+    if (marks_.empty()) return stamp(first_host_, ready_);  // the common case: one host's
+    hosts_touched_.clear();
+    for (const auto& m : marks_) hosts_touched_.push_back(m.first);
     std::sort(hosts_touched_.begin(), hosts_touched_.end());
     hosts_touched_.erase(std::unique(hosts_touched_.begin(), hosts_touched_.end()), hosts_touched_.end());
     for (uint32_t h : hosts_touched_) {
@@ -335,7 +341,7 @@ class Engine {
     }
   }
   void stamp(uint32_t h, std::vector<ReadyOp>& ops) {
-    std::sort(ops.begin(), ops.end(), by_type);
+    if (ops.size() > 1) std::sort(ops.begin(), ops.end(), by_type);
     for (const ReadyOp& r : ops) {
       uint64_t t = nexto_[h * ncpu_ + r.cpu];
       if (r.type == kSend) t = std::max(t, nextgs_[h * nnic_ + r.nic]);
@@ -436,6 +442,8 @@ class Engine {
   std::vector<std::pair<uint32_t, uint32_t>> marks_;  // (host, index into ready_) of this event
   std::vector<ReadyOp> batch_;                        // one host's share of ready_
   std::vector<uint32_t> hosts_touched_;
+  static constexpr uint32_t kNoHost = ~uint32_t(0);
+  uint32_t first_host_ = kNoHost;  // the first host with operations made ready by this event
 };
 
 }  // namespace detail

@@ -86,6 +86,13 @@ class DepLists {
   // The ranks of `o` (appended, not finished) appended after these, its operations moved by `offset`.
   void append_from(const DepLists& o, uint32_t offset);
   void finish();
+  // Room for lists of `ops` operations with `entries` entries in all, where they fit 16 bits (a
+  // reader's estimate: pages of room left unused are never touched, while growing copied the
+  // lists and touched fresh pages twice over).
+  void reserve(size_t ops, size_t entries) {
+    row16_.reserve(ops);
+    col16_.reserve(entries);
+  }
   bool empty() const { return size_ == 0; }
   uint64_t size() const { return size_; }
   // f(j) for every operation j in the list of operation `op` of rank h, in order.

@@ -32,6 +32,7 @@ bool Reader::read_segment(size_t begin, size_t end, uint32_t ranks, uint32_t ran
   ranks_ = ranks;
   rank_base_ = rank_base;
   ops_.reserve((end - begin) / 24 + 16);
+  done_.reserve((end - begin) / 24 + 16, (end - begin) / 24 + 16);
   size_t dropped = begin;
   try {
     for (;;) {

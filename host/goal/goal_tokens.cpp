@@ -35,6 +35,7 @@ Schedule Reader::run() {
   // unused are never touched, and a file of shorter lines grows the vectors as it goes.
   const size_t lines = s_.size() / 24 + 16;
   ops_.reserve(lines);
+  done_.reserve(lines, lines);
   if (keep_labels_) labels_.reserve(lines * 4);
   if (keep_lines_) lines_.reserve(lines);
   Token t = next();

@@ -107,6 +107,18 @@ class DepLists {
       for (uint32_t k = row32_[op]; k < row32_[op + 1]; ++k) f(col32_[k]);
     }
   }
+  // f(j) for every entry j of every list, list by list (all of them at once: faster than each()
+  // operation by operation where only the entries matter).
+  template <class F>
+  void each_entry(const std::vector<uint32_t>& first, F&& f) const {
+    if (size_ == 0) return;
+    if (!wide_) {
+      for (size_t r = 0; r + 1 < base_.size(); ++r)
+        for (uint32_t k = base_[r]; k < base_[r + 1]; ++k) f(first[r] + col16_[k]);
+    } else {
+      for (uint32_t j : col32_) f(j);
+    }
+  }
   bool operator==(const DepLists&) const = default;
 
  private:

@@ -14,11 +14,8 @@ namespace ppsim::goal::detail {
 class WaitCounts {
  public:
   explicit WaitCounts(const Schedule& s) : b_(s.ops.size(), 0) {
-    for (uint32_t h = 0; h < s.ranks; ++h)
-      for (uint32_t i = s.first[h]; i < s.first[h + 1]; ++i) {
-        s.done.each(s.first, h, i, [&](uint32_t j) { add(j); });
-        s.start.each(s.first, h, i, [&](uint32_t j) { add(j); });
-      }
+    s.done.each_entry(s.first, [&](uint32_t j) { add(j); });
+    s.start.each_entry(s.first, [&](uint32_t j) { add(j); });
   }
   bool ready(uint32_t i) const { return (b_[i] & kCount) == 0; }
   // One dependency of i met: whether it was the last.

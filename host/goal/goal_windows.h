@@ -73,17 +73,27 @@ class WindowTiming {
   static constexpr uint32_t kMaxPending = 256;  // beyond this a rank's scan for its next event costs more than the engine
   static constexpr uint32_t kMostMade = 65535;  // events one event makes (an index of 16 bits)
 
-  // An operation waiting to run, or a message at (or on its way to) its receiver, in 40 bytes (an
-  // operation's tag is the schedule's).
+  // An operation waiting to run, or a message at (or on its way to) its receiver, in 40 bytes. An
+  // operation's tag is kept in it where it is below kTagInSchedule, so that a send or a receive
+  // need not read its operation again (a cache miss: the operation was read when it was made
+  // ready, windows before); else it is read from the schedule.
+  static constexpr uint32_t kTagInSchedule = 0xFFFF;
   struct Ev {
     uint64_t time;
     PackedMade made;
-    uint64_t size : 56;  // (below 2^40: loggp::kMaxSize)
-    uint64_t type : 8;
+    uint64_t meta;  // size (below 2^40: loggp::kMaxSize) | type << 40 | tag << 44 (an operation's)
     uint32_t peer;  // a send's destination, a receive's source, a message's sender
     uint32_t arg;   // an operation's index, a message's tag
+    uint64_t size() const { return meta & ((uint64_t(1) << 40) - 1); }
+    uint8_t type() const { return uint8_t(meta >> 40 & 15); }
+    uint32_t tag() const { return uint32_t(meta >> 44 & 0xFFFF); }
+    static uint64_t pack(uint64_t size, uint8_t type, uint32_t tag = kTagInSchedule) {
+      return size | uint64_t(type) << 40 | uint64_t(tag < kTagInSchedule ? tag : kTagInSchedule) << 44;
+    }
   };
   static_assert(sizeof(Ev) == 40);
+  // The tag of operation event e, from e where it is kept there.
+  uint32_t tag_of(const Ev& e) const { return e.tag() != kTagInSchedule ? e.tag() : s_.peer_tag(e.arg).second; }
   // An unexpected message: its sender and tag. A posted receive is its operation alone (the
   // schedule has its source and tag), in the rank's slice of posted_: a rank may post many at once.
   struct Unexpected {
@@ -136,7 +146,7 @@ class WindowTiming {
         if (waits_->ready(i)) ready_.push_back(i);
       if (ready_.size() > kMostMade || ready_.size() > kMaxPending) failed_ = true;
       sort_by_type();
-      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) add(ranks_[h], ready_[k], 0, PackedMade::root(uint16_t(k)));
+      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) add(ranks_[h], ready_[k], PackedMade::root(uint16_t(k)), true);
       run_rank(h, window_);  // the first window at once: its receives posted, not held as events
       ranks_[h].pending.shrink();
       if (out_.size() >= kHeld) deliver();
@@ -157,14 +167,16 @@ class WindowTiming {
     for (size_t k = 0; k < sorted_.size(); ++k) ready_[k] = sorted_[k].op;
   }
 
-  // Operation i made ready as `m`, at the time its clocks allow (a send also waits for its NIC).
-  void add(Rank& x, uint32_t i, uint64_t at, const PackedMade& m) {
+  // Operation i made ready as `m`, at the time its clocks allow (a send also waits for its NIC; at
+  // the start, time 0).
+  void add(Rank& x, uint32_t i, const PackedMade& m, bool start = false) {
     if (x.pending.size() >= kMaxPending) {
       failed_ = true;
       return;
     }
     const OpFields o = s_.op(i);
-    x.pending.push_back(Ev{at, m, o.size, o.type, o.peer, i});
+    const uint64_t at = start ? 0 : o.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
+    x.pending.push_back(Ev{at, m, Ev::pack(o.size, o.type, o.type == loggp::kCalc ? kTagInSchedule : o.tag), o.peer, i});
   }
 
   // Each rank's events before `end`, rank by rank (their states are read as they lie in memory).
@@ -279,7 +291,7 @@ class WindowTiming {
     x.pending.pop_back();
     ++events_;
     ready_.clear();
-    switch (ev.type) {
+    switch (ev.type()) {
       case loggp::kSend: return send(h, x, ev);
       case loggp::kRecv: return receive(h, x, ev);
       case loggp::kMsg: return message(h, x, ev);
@@ -289,7 +301,7 @@ class WindowTiming {
 
   // When the clocks an event needs are free (a receive needs none).
   static uint64_t free_at(const Rank& x, const Ev& e) {
-    switch (e.type) {
+    switch (e.type()) {
       case loggp::kSend: return std::max(x.o, x.gs);
       case loggp::kMsg: return std::max(x.o, x.gr);
       case loggp::kCalc: return x.o;
@@ -299,7 +311,7 @@ class WindowTiming {
 
   // A calc of c ns holds its CPU for c (a straggler's longer) and its detours.
   void calc(uint32_t h, Rank& x, const Ev& e) {
-    const uint64_t c = rules_.stragglers() ? rules_.stragglers()->scaled(h, e.size) : e.size;
+    const uint64_t c = rules_.stragglers() ? rules_.stragglers()->scaled(h, e.size()) : e.size();
     x.o = loggp::add_capped(e.time + c, detour(h, e.time, c));
     release(s_.start, h, e.arg);
     release(s_.done, h, e.arg);
@@ -313,19 +325,19 @@ class WindowTiming {
     const uint64_t t = e.time;
     ++messages_;
     release(s_.start, h, e.arg);
-    x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size), detour(h, t, rules_.o(h)));
-    x.gs = t + rules_.nic(e.size);
+    x.o = loggp::add_capped(t + rules_.send_cpu(h, e.size()), detour(h, t, rules_.o(h)));
+    x.gs = t + rules_.nic(e.size());
     if (x.o < t || x.gs < t) failed_ = true;  // a clock that wrapped (a 0-byte message)
     release(s_.done, h, e.arg);
     ++done_;
     const PackedMade by = made(h, x, e, 1);
-    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, e.size, loggp::kMsg, h, s_.peer_tag(e.arg).second});
+    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, Ev::pack(e.size(), loggp::kMsg), h, tag_of(e)});
   }
 
   // A receive completes at once with a message already there, or is posted.
   void receive(uint32_t h, Rank& x, const Ev& e) {
     release(s_.start, h, e.arg);
-    const uint32_t tag = s_.peer_tag(e.arg).second;
+    const uint32_t tag = tag_of(e);
     auto sent = [&](const Unexpected& u) { return loggp::detail::matches(e.peer, tag, u.peer, u.tag); };
     if (Unexpected got; take_first(x.uq, sent, got)) complete(h, e.arg);
     else posted_.post(x.rq_tail, s_.first[h], e.arg);
@@ -335,8 +347,8 @@ class WindowTiming {
   // A message holds the receiver's CPU and NIC; it completes a posted receive, or waits for one.
   void message(uint32_t h, Rank& x, const Ev& e) {
     const uint64_t t = e.time;
-    x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size), detour(h, t, rules_.o(h)));
-    x.gr = t + rules_.nic(e.size);
+    x.o = loggp::add_capped(t + rules_.message_cpu(h, e.size()), detour(h, t, rules_.o(h)));
+    x.gr = t + rules_.nic(e.size());
     if (x.o < t || x.gr < t) failed_ = true;
     auto posted = [&](uint32_t r) {
       const auto [peer, tag] = s_.peer_tag(r);
@@ -372,7 +384,7 @@ class WindowTiming {
     if (!makers_.push(e.made, by.ref)) failed_ = true;  // 2^32 makers
     sort_by_type();
     for (uint32_t k = 0; k < ready_.size() && !failed_; ++k)
-      add(x, ready_[k], s_.type(ready_[k]) == loggp::kSend ? std::max(x.o, x.gs) : x.o, by.with_idx(uint16_t(first + k)));
+      add(x, ready_[k], by.with_idx(uint16_t(first + k)));
     return by;
   }
 

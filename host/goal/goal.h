@@ -107,6 +107,12 @@ class DepLists {
       for (uint32_t k = row32_[op]; k < row32_[op + 1]; ++k) f(col32_[k]);
     }
   }
+  // Where the list of operation `op` starts, asked for ahead of reading it.
+  void prefetch(uint32_t op) const {
+    if (size_ == 0) return;
+    if (!wide_) __builtin_prefetch(&row16_[op]);
+    else __builtin_prefetch(&row32_[op]);
+  }
   // f(j) for every entry j of every list, list by list (all of them at once: faster than each()
   // operation by operation where only the entries matter).
   template <class F>

@@ -30,6 +30,7 @@ class WaitCounts {
     return false;
   }
   uint8_t state(uint32_t i) const { return b_[i] >> 6; }
+  void prefetch(uint32_t i) const { __builtin_prefetch(&b_[i]); }
   void set_state(uint32_t i, uint8_t s) { b_[i] = uint8_t((b_[i] & kCount) | s << 6); }
 
  private:

@@ -99,11 +99,13 @@ class WindowTiming {
   struct Unexpected {
     uint32_t peer, tag;
   };
+  static constexpr uint32_t kNoOp = ~uint32_t(0);
   struct Rank {
     uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
     loggp::InlineVec<Ev, 2> pending;
     loggp::InlineVec<Unexpected, 1> uq;
     uint32_t rq_head = 0, rq_tail = 0;  // its posted receives, in posted_
+    uint32_t first_posted = kNoOp;      // the operation of the first of them (kNoOp: none)
   };
 
   // Without noise, or with one phase for all, every rank's events come at the same few times: the
@@ -193,6 +195,14 @@ class WindowTiming {
     const size_t n = active_.size();
     for (size_t i = 0; i < n && !failed_; ++i) {
       if (i + kAhead < n) prefetch(ranks_[active_[i + kAhead]]);
+      // (a message takes the first posted receive, and what completes it reads the operations
+      // next to it: fetched once the rank's state, fetched before, says where they are)
+      if (i + kAhead / 2 < n)
+        if (const uint32_t op = ranks_[active_[i + kAhead / 2]].first_posted; op != kNoOp) {
+          __builtin_prefetch(&s_.ops[op]);
+          s_.done.prefetch(op);
+          waits_->prefetch(op);
+        }
       run_rank(active_[i], end);
       if (out_.size() >= kHeld) deliver();
     }
@@ -340,7 +350,7 @@ class WindowTiming {
     const uint32_t tag = tag_of(e);
     auto sent = [&](const Unexpected& u) { return loggp::detail::matches(e.peer, tag, u.peer, u.tag); };
     if (Unexpected got; take_first(x.uq, sent, got)) complete(h, e.arg);
-    else posted_.post(x.rq_tail, s_.first[h], e.arg);
+    else post(h, x, e.arg);
     made(h, x, e, 0);
   }
 
@@ -354,9 +364,17 @@ class WindowTiming {
       const auto [peer, tag] = s_.peer_tag(r);
       return loggp::detail::matches(e.peer, e.arg, peer, tag);
     };
-    if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], posted, got)) complete(h, got);
+    if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], posted, got)) {
+      x.first_posted = x.rq_head != x.rq_tail ? posted_.at(x.rq_head, s_.first[h]) : kNoOp;
+      complete(h, got);
+    }
     else x.uq.push_back(Unexpected{e.peer, e.arg});
     made(h, x, e, 0);
+  }
+
+  void post(uint32_t h, Rank& x, uint32_t op) {
+    if (x.rq_head == x.rq_tail) x.first_posted = op;
+    posted_.post(x.rq_tail, s_.first[h], op);
   }
 
   void complete(uint32_t h, uint32_t op) {

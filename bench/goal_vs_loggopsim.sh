@@ -13,7 +13,9 @@
 #   P ...        ranks (default: 65536 262144)
 # environment: WORKDIR (default a new folder under /tmp, removed at the end unless KEEP=1),
 #   TIMEOUT (seconds a command may take, default 1800), THREADS (the built-in algorithm's
-#   --threads, default 1: one core each, as LogGOPSim has; a GOAL file is read and timed on one)
+#   --threads, default 1: one core each, as LogGOPSim has; a GOAL file is read and timed on one),
+#   REPEAT (runs of each command, LogGOPSim's too, default 1: with more, the median wall and the
+#   largest peak)
 #
 # LogGOPSim draws each process's noise phase from the clock, so its noisy times differ from run to
 # run (and from ppsim's, whose phases come from --seed); its wall and memory are comparable all
@@ -62,14 +64,24 @@ stored() {
 awk 'BEGIN { for (i = 0; i < 1000; i++) printf "%d\t25000\n", i * 1000000 }' > "$WORK/noise.txt"
 
 # run NAME CMD...: wall seconds and peak MB into $wall $peak, the output into $WORK/NAME.log.
+# With REPEAT=N, each command runs N times in a row: wall is the median, peak the largest.
 run() {
   local name=$1
   shift
-  /usr/bin/time -v timeout "$TIMEOUT" "$@" > "$WORK/$name.log" 2> "$WORK/$name.time"
-  local rc=$?
-  wall=$(awk -F': ' '/Elapsed/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$WORK/$name.time")
-  peak=$(awk -F': ' '/Maximum resident/ { printf "%.0f", $2 / 1024 }' "$WORK/$name.time")
-  [ $rc -eq 0 ] || { wall="failed($rc)"; peak=-; }
+  local walls=() peaks=() k rc
+  for ((k = 0; k < ${REPEAT:-1}; ++k)); do
+    /usr/bin/time -v timeout "$TIMEOUT" "$@" > "$WORK/$name.log" 2> "$WORK/$name.time"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      wall="failed($rc)"
+      peak=-
+      return
+    fi
+    walls+=("$(awk -F': ' '/Elapsed/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$WORK/$name.time")")
+    peaks+=("$(awk -F': ' '/Maximum resident/ { printf "%.0f", $2 / 1024 }' "$WORK/$name.time")")
+  done
+  wall=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (${#walls[@]} + 1) / 2 ))p")
+  peak=$(printf '%s\n' "${peaks[@]}" | sort -n | tail -1)
 }
 
 ppsim_time() { sed -n 's/.*time \([0-9]*\) ns.*/\1/p' "$WORK/$1.log" | head -1; }

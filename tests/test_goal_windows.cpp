@@ -133,6 +133,35 @@ TEST(GoalWindows, RandomSchedulesGiveTheEnginesTimes) {
   EXPECT_GT(windowed, 30);
 }
 
+// A message passes over the posted receives that cannot be its sender's by their sources' low 16
+// bits alone; sources that share them (1 and 65537) are told apart by the receives themselves.
+// Rank 0 posts a receive from 65537, then one from 1, and a calc of 10000 ns after the second;
+// rank 1's message (at o + L = 4000) takes the second receive, so the calc runs from 5542 (after
+// its o + 7G) to 15542, and rank 65537's message, sent after a calc of 5000 and there at 9000,
+// is handled at 15542: rank 0 finishes at 17084. Both timings give that, with noise the same.
+TEST(GoalWindows, ReceivesFromSourcesThatShareTheirLowBitsAreToldApart) {
+  std::string text = "num_ranks 65538\n";
+  for (uint32_t r = 0; r < 65538; ++r) {
+    text += "rank " + std::to_string(r) + " {\n";
+    if (r == 0) text += "l1: recv 8b from 65537 tag 0\nl2: recv 8b from 1 tag 0\nl3: calc 10000\nl3 requires l2\n";
+    if (r == 1) text += "l1: send 8b to 0 tag 0\n";
+    if (r == 65537) text += "l1: calc 5000\nl2: send 8b to 0 tag 0\nl2 requires l1\n";
+    text += "}\n";
+  }
+  const goal::Schedule s = goal::parse(text, "low bits");
+  const LogGPParams P;  // LogGOPSim's defaults: L 2500, o 1500, g 1000, G 6, O 0
+  const uint64_t handled = P.o + 7 * P.G, calc_end = P.o + P.L + handled + 10000;
+  const loggp::Result r = goal::simulate_events(s, P);
+  EXPECT_EQ(r.finish[0], calc_end + handled);
+  EXPECT_EQ(r.time, calc_end + handled);
+  EXPECT_EQ(r.last_host, 0u);
+  const auto t = trace(loggp::periodic_noise(1000, 25000));
+  for (uint64_t seed : {1, 2, 3}) {
+    const loggp::Noise noise(NoiseSpec{t, false, seed, NoisePhases::ppsim}, s.ranks);
+    EXPECT_TRUE(same_as_engine(s, P, loggp::Effects{&noise, nullptr}, "seed " + std::to_string(seed)));
+  }
+}
+
 TEST(GoalWindows, TheEngineTimesWhatTheWindowsLeave) {
   const goal::Schedule s = goal::parse("num_ranks 2\nrank 0 {\nl1: send 100b to 1\n}\nrank 1 {\nl1: recv 100b from 0\n}\n", "f");
   const auto t = trace(loggp::periodic_noise(1000, 25000));

@@ -350,7 +350,7 @@ class WindowTiming {
     const uint32_t tag = tag_of(e);
     auto sent = [&](const Unexpected& u) { return loggp::detail::matches(e.peer, tag, u.peer, u.tag); };
     if (Unexpected got; take_first(x.uq, sent, got)) complete(h, e.arg);
-    else post(h, x, e.arg);
+    else post(h, x, e.arg, e.peer);
     made(h, x, e, 0);
   }
 
@@ -364,7 +364,7 @@ class WindowTiming {
       const auto [peer, tag] = s_.peer_tag(r);
       return loggp::detail::matches(e.peer, e.arg, peer, tag);
     };
-    if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], posted, got)) {
+    if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], e.peer, posted, got)) {
       x.first_posted = x.rq_head != x.rq_tail ? posted_.at(x.rq_head, s_.first[h]) : kNoOp;
       complete(h, got);
     }
@@ -372,9 +372,10 @@ class WindowTiming {
     made(h, x, e, 0);
   }
 
-  void post(uint32_t h, Rank& x, uint32_t op) {
+  // Receive `op` of h, from src, posted.
+  void post(uint32_t h, Rank& x, uint32_t op, uint32_t src) {
     if (x.rq_head == x.rq_tail) x.first_posted = op;
-    posted_.post(x.rq_tail, s_.first[h], op);
+    posted_.post(x.rq_tail, s_.first[h], op, src);
   }
 
   void complete(uint32_t h, uint32_t op) {

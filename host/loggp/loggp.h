@@ -255,7 +255,7 @@ class Engine {
       if (e.size > P_.S) rendezvous_done(got.src, got.op, e.cpu(), e.nic(), e.time);
       mark_done(e.host, e.op);
     } else if constexpr (kPostedByOp) {
-      rq_.post(e.host, src_.first_op(e.host), e.op);
+      rq_.post(e.host, src_.first_op(e.host), e.op, e.target);
     } else {
       rq_.append(e.host, QueueEntry{e.target, e.tag, e.op, -1});
     }
@@ -410,7 +410,7 @@ class Engine {
         const auto [src, tag] = src_.receive_of(e.host, r);
         return matches(e.target, e.tag, src, tag);
       };
-      return rq_.take(e.host, src_.first_op(e.host), posted, op);
+      return rq_.take(e.host, src_.first_op(e.host), e.target, posted, op);
     } else {
       QueueEntry got;
       if (!rq_.take(e.host, [&](const QueueEntry& r) { return matches(e.target, e.tag, r.src, r.tag); }, got)) return false;

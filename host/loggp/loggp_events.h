@@ -219,9 +219,9 @@ struct QueueEntry {
 // post millions at once). A receive is posted at most once, so host h's never outnumber its
 // receives, and each host has a slice of one array that many slots long: its posted receives lie
 // in [head, tail) of it, in posting order, each as its operation's offset from the host's first
-// operation, in 2 bytes where no host has more than 2^16 operations (else 4): a linked pool took 8
-// bytes a receive posted, and a schedule that posts every receive at its start (a dissemination
-// barrier's) had that for each.
+// operation, in 2 bytes where no host has more than 2^16 operations (else 4), with 2 more for the
+// low bits of its source: a linked pool took 8 bytes a receive posted, and a schedule that posts
+// every receive at its start (a dissemination barrier's) had that for each.
 class PostedSlots {
  public:
   // Host h's operations are first(h) .. first(h + 1) - 1, receives(h) of them receives; start(h, at)
@@ -237,17 +237,30 @@ class PostedSlots {
     }
     if (narrow) narrow_.resize(at);
     else wide_.resize(at);
+    source_.resize(at);
   }
-  // Operation op of a host whose operations start at `first`, posted at its tail.
-  void post(uint32_t& tail, uint32_t first, uint32_t op) { set(tail++, op - first); }
+  // Operation op of a host whose operations start at `first`, a receive from `src` (kAny: any),
+  // posted at its tail.
+  void post(uint32_t& tail, uint32_t first, uint32_t op, uint32_t src) {
+    source_[tail] = filter(src);
+    set(tail++, op - first);
+  }
   // The first operation in [head, tail) with match(op), removed (the ones before it move up a slot,
-  // so the order stays; as many moves as entries passed over).
+  // so the order stays; as many moves as entries passed over). Only receives whose source could be
+  // `src`, the message's sender, are asked: a message passes over most of what its receiver posted
+  // (a dissemination barrier's receives are all posted at its start, in the order LogGOPSim's
+  // sort leaves them), and reading each one's operation was most of the time a message took.
   template <class Match>
-  bool take(uint32_t& head, uint32_t tail, uint32_t first, Match&& match, uint32_t& out) {
+  bool take(uint32_t& head, uint32_t tail, uint32_t first, uint32_t src, Match&& match, uint32_t& out) {
+    const uint16_t f = filter(src);
     for (uint32_t i = head; i < tail; ++i) {
+      if (source_[i] != f && source_[i] != kAnySource) continue;
       const uint32_t op = first + get(i);
       if (match(op)) {
-        for (uint32_t k = i; k > head; --k) set(k, get(k - 1));
+        for (uint32_t k = i; k > head; --k) {
+          set(k, get(k - 1));
+          source_[k] = source_[k - 1];
+        }
         ++head;
         out = op;
         return true;
@@ -258,6 +271,10 @@ class PostedSlots {
   uint32_t at(uint32_t i, uint32_t first) const { return first + get(i); }
 
  private:
+  // A posted receive's source in 16 bits: its low bits, or kAnySource for any (and for a source
+  // whose low bits are those: such a receive is always asked).
+  static constexpr uint16_t kAnySource = 0xFFFF;
+  static uint16_t filter(uint32_t src) { return src == kAny ? kAnySource : uint16_t(src); }
   uint32_t get(uint32_t i) const { return narrow_.empty() ? wide_[i] : narrow_[i]; }
   void set(uint32_t i, uint32_t v) {
     if (narrow_.empty()) wide_[i] = v;
@@ -265,6 +282,7 @@ class PostedSlots {
   }
   std::vector<uint16_t, HugeAlloc<uint16_t>> narrow_;
   std::vector<uint32_t, HugeAlloc<uint32_t>> wide_;
+  std::vector<uint16_t, HugeAlloc<uint16_t>> source_;  // each slot's receive's source (filter())
 };
 
 // Host by host queues over PostedSlots, for the event engine (loggp.h).
@@ -275,13 +293,13 @@ class PostedQueues {
   void assign(uint32_t hosts, First&& first, Receives&& receives) {
     slots_.assign(hosts, first, receives, [&](uint32_t h, uint32_t at) { head_[h] = tail_[h] = at; });
   }
-  void post(uint32_t h, uint32_t first, uint32_t op) {
-    slots_.post(tail_[h], first, op);
+  void post(uint32_t h, uint32_t first, uint32_t op, uint32_t src) {
+    slots_.post(tail_[h], first, op, src);
     ++count_;
   }
   template <class Match>
-  bool take(uint32_t h, uint32_t first, Match&& match, uint32_t& op) {
-    if (!slots_.take(head_[h], tail_[h], first, match, op)) return false;
+  bool take(uint32_t h, uint32_t first, uint32_t src, Match&& match, uint32_t& op) {
+    if (!slots_.take(head_[h], tail_[h], first, src, match, op)) return false;
     --count_;
     return true;
   }

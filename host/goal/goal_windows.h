@@ -285,8 +285,11 @@ class WindowTiming {
     if (!a.is_root() && !b.is_root()) {
       if (a.time_idx >> 16 != b.time_idx >> 16) return a.time_idx < b.time_idx;
       if (a.host == b.host) return a.ref != b.ref ? a.ref < b.ref : a.time_idx < b.time_idx;
+      return loggp_makers::creation_order(a.unpack(), b.unpack(), log_of) < 0;
     }
-    return loggp_makers::creation_order(a.unpack(), b.unpack(), log_of) < 0;
+    // (made at the start: before anything made later, and among themselves by idx, as
+    // creation_order says)
+    return a.is_root() && b.is_root() ? uint16_t(a.time_idx) < uint16_t(b.time_idx) : a.is_root();
   }
 
   // Event k of rank h at its time: it runs when its clocks allow, else waits for them.

@@ -370,8 +370,9 @@ class WindowTiming {
     if (uint32_t got; posted_.take(x.rq_head, x.rq_tail, s_.first[h], e.peer, posted, got)) {
       x.first_posted = x.rq_head != x.rq_tail ? posted_.at(x.rq_head, s_.first[h]) : kNoOp;
       complete(h, got);
+    } else {
+      x.uq.push_back(Unexpected{e.peer, e.arg});
     }
-    else x.uq.push_back(Unexpected{e.peer, e.arg});
     made(h, x, e, 0);
   }
 

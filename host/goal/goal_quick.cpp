@@ -180,38 +180,38 @@ bool Reader::quick_operation(std::string_view w, OpFields& op) {
   return true;
 }
 
+bool Reader::quick_define(uint32_t label, const OpFields& op, uint32_t line) {
+  if (ops_.size() >= (uint64_t(1) << 31)) return false;
+  const uint32_t index = uint32_t(ops_.size());
+  if (label != kNoLabel) {
+    if (label >= quick_label_.size()) {
+      quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
+      quick_stamp_.resize(quick_label_.size(), 0);
+    }
+    if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
+    quick_stamp_[label] = block_stamp_;
+    quick_label_[label] = index;
+  }
+  if (keep_labels_) {
+    if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
+    labels_.push_back('\0');
+  }
+  add(op, line);
+  return true;
+}
+
 bool Reader::quick_lines() {
   q_ = s_.data() + i_;
   q_end_ = s_.data() + s_.size();
   ++block_stamp_;
   quick_pending_.clear();
-  // An operation's label, defined once in the block, into the table; its index, its line.
-  auto define = [&](uint32_t label, const OpFields& op, uint32_t line) {
-    if (ops_.size() >= (uint64_t(1) << 31)) return false;
-    const uint32_t index = uint32_t(ops_.size());
-    if (label != kNoLabel) {
-      if (label >= quick_label_.size()) {
-        quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);
-        quick_stamp_.resize(quick_label_.size(), 0);
-      }
-      if (quick_stamp_[label] == block_stamp_) return false;  // defined twice: block() says so
-      quick_stamp_[label] = block_stamp_;
-      quick_label_[label] = index;
-    }
-    if (keep_labels_) {
-      if (label != kNoLabel) labels_.append("l").append(std::to_string(label));
-      labels_.push_back('\0');
-    }
-    add(op, line);
-    return true;
-  };
   for (;;) {
     if (q_end_ - q_ >= kFastReach) {
       FastLine f;
       if (fast_line(f)) {
         if (f.dependency) {
           quick_pending_.push_back(QuickEdge{f.label, f.waited, f.start});
-        } else if (!define(f.label, f.op, line_)) {
+        } else if (!quick_define(f.label, f.op, line_)) {
           return false;
         }
         ++line_;
@@ -254,7 +254,7 @@ bool Reader::quick_lines() {
       continue;
     }
     OpFields op;
-    if (!quick_operation(w, op) || !define(label, op, line)) return false;
+    if (!quick_operation(w, op) || !quick_define(label, op, line)) return false;
   }
   for (const QuickEdge& e : quick_pending_) {
     if (e.waiter >= quick_stamp_.size() || e.waited >= quick_stamp_.size() || quick_stamp_[e.waiter] != block_stamp_ ||

@@ -235,6 +235,10 @@ class Reader {
   static constexpr ptrdiff_t kFastReach = 128;
   bool fast_line(FastLine& f);
 
+  // Operation `op` of the block at `line`, with its label (kNoLabel: none) put in the table; false
+  // where the label is defined twice or the schedule is full.
+  bool quick_define(uint32_t label, const OpFields& op, uint32_t line);
+
   // The block's lines up to and including `}` and its line's end; false at anything else.
   bool quick_lines();
 

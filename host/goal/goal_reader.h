@@ -246,6 +246,17 @@ class Reader {
   // are known), or an operation with its label.
   void statement(uint32_t rank, Token t);
 
+  // Room for an operation or a dependency every 24 bytes of `bytes` of text (schedgen's lines are
+  // 20 to 30 bytes long), without a pass over the text to count its lines: pages of the room a file
+  // leaves unused are never touched, and a file of shorter lines grows the vectors as it goes.
+  // Returns that many lines.
+  size_t reserve_for(size_t bytes) {
+    const size_t lines = bytes / 24 + 16;
+    ops_.reserve(lines);
+    done_.reserve(lines, lines);
+    return lines;
+  }
+
   void add(const OpFields& op, uint32_t line) {
     ops_.push_back(Schedule::pack(op, wide_));
     if (keep_lines_) lines_.push_back(line);

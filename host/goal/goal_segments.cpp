@@ -31,8 +31,7 @@ bool Reader::read_segment(size_t begin, size_t end, uint32_t ranks, uint32_t ran
   i_ = begin;
   ranks_ = ranks;
   rank_base_ = rank_base;
-  ops_.reserve((end - begin) / 24 + 16);
-  done_.reserve((end - begin) / 24 + 16, (end - begin) / 24 + 16);
+  reserve_for(end - begin);
   size_t dropped = begin;
   try {
     for (;;) {

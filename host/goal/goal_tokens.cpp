@@ -30,12 +30,7 @@ std::string printable(std::string_view text) {
 Schedule Reader::run() {
   Schedule out;
   out.name = name_;
-  // Room for an operation or a dependency every 24 bytes (schedgen's lines are 20 to 30 bytes
-  // long), without a pass over the text to count its lines: pages of the room a file leaves
-  // unused are never touched, and a file of shorter lines grows the vectors as it goes.
-  const size_t lines = s_.size() / 24 + 16;
-  ops_.reserve(lines);
-  done_.reserve(lines, lines);
+  const size_t lines = reserve_for(s_.size());
   if (keep_labels_) labels_.reserve(lines * 4);
   if (keep_lines_) lines_.reserve(lines);
   Token t = next();

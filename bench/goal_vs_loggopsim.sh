@@ -19,10 +19,12 @@
 #
 # LogGOPSim draws each process's noise phase from the clock, so its noisy times differ from run to
 # run (and from ppsim's, whose phases come from --seed); its wall and memory are comparable all
-# the same. Without noise both give the same time, which the table shows.
+# the same. Without noise both give the same time, which the table shows. On one thread a noisy
+# ppsim run is timed once, as LogGOPSim's is (its noiseless time, for the slowdown, would be a
+# second timing: --noise-slowdown).
 set -u
 if [ $# -lt 1 ]; then
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BUILD=$1

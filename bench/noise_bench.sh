@@ -3,7 +3,7 @@
 # connected machine, LogGOPSim's default parameters) under a periodic detour, independent against
 # co-scheduled, p = 2^FROM .. 2^TO. For each p: the noiseless time, the noisy time and slowdown of
 # each, and the wall seconds of the noisy runs against the noiseless one (whole process; the
-# noisy runs also time the run without noise, for the report's slowdown).
+# noisy runs also time the run without noise, for the report's slowdown: --noise-slowdown).
 #
 #   bash bench/noise_bench.sh [PPSIM] [FROM] [TO] [HZ] [DETOUR_NS] [REPS]
 #   (defaults: build/ppsim 10 16 1000 25000 1; with REPS > 1 each wall is the best of REPS runs)
@@ -41,8 +41,8 @@ echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for k in $(seq "$from" "$to"); do
   p=$((1 << k))
   w0=$(run quiet --p "$p")
-  wi=$(run indep --p "$p" --noise "periodic:$hz:$detour")
-  wc=$(run cosched --p "$p" --noise "periodic:$hz:$detour" --noise-cosched)
+  wi=$(run indep --p "$p" --noise "periodic:$hz:$detour" --noise-slowdown)
+  wc=$(run cosched --p "$p" --noise "periodic:$hz:$detour" --noise-cosched --noise-slowdown)
   t0=$(field quiet time)
   ti=$(field indep time)
   tc=$(field cosched time)

@@ -307,18 +307,29 @@ TEST(NoiseCli, ReportsAndErrors) {
   const std::string key = "allreduce_recdoub-p16-d1024.goal random.trace indep seed=42 default";
   ASSERT_TRUE(j.contains(key));
   const auto& v = j[key];
-  // (on one thread, and on two: there the noiseless time is timed beside the noisy one)
-  for (const char* threads : {"1", "2"}) {
+  // (on one thread when asked, and on two: there the noiseless time is timed beside the noisy one;
+  // on one thread unasked it is not timed, as LogGOPSim does not time it)
+  for (const char* threads : {"1 --noise-slowdown", "2", "1"}) {
     Shell g = testing_support::run_cli("run --goal " + kGoalData + "allreduce_recdoub-p16-d1024.goal --noise-trace " + kNoiseData +
                                        "random.trace --noise-phases loggopsim --seed 42 --threads " + threads + " --json -");
     ASSERT_EQ(g.code, 0) << g.err;
     const auto gj = nlohmann::json::parse(g.out);
     EXPECT_EQ(gj["time"], v["max"]) << threads;
-    EXPECT_EQ(gj["noise_outcome"]["noiseless_time"], v["noiseless_max"]) << threads;
+    if (std::string(threads) == "1") {
+      EXPECT_TRUE(gj["noise_outcome"]["noiseless_time"].is_null());
+      EXPECT_TRUE(gj["noise_outcome"]["slowdown"].is_null());
+    } else {
+      EXPECT_EQ(gj["noise_outcome"]["noiseless_time"], v["noiseless_max"]) << threads;
+      EXPECT_EQ(gj["noise_outcome"]["slowdown"].get<double>(), v["max"].get<double>() / v["noiseless_max"].get<double>()) << threads;
+    }
     uint64_t injected = 0;
     for (const auto& n : v["noise_per_rank"]) injected += n.get<uint64_t>();
     EXPECT_EQ(gj["noise_outcome"]["injected_ns"], injected) << threads;
   }
+  Shell said = testing_support::run_cli("run --goal " + kGoalData + "allreduce_recdoub-p16-d1024.goal --noise-trace " + kNoiseData +
+                                        "random.trace --threads 1");
+  ASSERT_EQ(said.code, 0) << said.err;
+  EXPECT_NE(said.out.find("noiseless time not timed (one thread: --noise-slowdown times it)"), std::string::npos) << said.out;
 
   Shell a = testing_support::run_cli("run --topology full --p 64 --op allreduce --algo allreduce_hypercube --model loggp --noise periodic:1000:25000 --json -");
   ASSERT_EQ(a.code, 0) << a.err;
@@ -333,6 +344,28 @@ TEST(NoiseCli, ReportsAndErrors) {
   EXPECT_EQ(aj["loggp"]["finish_spread"].get<uint64_t>(), *std::max_element(finish.begin(), finish.end()) -
                                                               *std::min_element(finish.begin(), finish.end()));
   EXPECT_EQ(aj["config"]["noise"]["source"], "periodic 1000 Hz x 25000 ns");
+  // An algorithm on one thread: its noiseless time where asked for is the run's without noise; not
+  // asked for, it is given only where the noisy timing's pass gave it (the same time), else null.
+  const std::string algo = "run --topology full --p 4096 --op barrier --algo barrier_dissemination --model loggp --threads 1 --json - ";
+  Shell quiet = testing_support::run_cli(algo);
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  const auto quiet_time = nlohmann::json::parse(quiet.out)["time"];
+  int given = 0;
+  for (const char* phases : {"", "--noise-cosched"}) {
+    const std::string noisy = algo + "--noise periodic:1000:25000 --noise-phases loggopsim " + phases;
+    Shell asked = testing_support::run_cli(noisy + " --noise-slowdown"), unasked = testing_support::run_cli(noisy);
+    ASSERT_EQ(asked.code, 0) << asked.err;
+    ASSERT_EQ(unasked.code, 0) << unasked.err;
+    const auto aj1 = nlohmann::json::parse(asked.out), uj1 = nlohmann::json::parse(unasked.out);
+    EXPECT_EQ(aj1["loggp"]["noise"]["noiseless_time"].get<double>(), quiet_time.get<double>()) << phases;
+    EXPECT_EQ(uj1["time"], aj1["time"]) << phases;
+    const auto& u = uj1["loggp"]["noise"]["noiseless_time"];
+    if (!u.is_null()) {
+      ++given;
+      EXPECT_EQ(u.get<double>(), quiet_time.get<double>()) << phases;
+    }
+  }
+  EXPECT_LT(given, 2);  // (independent phases at 4096 are timed in windows, which give only the noisy time)
 
   const std::string bad = write_temp("cli_bad.trace", "0\t10\n5\n");
   const std::string brief = write_temp("cli_brief.trace", "0\t1\n10\t1\n");  // a period of 10 ns, shorter than o

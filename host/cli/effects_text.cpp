@@ -9,12 +9,17 @@
 namespace ppsim::cli {
 
 void print_noise_text(std::ostream& out, const nlohmann::json& config, const nlohmann::json& outcome) {
-  std::ostringstream slowdown;
-  if (outcome["slowdown"].is_number()) slowdown << std::setprecision(4) << outcome["slowdown"].get<double>();
-  else slowdown << "-";
+  std::ostringstream noiseless;
+  if (outcome["noiseless_time"].is_null()) {
+    noiseless << "noiseless time not timed (one thread: --noise-slowdown times it)";
+  } else {
+    noiseless << "noiseless time " << outcome["noiseless_time"] << " ns, slowdown ";
+    if (outcome["slowdown"].is_number()) noiseless << std::setprecision(4) << outcome["slowdown"].get<double>();
+    else noiseless << "-";
+  }
   out << "  noise: " << config["source"].get<std::string>() << ", " << config["phases"].get<std::string>() << " phases (seed "
-      << config["seed"] << (config["drawn"] == "loggopsim" ? ", drawn as LogGOPSim" : "") << "); noiseless time "
-      << outcome["noiseless_time"] << " ns, slowdown " << slowdown.str() << ", detours " << outcome["injected_ns"] << " ns in all\n";
+      << config["seed"] << (config["drawn"] == "loggopsim" ? ", drawn as LogGOPSim" : "") << "); " << noiseless.str() << ", detours "
+      << outcome["injected_ns"] << " ns in all\n";
 }
 
 void print_stragglers_text(std::ostream& out, const nlohmann::json& s) {

@@ -109,10 +109,11 @@ std::string goal_text(const RunOptions& o) {
 void check_goal_options(const RunOptions& o, const Command& run) {
   // Everything but the LogGP parameters and the report comes from the file.
   for (const std::string& name : run.given_names()) {
-    static const char* const kApply[] = {"--goal",          "--json",        "--model",      "--L",    "--o",
-                                         "--g",             "--G",           "--O",          "--S",    "--noise-trace",
-                                         "--noise",         "--noise-cosched", "--noise-phases", "--seed", "--stragglers",
-                                         "--straggler-factor", "--timeline", "--timeline-processors", "--plot", "--threads"};
+    static const char* const kApply[] = {"--goal",         "--json",           "--model",  "--L",           "--o",
+                                         "--g",            "--G",              "--O",      "--S",           "--noise-trace",
+                                         "--noise",        "--noise-cosched",  "--noise-phases", "--noise-slowdown", "--seed",
+                                         "--stragglers",   "--straggler-factor", "--timeline", "--timeline-processors", "--plot",
+                                         "--threads"};
     if (std::find(std::begin(kApply), std::end(kApply), name) != std::end(kApply)) continue;
     throw UsageError(name + " does not apply to --goal (the schedule comes from the file; --L --o --g --G --O --S, the noise and "
                             "straggler options, --threads and --json do)");
@@ -135,7 +136,8 @@ GoalTiming time_goal_file(const RunOptions& o) {
   CostParams cost;
   cost.model = CostModel::loggp;
   const Stragglers slow = read_straggler_options(o, t.schedule.ranks);
-  const std::shared_ptr<const NoiseSpec> noise_spec = read_noise_options(o, cost);
+  std::shared_ptr<const NoiseSpec> noise_spec = read_noise_options(o, cost);
+  apply_slowdown_option(o, noise_spec);
   const auto t1 = std::chrono::steady_clock::now();
   uint64_t noiseless = 0;
   try {
@@ -143,7 +145,8 @@ GoalTiming time_goal_file(const RunOptions& o) {
     if (noise_spec) noise.emplace(*noise_spec, t.schedule.ranks);
     const loggp::Effects fx{noise ? &*noise : nullptr, &slow};
     // A noisy run's noiseless time (its slowdown) is timed beside it on a thread of its own where
-    // the run has two, and kept only where the noisy run finishes, as when timed after it.
+    // the run has two, and kept only where the noisy run finishes, as when timed after it; on one
+    // thread, only where asked for (apply_slowdown_option).
     auto quiet = [&] { return goal::simulate(t.schedule, t.params, loggp::Effects{nullptr, &slow}).time; };
     std::future<uint64_t> beside;
     if (noise && threads > 1) beside = std::async(std::launch::async, quiet);
@@ -156,7 +159,7 @@ GoalTiming time_goal_file(const RunOptions& o) {
     if (beside.valid()) {
       beside.wait();
       if (t.result.unfinished.empty()) noiseless = beside.get();
-    } else if (noise && t.result.unfinished.empty()) {
+    } else if (noise && noise_spec->slowdown && t.result.unfinished.empty()) {
       noiseless = quiet();
     }
     if (t.result.unfinished.empty() && (!o.timeline.empty() || !o.plot.empty()))
@@ -191,7 +194,8 @@ GoalTiming time_goal_file(const RunOptions& o) {
                           {"read_seconds", t.read_seconds},
                           {"read_segments", s.segments},
                           {"simulate_seconds", t.simulate_seconds}};
-  if (noise_spec) t.json["noise_outcome"] = noise_outcome_json(r.time, noiseless, r.noise, r.noise_per_host);
+  if (noise_spec)
+    t.json["noise_outcome"] = noise_outcome_json(r.time, noise_spec->slowdown ? std::optional<uint64_t>(noiseless) : std::nullopt, r.noise, r.noise_per_host);
   return t;
 }
 

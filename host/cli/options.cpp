@@ -101,6 +101,8 @@ const RunOptionSpec kRunOptions[] = {
     {"--noise", &RunOptions::noise, false,
      "loggp: generated OS noise: periodic:HZ:NS (a detour of NS ns HZ times a second) | random:RATE:NS (RATE a second, mean NS ns)"},
     {"--noise-cosched", &RunOptions::noise_cosched, false, "loggp noise: every processor at the same phase of the trace (co-scheduled)"},
+    {"--noise-slowdown", &RunOptions::noise_slowdown, false,
+     "loggp noise: on one thread, time the run without noise too, for the slowdown (with more threads it always is)"},
     {"--noise-phases", &RunOptions::noise_phases, true,
      "loggp noise: ppsim (a hash of seed and processor) | loggopsim (LogGOPSim's draws and reader, seeded with --seed)"},
     {"--seed", &RunOptions::seed, true, "seed of the noise's phases, of --noise random and of --stragglers N%", 0},

@@ -116,7 +116,7 @@ void print_run_text(std::ostream& out, const RunConfig& carried, const RunResult
       << "\n";
   if (c.noise)
     print_noise_text(out, noise_config_json(c.noise.get()),
-                     noise_outcome_json(uint64_t(r.time), r.noiseless_time, r.noise_total, r.noise_per_processor));
+                     noise_outcome_json(uint64_t(r.time), noiseless_of(r), r.noise_total, r.noise_per_processor));
   if (c.cost.stragglers.any()) print_stragglers_text(out, stragglers_json(c.cost.stragglers, c.params.p));
   if (c.failures.any()) print_failures_text(out, failures_json(c, r));
   if (const Bandwidth bw = bandwidth(c, r.time); !std::isnan(bw.algbw) && c.units.on)
@@ -145,6 +145,7 @@ int run_network(const RunOptions& o) {
   const bool writer = dist::rank() == 0;
   auto configure = [&] {
     c = build_config(o, backend);
+    apply_slowdown_option(o, c.noise);
     if (!o.json.empty() && writer) require_writable(o.json, "--json");
     if (writer) check_timeline_options(o);
     check_run_time(o, c, dist::size(), !writer);

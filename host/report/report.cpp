@@ -176,11 +176,11 @@ json noise_config_json(const NoiseSpec* n) {
               {"seed", n->seed}};
 }
 
-json noise_outcome_json(uint64_t time, uint64_t noiseless, uint64_t total, const std::vector<uint64_t>& per_processor) {
+json noise_outcome_json(uint64_t time, std::optional<uint64_t> noiseless, uint64_t total, const std::vector<uint64_t>& per_processor) {
   json per = nullptr;
   if (per_processor.size() <= kReportFinishTimes) per = per_processor;
-  return json{{"noiseless_time", noiseless},
-              {"slowdown", noiseless ? json(double(time) / double(noiseless)) : json(nullptr)},
+  return json{{"noiseless_time", noiseless ? json(*noiseless) : json(nullptr)},
+              {"slowdown", noiseless && *noiseless ? json(double(time) / double(*noiseless)) : json(nullptr)},
               {"injected_ns", total},
               {"injected_per_processor", std::move(per)}};
 }
@@ -353,7 +353,7 @@ json loggp_json(const RunConfig& c, const RunResult& r) {
            {"events", r.loggp_events},
            {"seconds", r.loggp_seconds},
            {"timing", r.loggp_timing}};
-  if (c.noise) out["noise"] = noise_outcome_json(uint64_t(r.time), r.noiseless_time, r.noise_total, r.noise_per_processor);
+  if (c.noise) out["noise"] = noise_outcome_json(uint64_t(r.time), noiseless_of(r), r.noise_total, r.noise_per_processor);
   return out;
 }
 

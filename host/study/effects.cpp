@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "loggp/noise.h"
@@ -90,7 +91,8 @@ Failures read_failure_options(const RunOptions& o, const RunConfig& c) {
 std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost) {
   const RunOptions d;
   if (o.noise_trace.empty() && o.noise.empty()) {
-    if (o.noise_cosched || o.noise_phases != d.noise_phases) throw UsageError("--noise-cosched and --noise-phases need --noise-trace or --noise");
+    if (o.noise_cosched || o.noise_slowdown || o.noise_phases != d.noise_phases)
+      throw UsageError("--noise-cosched, --noise-phases and --noise-slowdown need --noise-trace or --noise");
     return nullptr;
   }
   if (!o.noise_trace.empty() && !o.noise.empty()) throw UsageError("give --noise-trace or --noise, not both");
@@ -109,6 +111,14 @@ std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const C
     throw UsageError(e.what());
   }
   return std::make_shared<const NoiseSpec>(std::move(n));
+}
+
+void apply_slowdown_option(const RunOptions& o, std::shared_ptr<const NoiseSpec>& noise) {
+  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (!noise || o.noise_slowdown || threads > 1) return;
+  NoiseSpec n = *noise;
+  n.slowdown = false;
+  noise = std::make_shared<const NoiseSpec>(std::move(n));
 }
 
 Stragglers read_straggler_options(const RunOptions& o, int64_t p) {

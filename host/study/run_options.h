@@ -49,6 +49,7 @@ struct RunOptions {
   // OS noise (--model loggp; ppsim/noise.h), stragglers (ppsim/stragglers.h), and the seed of both
   std::string noise_trace, noise, noise_phases = "ppsim", stragglers;
   bool noise_cosched = false;
+  bool noise_slowdown = false;  // time the noiseless run on one thread too (NoiseSpec::slowdown)
   // Failures (ppsim/failures.h): proc:P@S and link:A-B@S, comma-separated, and --reroute
   std::string fail;
   bool reroute = false;
@@ -72,6 +73,9 @@ LogGPParams loggp_params(const RunOptions& o);
 // --noise-trace or --noise with --noise-cosched, --noise-phases and --seed: the noise of a run
 // whose clocks are `cost` (null when none is asked for). Throws UsageError.
 std::shared_ptr<const NoiseSpec> read_noise_options(const RunOptions& o, const CostParams& cost);
+// `run`'s rule for the noiseless timing (NoiseSpec::slowdown): on one thread (--threads 1, or a
+// machine of one core) only with --noise-slowdown. Sweeps and studies keep it.
+void apply_slowdown_option(const RunOptions& o, std::shared_ptr<const NoiseSpec>& noise);
 // --stragglers with --straggler-factor and --seed, for p processors. Throws UsageError.
 Stragglers read_straggler_options(const RunOptions& o, int64_t p);
 

@@ -50,6 +50,11 @@ struct NoiseSpec {
   bool cosched = false;
   uint64_t seed = 1;
   NoisePhases phases = NoisePhases::ppsim;
+  // Whether a run is also timed without the noise, for its noiseless time and slowdown, where that
+  // takes a timing of its own (where one pass gives both, it is given either way). `run` on one
+  // thread leaves it out unless asked (--noise-slowdown): a noisy run is then timed once, as
+  // LogGOPSim times it.
+  bool slowdown = true;
 };
 
 }  // namespace ppsim

@@ -1,6 +1,7 @@
 // The JSON documents of runs (the contract of `ppsim run --json`, network and PRAM), shared by the
 // CLI and tests.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,9 +51,12 @@ nlohmann::json failures_json(const RunConfig& c, const RunResult& r);
 nlohmann::json stragglers_json(const Stragglers& s, int64_t p);
 // OS noise as a report writes it: null when none, else its trace, phases and seed.
 nlohmann::json noise_config_json(const NoiseSpec* n);
-// What noise did to LogGP clocks: the time with and without it (the slowdown), the detours added
-// (in all, and per processor up to kReportFinishTimes processors).
-nlohmann::json noise_outcome_json(uint64_t time, uint64_t noiseless, uint64_t total, const std::vector<uint64_t>& per_processor);
+// What noise did to LogGP clocks: the time with and without it (the slowdown; both null where the
+// noiseless time was not timed), the detours added (in all, and per processor up to
+// kReportFinishTimes processors).
+nlohmann::json noise_outcome_json(uint64_t time, std::optional<uint64_t> noiseless, uint64_t total, const std::vector<uint64_t>& per_processor);
+// A run's noiseless time, where it was timed.
+inline std::optional<uint64_t> noiseless_of(const RunResult& r) { return r.noiseless_timed ? std::optional<uint64_t>(r.noiseless_time) : std::nullopt; }
 // The spread of LogGP finishing times: the last minus the first, null for no processors.
 nlohmann::json finish_spread_json(const std::vector<uint64_t>& finish);
 

@@ -84,8 +84,10 @@ struct RunResult {
   double loggp_seconds = 0.0;
   std::string loggp_timing;
   // --model loggp with OS noise (RunConfig::noise): the time the same clocks give without it, and
-  // the detours added to each processor's CPU operations (and their sum).
+  // the detours added to each processor's CPU operations (and their sum). noiseless_timed is false
+  // where the noiseless time was not asked for (NoiseSpec::slowdown) and no pass gave it.
   uint64_t noiseless_time = 0;
+  bool noiseless_timed = true;
   uint64_t noise_total = 0;
   std::vector<uint64_t> noise_per_processor;
 };

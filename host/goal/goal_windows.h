@@ -197,12 +197,19 @@ class WindowTiming {
       if (i + kAhead < n) prefetch(ranks_[active_[i + kAhead]]);
       // (a message takes the first posted receive, and what completes it reads the operations
       // next to it: fetched once the rank's state, fetched before, says where they are)
-      if (i + kAhead / 2 < n)
-        if (const uint32_t op = ranks_[active_[i + kAhead / 2]].first_posted; op != kNoOp) {
+      if (i + kAhead / 2 < n) {
+        const Rank& y = ranks_[active_[i + kAhead / 2]];
+        if (const uint32_t op = y.first_posted; op != kNoOp) {
           __builtin_prefetch(&s_.ops[op]);
           s_.done.prefetch(op);
           waits_->prefetch(op);
         }
+        // (and what finding its next event and its oldest maker reads: its events beyond the
+        // two kept in its state, and their makers)
+        y.pending.prefetch_heap();
+        for (uint32_t k = 0; k < std::min<uint32_t>(y.pending.size(), 2); ++k)
+          if (!y.pending[k].made.is_root()) makers_.prefetch(y.pending[k].made.ref);
+      }
       run_rank(active_[i], end);
       if (out_.size() >= kHeld) deliver();
     }

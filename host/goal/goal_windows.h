@@ -223,6 +223,7 @@ class WindowTiming {
       if (x.pending[k].time >= end) break;
       take(h, x, k);
     }
+    x.pending.shrink();  // (a rank held up by noise has had many pending; most of the time it has a few)
     next_[h] = kNever;
     oldest_[h] = kNoMaker;
     for (uint32_t k = 0; k < x.pending.size(); ++k) {

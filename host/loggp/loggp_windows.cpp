@@ -281,6 +281,7 @@ class WindowTiming {
         take(w, h, x, k);
         if (w.failed) return;
       }
+      x.pending.shrink();  // (a processor held up by noise has had many pending; most of the time it has a few)
       next_[h] = oldest_[h] = kNever;
       for (uint32_t k = 0; k < x.pending.size(); ++k) {
         next_[h] = std::min(next_[h], x.pending[k].time);

@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
   goal::Schedule quick, slow, parallel;
   int status = 0;
   auto equal = [](const goal::Schedule& x, const goal::Schedule& y) {
-    bool same = x.ops.size() == y.ops.size() && x.first == y.first && x.done == y.done && x.start == y.start && x.cpus == y.cpus &&
+    bool same = x.size() == y.size() && x.first == y.first && x.done == y.done && x.start == y.start && x.cpus == y.cpus &&
                 x.nics == y.nics;
-    for (uint32_t i = 0; same && i < x.ops.size(); ++i) {
+    for (uint32_t i = 0; same && i < x.size(); ++i) {
       const goal::OpFields a = x.op(i), b = y.op(i);
       same = a.peer == b.peer && a.tag == b.tag && a.size == b.size && a.type == b.type && a.cpu == b.cpu && a.nic == b.nic;
     }
@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
     const double parallel_s = threads > 1 ? best_seconds(repeat, [&] { parallel = goal::read_file(quick_path, threads); }) : 0;
     bool same = equal(quick, slow) && (threads == 1 || equal(quick, parallel));
     const double mb = double(text.size()) / 1e6;
-    std::printf("GOAL text: %s, %.1f MB, %u ranks, %zu operations, %llu dependencies; best of %d reads (read_file: mapped, one core)\n",
-                file.empty() ? ("dissemination p = " + std::to_string(p)).c_str() : file.c_str(), mb, quick.ranks, quick.ops.size(),
+    std::printf("GOAL text: %s, %.1f MB, %u ranks, %u operations, %llu dependencies; best of %d reads (read_file: mapped, one core)\n",
+                file.empty() ? ("dissemination p = " + std::to_string(p)).c_str() : file.c_str(), mb, quick.ranks, quick.size(),
                 (unsigned long long)quick.edges(), repeat);
     std::printf("| reader | seconds | MB/s | blocks read quickly |\n|---|---:|---:|---:|\n");
     std::printf("| token reader (every block) | %.3f | %.0f | %u |\n", slow_s, mb / slow_s, slow.quick_blocks);

@@ -49,8 +49,8 @@ TEST(GoalBinary, EveryBinaryIsItsTextsSchedule) {
     EXPECT_EQ(b.cpus, text.cpus) << name;
     EXPECT_EQ(b.nics, text.nics) << name;
     EXPECT_EQ(b.first, text.first) << name;
-    ASSERT_EQ(b.ops.size(), text.ops.size()) << name;
-    for (size_t i = 0; i < b.ops.size(); ++i) {
+    ASSERT_EQ(b.size(), text.size()) << name;
+    for (size_t i = 0; i < b.size(); ++i) {
       const goal::OpFields x = b.op(uint32_t(i)), y = text.op(uint32_t(i));
       EXPECT_TRUE(x.peer == y.peer && x.tag == y.tag && x.size == y.size && x.type == y.type && x.cpu == y.cpu && x.nic == y.nic)
           << name << ": operation " << i;

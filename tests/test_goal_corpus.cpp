@@ -76,7 +76,7 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
     }
     EXPECT_FALSE(must_fail) << "was read, but is one of the broken seeds";
     EXPECT_LE(uint64_t(s.ranks) * uint64_t(std::max(s.cpus, s.nics)), ppsim::goal::kMaxRanks) << "clocks the engine would keep";
-    if (s.ranks > kMaxRanksTimed || s.ops.size() > kMaxOpsTimed) continue;
+    if (s.ranks > kMaxRanksTimed || s.size() > kMaxOpsTimed) continue;
     for (const ppsim::loggp::Params& P : {ppsim::loggp::Params{}, early_rendezvous}) {
       try {
         ppsim::loggp::Result r = ppsim::goal::simulate(s, P);
@@ -103,8 +103,8 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
 bool same_schedule(const ppsim::goal::Schedule& a, const ppsim::goal::Schedule& b, std::string& why) {
   if (a.ranks != b.ranks || a.cpus != b.cpus || a.nics != b.nics) return why = "ranks, cpus or nics", false;
   if (a.first != b.first) return why = "rank offsets", false;
-  if (a.ops.size() != b.ops.size()) return why = "operation count", false;
-  for (size_t i = 0; i < a.ops.size(); ++i) {
+  if (a.size() != b.size()) return why = "operation count", false;
+  for (size_t i = 0; i < a.size(); ++i) {
     const ppsim::goal::OpFields x = a.op(uint32_t(i)), y = b.op(uint32_t(i));
     if (x.peer != y.peer || x.tag != y.tag || x.size != y.size || x.cpu != y.cpu || x.nic != y.nic || x.type != y.type ||
         a.line(uint32_t(i)) != b.line(uint32_t(i)))
@@ -145,6 +145,65 @@ TEST(GoalCorpus, TheQuickReaderGivesTheTokenReadersSchedule) {
   }
   EXPECT_GT(compared, 20u);
   EXPECT_GT(quick_blocks, 100u);  // LogGOPSim's and ppsim's schedules are read by the quick reader
+}
+
+// A file's schedule keeps its operations in 4 bytes each where they come in few shapes
+// (Schedule::compact): every schedule of the corpus gives the same operations and the same times
+// in either form.
+TEST(GoalCorpus, TheCompactFormGivesTheSameOperationsAndTimes) {
+  size_t compacted = 0, timed = 0;
+  for (const auto& entry : fs::directory_iterator(PPSIM_GOAL_CORPUS)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    ppsim::goal::Schedule s;
+    try {
+      s = ppsim::goal::parse(read_bytes(entry.path()), name);
+    } catch (const ppsim::goal::ParseError&) {
+      continue;
+    }
+    ppsim::goal::Schedule c = s;
+    if (!c.compact()) continue;
+    ++compacted;
+    EXPECT_TRUE(c.ops.empty()) << name;
+    std::string why;
+    EXPECT_TRUE(same_schedule(s, c, why)) << name << ": " << why << " differ";
+    if (s.ranks > kMaxRanksTimed || s.size() > kMaxOpsTimed) continue;
+    std::string a, b;
+    try {
+      a = testing::PrintToString(ppsim::goal::simulate(s, {}).finish);
+    } catch (const ppsim::loggp::StuckError& e) {
+      a = e.what();
+    }
+    try {
+      b = testing::PrintToString(ppsim::goal::simulate(c, {}).finish);
+    } catch (const ppsim::loggp::StuckError& e) {
+      b = e.what();
+    }
+    EXPECT_EQ(a, b) << name;
+    ++timed;
+  }
+  EXPECT_GT(compacted, 100u);
+  EXPECT_GT(timed, 100u);
+}
+
+// A schedule of more shapes than the 4-byte form has room for keeps its 8-byte form, and so the
+// operations compact() had written and given back before it found out: 2^16 ranks leave 15 bits
+// for 32,768 shapes, and rank 0 has 300,000 operations of three shapes (more than one 2 MiB step
+// of them, wide ones among them) before calcs of 32,765 or 32,768 lengths more.
+TEST(GoalCorpus, TooManyShapesKeepEveryOperationAsItWas) {
+  for (const uint32_t lengths : {32765u, 32768u}) {  // (3 + 32,765 shapes fit; 3 + 32,768 do not)
+    std::string text = "num_ranks 65536\nrank 0 {\n";
+    for (int k = 0; k < 100000; ++k) text += "send 3000000b to 65535 tag 3\nrecv 70000b from -1 tag -1\ncalc 1000000000000 cpu 1\n";
+    for (uint32_t k = 0; k < lengths; ++k) text += "calc " + std::to_string(10 + k) + "\n";
+    text += "}\n";
+    for (int r = 1; r < 65536; ++r) text += "rank " + std::to_string(r) + " {\n}\n";
+    const ppsim::goal::Schedule s = ppsim::goal::parse(text, "shapes.goal");
+    ppsim::goal::Schedule c = s;
+    EXPECT_EQ(c.compact(), lengths == 32765u) << lengths;
+    EXPECT_EQ(c.compacted, lengths == 32765u) << lengths;
+    std::string why;
+    EXPECT_TRUE(same_schedule(s, c, why)) << lengths << ": " << why << " differ";
+  }
 }
 
 // The quick reader's first try at a line reads only a generator's exact forms and leaves anything

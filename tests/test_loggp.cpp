@@ -235,7 +235,7 @@ TEST(GoalReader, ReadsEveryFormAndKeepsTheFilesOrder) {
   ASSERT_EQ(s.ranks, 3u);
   EXPECT_EQ(s.cpus, 2);
   EXPECT_EQ(s.nics, 2);
-  ASSERT_EQ(s.ops.size(), 6u);
+  ASSERT_EQ(s.size(), 6u);
   EXPECT_EQ(s.first, (std::vector<uint32_t>{0, 2, 5, 6}));  // rank 0's ops first, in the order written
   EXPECT_EQ(s.label(0), "y");
   EXPECT_EQ(s.op(0).tag, 7u);

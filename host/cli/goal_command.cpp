@@ -173,12 +173,12 @@ GoalTiming time_goal_file(const RunOptions& o) {
   }
   if (!t.result.unfinished.empty()) throw ScheduleError(o.goal + ": the schedule cannot finish: " + t.result.unfinished);
   t.simulate_seconds = seconds_since(t1);
-  for (uint32_t i = 0; i < t.schedule.ops.size(); ++i) ++t.count[t.schedule.type(i) - loggp::kSend];
+  for (uint32_t i = 0; i < t.schedule.size(); ++i) ++t.count[t.schedule.type(i) - loggp::kSend];
   const loggp::Result& r = t.result;
   const goal::Schedule& s = t.schedule;
   t.json = nlohmann::json{{"goal", o.goal},
                           {"ranks", s.ranks},
-                          {"operations", s.ops.size()},
+                          {"operations", s.size()},
                           {"sends", t.count[0]},
                           {"recvs", t.count[1]},
                           {"calcs", t.count[2]},
@@ -216,7 +216,7 @@ int run_goal_file(const RunOptions& o, const Command& run) {
   if (o.json != "-" && o.timeline != "-") {
     const goal::Schedule& s = t.schedule;
     const loggp::Result& r = t.result;
-    std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.ops.size() << " operations (" << t.count[0]
+    std::cout << "ppsim: GOAL schedule " << o.goal << ": " << s.ranks << " ranks, " << s.size() << " operations (" << t.count[0]
               << " sends, " << t.count[1] << " receives, " << t.count[2] << " calcs), " << s.edges() << " dependencies\n"
               << "  " << loggp_text(t.params) << "\n"
               << "  time " << r.time << " ns (rank " << r.last_host << " finishes last; finishing times spread over "

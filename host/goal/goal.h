@@ -138,15 +138,24 @@ class DepLists {
   std::vector<uint32_t> row32_, col32_;       // else
 };
 
-// The whole schedule: operations of rank r are ops[first[r] .. first[r+1]); `done` lists the
+// The whole schedule: operations of rank r are [first[r] .. first[r+1]); `done` lists the
 // operations that require each, `start` those that irequire it (empty when no line irequires).
+//
+// An operation is kept as an Op (8 bytes), or, once compact() found that the schedule's operations
+// come in few shapes (a shape: an operation's fields but its peer; a generator's schedules have a
+// handful), in 4: its shape's index in `shapes` above its peer's `peer_bits` bits (`ranks` standing
+// for loggp::kAny). The accessors below read either form.
 struct Schedule {
   std::string name;  // the file, for messages
   uint32_t ranks = 0;
   int cpus = 1, nics = 1;
   std::vector<uint32_t> first;
-  std::vector<Op, HugeAlloc<Op>> ops;  // (in huge pages where large: a fault per 2 MiB as it is read)
+  std::vector<Op, HugeAlloc<Op>> ops;  // (in huge pages where large: a fault per 2 MiB as it is read); empty once compact
   std::vector<WideOp> wide;            // the operations that do not fit Op's word
+  std::vector<uint32_t, HugeAlloc<uint32_t>> narrow;  // the compact form (compact())
+  std::vector<OpFields> shapes;                       // its shapes, each with peer 0
+  uint32_t peer_bits = 0;
+  bool compacted = false;
   DepLists done, start;
   // Every operation's label ("" for none) in operation order, '\0'-terminated; empty for a schedule
   // read from a file, whose labels are read back from the file when a message needs one.
@@ -159,21 +168,37 @@ struct Schedule {
   uint32_t segments = 1;      // parts of the text read each on a thread of its own (1: read in order)
   bool binary = false;        // read from LogGOPSim's binary form
   uint64_t edges() const { return done.size() + start.size(); }
+  uint32_t size() const { return uint32_t(compacted ? narrow.size() : ops.size()); }  // operations
+  // Keeps the operations in 4 bytes each where they come in at most 2^(32 - peer_bits) shapes
+  // (peer_bits: enough for every rank and one more); else leaves them as they are. Whether it did.
+  bool compact();
+  void prefetch_op(uint32_t i) const { __builtin_prefetch(compacted ? static_cast<const void*>(&narrow[i]) : &ops[i]); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
   uint32_t line(uint32_t op) const;      // the file read again where not kept: for messages only
 
   uint8_t type(uint32_t i) const {
+    if (compacted) return shapes[narrow[i] >> peer_bits].type;
     const Op& o = ops[i];
     return o.word >> 31 ? wide[o.word & kWideIndex].type : uint8_t(o.word & 3);
   }
   // A send's or receive's source or destination and tag (loggp::kAny: any), as op() gives them.
   std::pair<uint32_t, uint32_t> peer_tag(uint32_t i) const {
+    if (compacted) {
+      const uint32_t w = narrow[i];
+      return {narrow_peer(w), shapes[w >> peer_bits].tag};
+    }
     const Op& o = ops[i];
     if (o.word >> 31) return {o.peer, wide[o.word & kWideIndex].tag};
     const uint32_t tag = o.word >> 2 & 255;
     return {o.peer, tag == 255 ? loggp::kAny : tag};
   }
   OpFields op(uint32_t i) const {
+    if (compacted) {
+      const uint32_t w = narrow[i];
+      OpFields f = shapes[w >> peer_bits];
+      if (f.type != loggp::kCalc) f.peer = narrow_peer(w);
+      return f;
+    }
     const Op& o = ops[i];
     OpFields f;
     f.peer = o.peer;
@@ -202,7 +227,11 @@ struct Schedule {
     wide_ops.push_back(WideOp{f.size, f.tag, f.cpu, f.nic, f.type});
     return Op{f.peer, uint32_t(wide_ops.size() - 1) | uint32_t(1) << 31};
   }
-  void push(const OpFields& f) { ops.push_back(pack(f, wide)); }
+  void push(const OpFields& f) { ops.push_back(pack(f, wide)); }  // (not once compact)
+  uint32_t narrow_peer(uint32_t w) const {
+    const uint32_t peer = w & ((uint32_t(1) << peer_bits) - 1);
+    return peer == ranks ? loggp::kAny : peer;
+  }
 
   static constexpr uint32_t kWideIndex = (uint32_t(1) << 31) - 1;
   static constexpr uint64_t kInlineSize = uint64_t(1) << 21;

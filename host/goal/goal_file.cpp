@@ -67,12 +67,14 @@ Schedule read_mapped(const std::string& path, Read&& read) {
 }  // namespace
 
 Schedule read_file(const std::string& path, int threads) {
-  return read_mapped(path,
-                     [&](std::string_view bytes, std::function<void(size_t)> consumed, const std::function<void(size_t, size_t)>& drop) {
-                       if (bytes.empty()) return parse(bytes, path);
-                       return is_binary_schedule(bytes) ? read_binary(bytes, path, std::move(consumed))
-                                                        : parse_file_text(bytes, path, std::move(consumed), threads, drop);
-                     });
+  Schedule s =
+      read_mapped(path, [&](std::string_view bytes, std::function<void(size_t)> consumed, const std::function<void(size_t, size_t)>& drop) {
+        if (bytes.empty()) return parse(bytes, path);
+        return is_binary_schedule(bytes) ? read_binary(bytes, path, std::move(consumed))
+                                         : parse_file_text(bytes, path, std::move(consumed), threads, drop);
+      });
+  s.compact();  // (in 4 bytes an operation where its shapes are few, as a generator's are)
+  return s;
 }
 
 std::vector<uint32_t> read_file_lines(const std::string& path) {

@@ -13,7 +13,7 @@ namespace ppsim::goal::detail {
 
 class WaitCounts {
  public:
-  explicit WaitCounts(const Schedule& s) : b_(s.ops.size(), 0) {
+  explicit WaitCounts(const Schedule& s) : b_(s.size(), 0) {
     s.done.each_entry(s.first, [&](uint32_t j) { add(j); });
     s.start.each_entry(s.first, [&](uint32_t j) { add(j); });
   }

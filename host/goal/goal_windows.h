@@ -114,7 +114,7 @@ class WindowTiming {
   static bool usable(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx) {
     if (!fx.noise || fx.noise->cosched()) return false;
     if (fx.recorder || s.cpus != 1 || s.nics != 1 || s.ranks == 0) return false;
-    for (uint32_t i = 0; i < s.ops.size(); ++i)
+    for (uint32_t i = 0; i < s.size(); ++i)
       if (const OpFields op = s.op(i); op.type != loggp::kCalc && op.size > P.S) return false;
     return true;
   }
@@ -200,7 +200,7 @@ class WindowTiming {
       if (i + kAhead / 2 < n) {
         const Rank& y = ranks_[active_[i + kAhead / 2]];
         if (const uint32_t op = y.first_posted; op != kNoOp) {
-          __builtin_prefetch(&s_.ops[op]);
+          s_.prefetch_op(op);
           s_.done.prefetch(op);
           waits_->prefetch(op);
         }
@@ -437,7 +437,7 @@ class WindowTiming {
   // The times, once every operation has run and every message was received; nothing where one
   // has not, or a time passed the limit (the engine reports either).
   std::optional<loggp::Result> result() {
-    if (done_ != s_.ops.size()) return std::nullopt;
+    if (done_ != s_.size()) return std::nullopt;
     loggp::Result res;
     res.events = events_;
     res.messages = messages_;

@@ -206,6 +206,28 @@ TEST(GoalCorpus, TooManyShapesKeepEveryOperationAsItWas) {
   }
 }
 
+// A rank's dependency lists are kept in 8 bits where all of its fit (DepLists::narrow): a chain
+// of n calcs, each requiring the one before, has starts up to n - 1, and stays in 16 bits from
+// n = 257 on, with the same times either way.
+TEST(GoalCorpus, DependencyListsNarrowOnlyWhereTheyFit) {
+  for (const int n : {200, 256, 257, 300}) {
+    std::string text = "num_ranks 2\nrank 0 {\n";
+    for (int k = 1; k <= n; ++k) text += "l" + std::to_string(k) + ": calc " + std::to_string(k) + "\n";
+    for (int k = 2; k <= n; ++k) text += "l" + std::to_string(k) + " requires l" + std::to_string(k - 1) + "\n";
+    text += "}\nrank 1 {\n}\n";
+    const ppsim::goal::Schedule s = ppsim::goal::parse(text, "chain.goal");
+    ppsim::goal::Schedule c = s;
+    c.compact();
+    EXPECT_EQ(s.done.bits(), 16) << n;
+    EXPECT_EQ(c.done.bits(), n <= 256 ? 8 : 16) << n;
+    std::string why;
+    EXPECT_TRUE(same_schedule(s, c, why)) << n << ": " << why << " differ";
+    const ppsim::loggp::Result a = ppsim::goal::simulate(s, {}), b = ppsim::goal::simulate(c, {});
+    EXPECT_EQ(a.finish, b.finish) << n;
+    EXPECT_EQ(a.finish[0], uint64_t(n) * uint64_t(n + 1) / 2) << n;  // (the calcs one after another: 1 + 2 + ... + n)
+  }
+}
+
 // The quick reader's first try at a line reads only a generator's exact forms and leaves anything
 // else to the rest of the quick reader or to the token reader: each line below, near those forms,
 // is read (or refused, with the same message) as the token reader reads it. Each is followed by

@@ -73,8 +73,9 @@ struct WideOp {
 // in file order. An operation waits only for operations of its rank, so where every rank has fewer
 // than 2^16 operations and entries, a list's start and its entries are kept in 16 bits, relative to
 // the rank (its lists start at base[r], its operations at first[r]): 2 bytes an operation and an
-// entry instead of 4. Else, or where an entry names another rank's operation, compressed rows over
-// the whole schedule: col32[row32[i] .. row32[i+1]).
+// entry instead of 4, and 1 once narrow() found every rank's below 2^8 (a generator's ranks have
+// a few dozen). Else, or where an entry names another rank's operation, compressed rows over the
+// whole schedule: col32[row32[i] .. row32[i+1]).
 class DepLists {
  public:
   // From compressed rows over the whole schedule (row: an entry per operation and one more; both
@@ -86,6 +87,8 @@ class DepLists {
   // The ranks of `o` (appended, not finished) appended after these, its operations moved by `offset`.
   void append_from(const DepLists& o, uint32_t offset);
   void finish();
+  // The 16-bit lists in 8 bits where every value fits (after finish()). Whether they were.
+  bool narrow();
   // Room for lists of `ops` operations with `entries` entries in all, where they fit 16 bits (a
   // reader's estimate: pages of room left unused are never touched, while growing copied the
   // lists and touched fresh pages twice over).
@@ -95,11 +98,16 @@ class DepLists {
   }
   bool empty() const { return size_ == 0; }
   uint64_t size() const { return size_; }
+  int bits() const { return wide_ ? 32 : narrow_ ? 8 : 16; }  // of a list's start and its entries
   // f(j) for every operation j in the list of operation `op` of rank h, in order.
   template <class F>
   void each(const std::vector<uint32_t>& first, uint32_t h, uint32_t op, F&& f) const {
     if (size_ == 0) return;
-    if (!wide_) {
+    if (narrow_) {
+      const uint32_t b = base_[h], from = first[h];
+      const uint32_t end = op + 1 < first[h + 1] ? b + row8_[op + 1] : base_[h + 1];
+      for (uint32_t k = b + row8_[op]; k < end; ++k) f(from + col8_[k]);
+    } else if (!wide_) {
       const uint32_t b = base_[h], from = first[h];
       const uint32_t end = op + 1 < first[h + 1] ? b + row16_[op + 1] : base_[h + 1];
       for (uint32_t k = b + row16_[op]; k < end; ++k) f(from + col16_[k]);
@@ -110,7 +118,8 @@ class DepLists {
   // Where the list of operation `op` starts, asked for ahead of reading it.
   void prefetch(uint32_t op) const {
     if (size_ == 0) return;
-    if (!wide_) __builtin_prefetch(&row16_[op]);
+    if (narrow_) __builtin_prefetch(&row8_[op]);
+    else if (!wide_) __builtin_prefetch(&row16_[op]);
     else __builtin_prefetch(&row32_[op]);
   }
   // f(j) for every entry j of every list, list by list (all of them at once: faster than each()
@@ -120,21 +129,23 @@ class DepLists {
     if (size_ == 0) return;
     if (!wide_) {
       for (size_t r = 0; r + 1 < base_.size(); ++r)
-        for (uint32_t k = base_[r]; k < base_[r + 1]; ++k) f(first[r] + col16_[k]);
+        for (uint32_t k = base_[r]; k < base_[r + 1]; ++k) f(first[r] + (narrow_ ? col8_[k] : col16_[k]));
     } else {
       for (uint32_t j : col32_) f(j);
     }
   }
-  bool operator==(const DepLists&) const = default;
+  // The same lists, in whichever form each is kept.
+  bool operator==(const DepLists& o) const;
 
  private:
   void widen();
   uint64_t size_ = 0;
-  bool started_ = false, wide_ = false;
+  bool started_ = false, wide_ = false, narrow_ = false;
   uint32_t ops_ = 0;                          // operations appended
   std::vector<uint32_t> firsts_;              // each rank's first operation, while appending
   std::vector<uint32_t> base_;                // per rank, and one more
   std::vector<uint16_t> row16_, col16_;       // relative to the rank
+  std::vector<uint8_t> row8_, col8_;          // the same, narrow()
   std::vector<uint32_t> row32_, col32_;       // else
 };
 
@@ -170,8 +181,10 @@ struct Schedule {
   uint64_t edges() const { return done.size() + start.size(); }
   uint32_t size() const { return uint32_t(compacted ? narrow.size() : ops.size()); }  // operations
   // Keeps the operations in 4 bytes each where they come in at most 2^(32 - peer_bits) shapes
-  // (peer_bits: enough for every rank and one more); else leaves them as they are. Whether it did.
+  // (peer_bits: enough for every rank and one more), else leaves them as they are, and whether it
+  // did; and the dependency lists in 8 bits where they fit (DepLists::narrow).
   bool compact();
+  bool compact_operations();  // (the first part)
   void prefetch_op(uint32_t i) const { __builtin_prefetch(compacted ? static_cast<const void*>(&narrow[i]) : &ops[i]); }
   std::string label(uint32_t op) const;  // linear in the schedule: for messages only
   uint32_t line(uint32_t op) const;      // the file read again where not kept: for messages only

@@ -72,6 +72,32 @@ void DepLists::append_from(const DepLists& o, uint32_t offset) {
   }
 }
 
+bool DepLists::narrow() {
+  if (!started_ || wide_ || narrow_) return narrow_;
+  const auto fits = [](const std::vector<uint16_t>& v) { return std::all_of(v.begin(), v.end(), [](uint16_t x) { return x <= 0xFF; }); };
+  if (!fits(row16_) || !fits(col16_)) return false;
+  row8_.assign(row16_.begin(), row16_.end());
+  std::vector<uint16_t>().swap(row16_);
+  col8_.assign(col16_.begin(), col16_.end());
+  std::vector<uint16_t>().swap(col16_);
+  narrow_ = true;
+  return true;
+}
+
+bool DepLists::operator==(const DepLists& o) const {
+  if (size_ != o.size_ || started_ != o.started_ || wide_ != o.wide_) return false;
+  if (wide_) return row32_ == o.row32_ && col32_ == o.col32_;
+  if (base_ != o.base_) return false;
+  auto same = [](const auto& a8, const auto& a16, bool a_narrow, const auto& b8, const auto& b16, bool b_narrow) {
+    const size_t n = a_narrow ? a8.size() : a16.size();
+    if (n != (b_narrow ? b8.size() : b16.size())) return false;
+    for (size_t i = 0; i < n; ++i)
+      if ((a_narrow ? a8[i] : a16[i]) != (b_narrow ? b8[i] : b16[i])) return false;
+    return true;
+  };
+  return same(row8_, row16_, narrow_, o.row8_, o.row16_, o.narrow_) && same(col8_, col16_, narrow_, o.col8_, o.col16_, o.narrow_);
+}
+
 // The 16-bit lists as rows over the whole schedule (a rank with 2^16 entries or more).
 void DepLists::widen() {
   wide_ = true;
@@ -159,6 +185,13 @@ class Narrowing {
 }  // namespace
 
 bool Schedule::compact() {
+  const bool narrowed = compact_operations();
+  done.narrow();  // (after the operations: the lists' two forms are held together for a moment)
+  start.narrow();
+  return narrowed;
+}
+
+bool Schedule::compact_operations() {
   if (compacted || ops.empty()) return compacted;
   const uint32_t bits = uint32_t(std::bit_width(ranks));  // peers 0 .. ranks - 1, and `ranks` for any
   if (bits == 0 || bits > 27) return false;

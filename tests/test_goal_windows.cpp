@@ -183,32 +183,39 @@ TEST(GoalWindows, TheEngineTimesWhatTheWindowsLeave) {
 // field (the widest a packed group must hold).
 TEST(GoalWindows, TheMakersLogGivesBackWhatWasWritten) {
   using goal::detail::PackedMade;
-  std::mt19937_64 rng(7);
-  std::vector<PackedMade> written;
-  goal::detail::RecentMakers log;
-  const uint32_t n = 5u << goal::detail::RecentMakers::kBits;  // (the first blocks packed)
-  uint64_t time = 1000;
-  uint32_t host = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    PackedMade m;
-    if (rng() % 1000 == 0) {
-      m = PackedMade::root(uint16_t(rng()));
-    } else {
-      const bool far = rng() % 500 == 0;
-      time = far ? rng() % (uint64_t(1) << 47) : time + rng() % 50;
-      host = far ? uint32_t(rng()) : host + uint32_t(rng() % 3);
-      m.time_idx = time << 16 | (far ? rng() % 65536 : rng() % 4);
-      m.host = host;
-      m.ref = far || i == 0 ? uint32_t(rng() % (uint64_t(PackedMade::kRoot))) : i - 1 - uint32_t(rng() % std::min<uint32_t>(i, 200000));
+  // (blocks of 2^12 entries, a small machine's; and of 2^17, 2^18 ranks' and more)
+  EXPECT_EQ(goal::detail::RecentMakers::bits_for(4096), 12u);
+  EXPECT_EQ(goal::detail::RecentMakers::bits_for(65536), 15u);
+  EXPECT_EQ(goal::detail::RecentMakers::bits_for(1u << 20), 17u);
+  for (const uint32_t bits : {12u, 17u}) {
+    std::mt19937_64 rng(7);
+    std::vector<PackedMade> written;
+    goal::detail::RecentMakers log(bits);
+    const uint32_t n = 5u << bits;  // (the first blocks packed)
+    uint64_t time = 1000;
+    uint32_t host = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      PackedMade m;
+      if (rng() % 1000 == 0) {
+        m = PackedMade::root(uint16_t(rng()));
+      } else {
+        const bool far = rng() % 500 == 0;
+        time = far ? rng() % (uint64_t(1) << 47) : time + rng() % 50;
+        host = far ? uint32_t(rng()) : host + uint32_t(rng() % 3);
+        m.time_idx = time << 16 | (far ? rng() % 65536 : rng() % 4);
+        m.host = host;
+        m.ref = far || i == 0 ? uint32_t(rng() % (uint64_t(PackedMade::kRoot))) : i - 1 - uint32_t(rng() % std::min<uint32_t>(i, 200000));
+      }
+      uint32_t at = 0;
+      ASSERT_TRUE(log.push(m, at));
+      ASSERT_EQ(at, i);
+      written.push_back(m);
     }
-    uint32_t at = 0;
-    ASSERT_TRUE(log.push(m, at));
-    ASSERT_EQ(at, i);
-    written.push_back(m);
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(log.entry(i), written[i]) << bits << ": entry " << i;
+    // A given-back block's entries are gone; the kept ones read as before.
+    log.forget_before(uint64_t(2) << bits);
+    EXPECT_THROW(log.entry(0), goal::detail::RecentMakers::Gone);
+    EXPECT_THROW(log.entry((2u << bits) - 1), goal::detail::RecentMakers::Gone);
+    for (uint32_t i = 2u << bits; i < n; i += 97) ASSERT_EQ(log.entry(i), written[i]) << bits << ": entry " << i;
   }
-  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(log.entry(i), written[i]) << "entry " << i;
-  // A given-back block's entries are gone; the kept ones read as before.
-  log.forget_before(uint64_t(2) << goal::detail::RecentMakers::kBits);
-  EXPECT_THROW(log.entry(0), goal::detail::RecentMakers::Gone);
-  for (uint32_t i = 2u << goal::detail::RecentMakers::kBits; i < n; i += 97) ASSERT_EQ(log.entry(i), written[i]) << "entry " << i;
 }

@@ -135,8 +135,8 @@ class RecentMakers {
   // Appends m; false when the log is full (2^32 - 1 entries).
   bool push(const PackedMade& m, uint32_t& index) {
     if (size_ >= PackedMade::kRoot) return false;
-    if ((size_ >> kBits) == blocks_.size()) new_block();
-    blocks_[size_ >> kBits].raw[size_ & kMask] = m;
+    if ((size_ >> bits_) == blocks_.size()) new_block();
+    blocks_[size_ >> bits_].raw[size_ & mask_] = m;
     index = uint32_t(size_++);
     return true;
   }
@@ -144,27 +144,33 @@ class RecentMakers {
   // Entry i asked for ahead of its use, where it is kept as written.
   void prefetch(uint32_t i) const {
     if (i < kept_ || i >= size_) return;
-    const Block& b = blocks_[i >> kBits];
-    if (!b.raw.empty()) __builtin_prefetch(&b.raw[i & kMask]);
+    const Block& b = blocks_[i >> bits_];
+    if (!b.raw.empty()) __builtin_prefetch(&b.raw[i & mask_]);
   }
   PackedMade entry(uint32_t i) const {
     if (i < kept_) throw Gone{};
-    const Block& b = blocks_[i >> kBits];
-    return b.raw.empty() ? b.packed[i & kMask] : b.raw[i & kMask];
+    const Block& b = blocks_[i >> bits_];
+    return b.raw.empty() ? b.packed[i & mask_] : b.raw[i & mask_];
   }
   // Gives back the whole blocks before entry i, for the blocks to come (a fresh block costs its
   // pages' first touch: a tenth of a run, when they were unmapped and mapped again).
   void forget_before(uint64_t i) {
-    for (; (kept_ >> kBits) < (i >> kBits); kept_ += uint64_t(1) << kBits) {
-      Block& b = blocks_[kept_ >> kBits];
+    for (; (kept_ >> bits_) < (i >> bits_); kept_ += uint64_t(1) << bits_) {
+      Block& b = blocks_[kept_ >> bits_];
       if (!b.raw.empty()) spare_.push_back(std::move(b.raw));
       b.packed.clear();
     }
   }
-  static constexpr uint32_t kBits = 17;  // (2 MiB a block as written: a huge page)
+  // Blocks of 2^bits entries. bits_for(ranks) gives blocks of about half as many entries as there
+  // are ranks, somewhat less than a window makes (2^17 entries, 2 MiB as written, at 2^18 ranks),
+  // so that the raw blocks hold the last windows, which pending events reach most, and a smaller
+  // machine's log is given back as finely.
+  explicit RecentMakers(uint32_t bits = 17) : bits_(bits), mask_((uint64_t(1) << bits) - 1) {}
+  static uint32_t bits_for(uint32_t ranks) { return std::clamp<uint32_t>(uint32_t(std::bit_width(ranks)), 14, 19) - 2; }
 
  private:
-  static constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
+  uint32_t bits_;
+  uint64_t mask_;
   static constexpr size_t kRawBlocks = 3;  // (a window at 2^18 ranks makes about 160,000 makers)
   struct Block {
     HugeVector<PackedMade> raw;  // empty once packed
@@ -181,7 +187,7 @@ class RecentMakers {
         spare_.push_back(std::move(b.raw));
       }
     }
-    if (spare_.empty()) spare_.emplace_back(size_t(1) << kBits);
+    if (spare_.empty()) spare_.emplace_back(size_t(1) << bits_);
     blocks_.emplace_back();
     blocks_.back().raw = std::move(spare_.back());
     spare_.pop_back();

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -44,7 +45,7 @@ namespace ppsim::goal::detail {
 class WindowTiming {
  public:
   WindowTiming(const Schedule& s, const loggp::Params& P, const loggp::Effects& fx)
-      : s_(s), rules_(P, fx.stragglers), noise_(fx.noise), usable_(usable(s, P, fx)) {}
+      : s_(s), rules_(P, fx.stragglers), noise_(fx.noise), usable_(usable(s, P, fx)), makers_(RecentMakers::bits_for(s.ranks)) {}
 
   std::optional<loggp::Result> run() {
     if (!usable_) return std::nullopt;
@@ -99,11 +100,41 @@ class WindowTiming {
   struct Unexpected {
     uint32_t peer, tag;
   };
+  // A rank's unexpected messages, in order, wholly on the heap and nothing while there are none
+  // (most ranks of most schedules have none most of the time): one pointer in the rank's state,
+  // its first element holding the count and the room.
+  class UnexpectedQueue {
+   public:
+    uint32_t size() const { return q_ ? q_[0].peer : 0; }
+    bool empty() const { return size() == 0; }
+    const Unexpected& operator[](uint32_t i) const { return q_[i + 1]; }
+    void push_back(const Unexpected& u) {
+      const uint32_t n = size();
+      if (!q_ || n == q_[0].tag) {  // (full: twice the room)
+        const uint32_t room = q_ ? 2 * q_[0].tag : 2;
+        std::unique_ptr<Unexpected[]> more(new Unexpected[room + 1]);
+        for (uint32_t i = 1; i <= n; ++i) more[i] = q_[i];
+        more[0] = Unexpected{n, room};
+        q_ = std::move(more);
+      }
+      q_[n + 1] = u;
+      ++q_[0].peer;
+    }
+    // Element i removed, the later ones moved up; the queue given back once empty.
+    void erase(uint32_t i) {
+      const uint32_t n = size();
+      for (uint32_t k = i + 1; k < n; ++k) q_[k] = q_[k + 1];
+      if (--q_[0].peer == 0) q_.reset();
+    }
+
+   private:
+    std::unique_ptr<Unexpected[]> q_;
+  };
   static constexpr uint32_t kNoOp = ~uint32_t(0);
   struct Rank {
     uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
     loggp::InlineVec<Ev, 2> pending;
-    loggp::InlineVec<Unexpected, 1> uq;
+    UnexpectedQueue uq;
     uint32_t rq_head = 0, rq_tail = 0;  // its posted receives, in posted_
     uint32_t first_posted = kNoOp;      // the operation of the first of them (kNoOp: none)
   };

@@ -469,6 +469,12 @@ class WindowTiming {
   // has not, or a time passed the limit (the engine reports either).
   std::optional<loggp::Result> result() {
     if (done_ != s_.size()) return std::nullopt;
+    // (what the times no longer need given back first: the finishing times come at the run's peak)
+    makers_ = RecentMakers();
+    waits_.reset();
+    posted_ = loggp::detail::PostedSlots();
+    std::vector<uint64_t>().swap(next_);
+    std::vector<uint32_t>().swap(oldest_);
     loggp::Result res;
     res.events = events_;
     res.messages = messages_;

@@ -63,9 +63,9 @@ std::string random_schedule(uint32_t ranks, int messages, std::mt19937& rng) {
   for (int m = 0; m < messages; ++m) {
     const uint32_t from = pick(ranks), to = pick(5) == 0 ? from : pick(ranks);
     const uint64_t size = 1 + pick(3000);
-    // (tags around 0xFFFF too: the window timing keeps a tag below it in the event, reads any other
-    // from the schedule)
-    const uint32_t tag = pick(8) == 0 ? 0xFFFE + pick(3) : pick(3);
+    // (tags around 31 too: the window timing keeps a tag below it in the event and reads any other
+    // from the schedule; and some far above it)
+    const uint32_t tag = pick(8) == 0 ? 30 + pick(3) : pick(12) == 0 ? 0xFFFE + pick(3) : pick(3);
     ops[from].push_back("send " + std::to_string(size) + "b to " + std::to_string(to) + " tag " + std::to_string(tag));
     // (a receive of any tag may take another's message and leave one unmatched: the engine alone
     // reports it, and the test sees that the windows gave nothing)
@@ -218,4 +218,40 @@ TEST(GoalWindows, TheMakersLogGivesBackWhatWasWritten) {
     EXPECT_THROW(log.entry((2u << bits) - 1), goal::detail::RecentMakers::Gone);
     for (uint32_t i = 2u << bits; i < n; i += 97) ASSERT_EQ(log.entry(i), written[i]) << bits << ": entry " << i;
   }
+}
+
+// An event keeps how long before it its maker ran in 32 bits: a calc of 2^32 ns or more, whose
+// send is made ready when it ends, is left to the engine, and one a little shorter is not; the
+// times are the engine's either way.
+TEST(GoalWindows, AMakerRunLongBeforeItsEventLeavesTheScheduleToTheEngine) {
+  const auto t = trace(loggp::random_noise(10, 1000, 3));  // (a period of seconds: longer than the calc)
+  for (const uint64_t ns : {uint64_t(4000000000), uint64_t(5000000000)}) {
+    const std::string text = "num_ranks 2\nrank 0 {\nl1: calc " + std::to_string(ns) +
+                             "\nl2: send 8b to 1 tag 0\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
+    const goal::Schedule s = goal::parse(text, "long.goal");
+    const loggp::Noise noise(NoiseSpec{t, false, 1, NoisePhases::ppsim}, s.ranks);
+    EXPECT_EQ(same_as_engine(s, LogGPParams{}, loggp::Effects{&noise, nullptr}, std::to_string(ns) + " ns"), ns < (uint64_t(1) << 32)) << ns;
+    EXPECT_GT(goal::simulate(s, LogGPParams{}, loggp::Effects{&noise, nullptr}).time, ns);
+  }
+}
+
+// The window timing adds a rank's detours up in 32 bits until a total passes 2^32 ns, and in 64
+// from then on: ten calcs of 0.9 s under a detour of 0.6 s every second come to more than 4.3 s of
+// detours, each calc made ready less than 2^32 ns after the one before (the windows time it), and
+// the totals are the engine's.
+TEST(GoalWindows, DetoursPastFourSecondsAreAddedUpInFull) {
+  const auto t = trace(loggp::periodic_noise(1, 600000000));
+  std::string text = "num_ranks 2\nrank 0 {\n";
+  for (int k = 1; k <= 10; ++k) text += "l" + std::to_string(k) + ": calc 900000000\n";
+  for (int k = 2; k <= 10; ++k) text += "l" + std::to_string(k) + " requires l" + std::to_string(k - 1) + "\n";
+  text += "l11: send 8b to 1 tag 0\nl11 requires l10\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
+  const goal::Schedule s = goal::parse(text, "detours.goal");
+  const loggp::Noise noise(NoiseSpec{t, false, 1, NoisePhases::ppsim}, s.ranks);
+  const loggp::Effects fx{&noise, nullptr};
+  EXPECT_TRUE(same_as_engine(s, LogGPParams{}, fx, "ten long calcs"));
+  const std::optional<loggp::Result> w = goal::detail::WindowTiming(s, LogGPParams{}, fx).run();
+  ASSERT_TRUE(w);
+  EXPECT_GT(w->noise_per_host[0], uint64_t(1) << 32);
+  EXPECT_EQ(w->noise_per_host, goal::simulate_events(s, LogGPParams{}, fx).noise_per_host);
+  EXPECT_EQ(w->noise, w->noise_per_host[0] + w->noise_per_host[1]);
 }

@@ -237,6 +237,21 @@ TEST(NoisePhases, SeededAndLogGOPSims) {
     EXPECT_EQ(li.phase(h), uint64_t(double(mt()) / 4294967295.0 * T));
     EXPECT_EQ(lc.phase(h), first);
   }
+  // Phases are kept in 32 bits where the period is below 2^32 ns, else in 64: a trace of 2^33 ns
+  // (a detour every 16 s or so) gives LogGOPSim's phases past 2^32 whole.
+  const auto longer = shared(loggp::periodic_noise(1.0 / 16, 1000));
+  ASSERT_GT(longer->period(), uint64_t(1) << 32);
+  std::mt19937 draws(42);
+  const double L = double(longer->period());
+  draws();  // (the co-scheduled phase)
+  const loggp::Noise ll(NoiseSpec{longer, false, 42, NoisePhases::loggopsim}, 50);
+  int past = 0;
+  for (uint32_t h = 0; h < 50; ++h) {
+    const uint64_t want = uint64_t(double(draws()) / 4294967295.0 * L);
+    EXPECT_EQ(ll.phase(h), want) << h;
+    past += want >> 32 != 0;
+  }
+  EXPECT_GT(past, 25);
 }
 
 // LogGOPSim seeded (tests/data/goal/noise/README.md): every host's time, the noise it injected into

@@ -74,25 +74,42 @@ class WindowTiming {
   static constexpr uint32_t kMaxPending = 256;  // beyond this a rank's scan for its next event costs more than the engine
   static constexpr uint32_t kMostMade = 65535;  // events one event makes (an index of 16 bits)
 
-  // An operation waiting to run, or a message at (or on its way to) its receiver, in 40 bytes. An
-  // operation's tag is kept in it where it is below kTagInSchedule, so that a send or a receive
-  // need not read its operation again (a cache miss: the operation was read when it was made
-  // ready, windows before); else it is read from the schedule.
-  static constexpr uint32_t kTagInSchedule = 0xFFFF;
+  // An operation waiting to run, or a message at (or on its way to) its receiver, in 32 bytes. Who
+  // made it (a PackedMade) is kept as how long before it its maker ran, its maker's entry in the
+  // log and its place among what its maker made; its maker's rank is its own where it is an
+  // operation (an operation is made ready by an event of its rank: a dependency never leaves its
+  // rank, DepLists) and its sender where it is a message. An operation's tag is kept
+  // in it where it is below kTagInSchedule, so that a send or a receive need not read its
+  // operation again (a cache miss: the operation was read when it was made ready, windows before);
+  // else it is read from the schedule.
+  static constexpr uint32_t kTagInSchedule = 31;
   struct Ev {
     uint64_t time;
-    PackedMade made;
-    uint64_t meta;  // size (below 2^40: loggp::kMaxSize) | type << 40 | tag << 44 (an operation's)
-    uint32_t peer;  // a send's destination, a receive's source, a message's sender
-    uint32_t arg;   // an operation's index, a message's tag
+    uint32_t made_ago;  // time minus its maker's (below 2^32, else the timing declines)
+    uint32_t made_ref;  // its maker's entry in the log (PackedMade::kRoot: made at the start)
+    uint64_t meta;      // size (below 2^40: loggp::kMaxSize) | type << 40 | made idx << 43 | tag << 59 (an operation's)
+    uint32_t peer;      // a send's destination, a receive's source, a message's sender
+    uint32_t arg;       // an operation's index, a message's tag
     uint64_t size() const { return meta & ((uint64_t(1) << 40) - 1); }
-    uint8_t type() const { return uint8_t(meta >> 40 & 15); }
-    uint32_t tag() const { return uint32_t(meta >> 44 & 0xFFFF); }
-    static uint64_t pack(uint64_t size, uint8_t type, uint32_t tag = kTagInSchedule) {
-      return size | uint64_t(type) << 40 | uint64_t(tag < kTagInSchedule ? tag : kTagInSchedule) << 44;
+    uint8_t type() const { return uint8_t(meta >> 40 & 7); }
+    uint16_t made_idx() const { return uint16_t(meta >> 43); }
+    uint32_t tag() const { return uint32_t(meta >> 59); }
+    bool root() const { return made_ref == PackedMade::kRoot; }
+    // Who made it, as the log and the comparisons read it; h: the rank it is at.
+    PackedMade made(uint32_t h) const {
+      if (root()) return PackedMade::root(made_idx());
+      return PackedMade{(time - made_ago) << 16 | made_idx(), type() == loggp::kMsg ? peer : h, made_ref};
     }
   };
-  static_assert(sizeof(Ev) == 40);
+  static_assert(sizeof(Ev) == 32);
+  // An event at `time` made as m; failed_ where its maker ran too long before it (or after it).
+  Ev event(uint64_t time, const PackedMade& m, uint64_t size, uint8_t type, uint32_t tag, uint32_t peer, uint32_t arg) {
+    const uint64_t ago = m.is_root() ? 0 : time - (m.time_idx >> 16);
+    if (!m.is_root() && (time < (m.time_idx >> 16) || ago >> 32)) failed_ = true;
+    return Ev{time, uint32_t(ago), m.ref,
+              size | uint64_t(type) << 40 | uint64_t(uint16_t(m.time_idx)) << 43 | uint64_t(tag < kTagInSchedule ? tag : kTagInSchedule) << 59,
+              peer, arg};
+  }
   // The tag of operation event e, from e where it is kept there.
   uint32_t tag_of(const Ev& e) const { return e.tag() != kTagInSchedule ? e.tag() : s_.peer_tag(e.arg).second; }
   // An unexpected message: its sender and tag. A posted receive is its operation alone (the
@@ -131,13 +148,14 @@ class WindowTiming {
     std::unique_ptr<Unexpected[]> q_;
   };
   static constexpr uint32_t kNoOp = ~uint32_t(0);
-  struct Rank {
+  struct alignas(64) Rank {  // (two cache lines)
     uint64_t o = 0, gs = 0, gr = 0;  // the clocks (loggp.h)
     loggp::InlineVec<Ev, 2> pending;
     UnexpectedQueue uq;
     uint32_t rq_head = 0, rq_tail = 0;  // its posted receives, in posted_
     uint32_t first_posted = kNoOp;      // the operation of the first of them (kNoOp: none)
   };
+  static_assert(sizeof(Rank) == 128);
 
   // Without noise, or with one phase for all, every rank's events come at the same few times: the
   // engine's queue takes them rank by rank already, and the windows' ties between makers cost more
@@ -172,7 +190,7 @@ class WindowTiming {
     posted_.assign(p, first, receives, [&](uint32_t h, uint32_t at) { ranks_[h].rq_head = ranks_[h].rq_tail = at; });
     next_.assign(p, kNever);
     oldest_.assign(p, kNoMaker);
-    if (noise_) noise_per_rank_.assign(p, 0);
+    if (noise_) noise32_.assign(p, 0);
     for (uint32_t h = 0; h < p && !failed_; ++h) {
       ready_.clear();
       for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
@@ -209,7 +227,7 @@ class WindowTiming {
     }
     const OpFields o = s_.op(i);
     const uint64_t at = start ? 0 : o.type == loggp::kSend ? std::max(x.o, x.gs) : x.o;
-    x.pending.push_back(Ev{at, m, Ev::pack(o.size, o.type, o.type == loggp::kCalc ? kTagInSchedule : o.tag), o.peer, i});
+    x.pending.push_back(event(at, m, o.size, o.type, o.type == loggp::kCalc ? kTagInSchedule : o.tag, o.peer, i));
   }
 
   // Each rank's events before `end`, rank by rank (their states are read as they lie in memory).
@@ -239,7 +257,7 @@ class WindowTiming {
         // two kept in its state, and their makers)
         y.pending.prefetch_heap();
         for (uint32_t k = 0; k < std::min<uint32_t>(y.pending.size(), 2); ++k)
-          if (!y.pending[k].made.is_root()) makers_.prefetch(y.pending[k].made.ref);
+          if (!y.pending[k].root()) makers_.prefetch(y.pending[k].made_ref);
       }
       run_rank(active_[i], end);
       if (out_.size() >= kHeld) deliver();
@@ -250,7 +268,7 @@ class WindowTiming {
   void run_rank(uint32_t h, uint64_t end) {
     Rank& x = ranks_[h];
     while (!x.pending.empty() && !failed_) {
-      const uint32_t k = next_event(x);
+      const uint32_t k = next_event(h, x);
       if (x.pending[k].time >= end) break;
       take(h, x, k);
     }
@@ -259,7 +277,7 @@ class WindowTiming {
     oldest_[h] = kNoMaker;
     for (uint32_t k = 0; k < x.pending.size(); ++k) {
       next_[h] = std::min(next_[h], x.pending[k].time);
-      oldest_[h] = std::min(oldest_[h], reach(x.pending[k].made));
+      oldest_[h] = std::min(oldest_[h], reach(x.pending[k].made_ref));
     }
     earliest_ = std::min(earliest_, next_[h]);
   }
@@ -271,12 +289,13 @@ class WindowTiming {
     for (uint32_t r : oldest_) keep = std::min<uint64_t>(keep, r);
     makers_.forget_before(keep);
   }
-  // The oldest maker an event made as m reaches in two steps (kNoMaker: none, a root).
+  // The oldest maker an event whose maker is entry `ref` reaches in two steps (kNoMaker: none, a
+  // root).
   static constexpr uint32_t kNoMaker = ~uint32_t(0);
-  uint32_t reach(const PackedMade& m) const {
-    if (m.is_root()) return kNoMaker;
-    const Made up = makers_[m.ref];
-    return up.root ? m.ref : up.ref;
+  uint32_t reach(uint32_t ref) const {
+    if (ref == PackedMade::kRoot) return kNoMaker;
+    const Made up = makers_[ref];
+    return up.root ? ref : up.ref;
   }
 
   // The messages sent in the window so far, to their receivers: after each rank once kHeld of them
@@ -293,7 +312,7 @@ class WindowTiming {
       if (x.pending.size() >= kMaxPending) failed_ = true;
       x.pending.push_back(m);
       next_[to] = std::min(next_[to], m.time);
-      oldest_[to] = std::min(oldest_[to], reach(m.made));
+      oldest_[to] = std::min(oldest_[to], reach(m.made_ref));
       earliest_ = std::min(earliest_, m.time);
     }
     out_.clear();
@@ -306,13 +325,13 @@ class WindowTiming {
   }
 
   // The next event of x: the earliest, ties by creation.
-  uint32_t next_event(const Rank& x) const {
+  uint32_t next_event(uint32_t h, const Rank& x) const {
     auto log_of = [this](uint8_t) -> const RecentMakers& { return makers_; };
     uint32_t best = 0;
     for (uint32_t k = 1; k < x.pending.size(); ++k) {
       const Ev& a = x.pending[k];
       const Ev& b = x.pending[best];
-      if (a.time < b.time || (a.time == b.time && made_before(a.made, b.made, log_of))) best = k;
+      if (a.time < b.time || (a.time == b.time && made_before(a.made(h), b.made(h), log_of))) best = k;
     }
     return best;
   }
@@ -335,6 +354,9 @@ class WindowTiming {
   void take(uint32_t h, Rank& x, uint32_t k) {
     Ev& e = x.pending[k];
     if (const uint64_t free = free_at(x, e); free > e.time) {
+      // (its maker's time kept: later by as much as it waits)
+      if (!e.root() && (free - e.time + e.made_ago) >> 32) failed_ = true;
+      e.made_ago += uint32_t(free - e.time);
       e.time = free;
       return;
     }
@@ -383,7 +405,7 @@ class WindowTiming {
     release(s_.done, h, e.arg);
     ++done_;
     const PackedMade by = made(h, x, e, 1);
-    out_.emplace_back(e.peer, Ev{rules_.arrival(h, t), by, Ev::pack(e.size(), loggp::kMsg), h, tag_of(e)});
+    out_.emplace_back(e.peer, event(rules_.arrival(h, t), by, e.size(), loggp::kMsg, kTagInSchedule, h, tag_of(e)));
   }
 
   // A receive completes at once with a message already there, or is posted.
@@ -443,7 +465,7 @@ class WindowTiming {
     if (ready_.size() + first > kMostMade || !PackedMade::fits(e.time)) failed_ = true;
     by.time_idx = e.time << 16;
     by.host = h;
-    if (!makers_.push(e.made, by.ref)) failed_ = true;  // 2^32 makers
+    if (!makers_.push(e.made(h), by.ref)) failed_ = true;  // 2^32 makers
     sort_by_type();
     for (uint32_t k = 0; k < ready_.size() && !failed_; ++k)
       add(x, ready_[k], by.with_idx(uint16_t(first + k)));
@@ -463,7 +485,21 @@ class WindowTiming {
     return false;
   }
 
-  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) { return loggp::counted_detour(noise_, noise_per_rank_, h, t, len); }
+  // A detour, added to its rank's total: in 32 bits while every total fits (a few seconds of
+  // detours), in 64 from the first that does not.
+  uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
+    if (!noise_) return 0;
+    if (!noise64_.empty()) return loggp::counted_detour(noise_, noise64_, h, t, len);
+    const uint64_t d = noise_->detour(h, t, len), sum = noise32_[h] + d;
+    if (sum >> 32 == 0) {
+      noise32_[h] = uint32_t(sum);
+      return d;
+    }
+    noise64_.assign(noise32_.begin(), noise32_.end());
+    std::vector<uint32_t>().swap(noise32_);
+    noise64_[h] = loggp::add_capped(noise64_[h], d);
+    return d;
+  }
 
   // The times, once every operation has run and every message was received; nothing where one
   // has not, or a time passed the limit (the engine reports either).
@@ -488,9 +524,11 @@ class WindowTiming {
         res.last_host = h;
       }
     }
-    for (uint64_t n : noise_per_rank_) res.noise = loggp::add_capped(res.noise, n);
+    std::vector<uint64_t> noise_per_rank = noise64_.empty() ? std::vector<uint64_t>(noise32_.begin(), noise32_.end()) : std::move(noise64_);
+    std::vector<uint32_t>().swap(noise32_);
+    for (uint64_t n : noise_per_rank) res.noise = loggp::add_capped(res.noise, n);
     if (res.noise >= loggp::kTimeLimit) return std::nullopt;
-    res.noise_per_host = std::move(noise_per_rank_);
+    res.noise_per_host = std::move(noise_per_rank);
     return res;
   }
 
@@ -504,7 +542,8 @@ class WindowTiming {
   loggp::detail::PostedSlots posted_;  // every rank's posted receives
   std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
   std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())
-  std::vector<uint64_t> noise_per_rank_;
+  std::vector<uint32_t> noise32_;  // each rank's detours in all (detour())
+  std::vector<uint64_t> noise64_;
   std::vector<std::pair<uint32_t, Ev>> out_;  // (receiver, message) sent in this window
   std::vector<uint32_t> ready_;               // operations made ready by the event being run
   std::vector<uint32_t> active_;              // the ranks with events in the window

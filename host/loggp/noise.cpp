@@ -167,8 +167,9 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   if (spec.phases == NoisePhases::ppsim) {
     common_ = uint64_t(unit(mix(spec.seed)) * period);
     if (!spec.cosched) {  // (drawn once: a lookup drew its processor's again, 2 % of a run)
-      phase_.resize(hosts);
-      for (uint32_t h = 0; h < hosts; ++h) phase_[h] = ppsim_phase(h);
+      std::vector<uint64_t> drawn(hosts);
+      for (uint32_t h = 0; h < hosts; ++h) drawn[h] = ppsim_phase(h);
+      keep_phases(std::move(drawn));
     }
     return;
   }
@@ -176,9 +177,15 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   auto next = [&] { return uint64_t(double(draw()) / double(std::mt19937::max()) * period); };
   common_ = next();
   if (!spec.cosched) {
-    phase_.resize(hosts);
-    for (uint64_t& ph : phase_) ph = next();
+    std::vector<uint64_t> drawn(hosts);
+    for (uint64_t& ph : drawn) ph = next();
+    keep_phases(std::move(drawn));
   }
+}
+
+void Noise::keep_phases(std::vector<uint64_t>&& drawn) {
+  if (t_.period() >> 32) phase_ = std::move(drawn);  // (a phase is below the period)
+  else phase32_.assign(drawn.begin(), drawn.end());
 }
 
 uint64_t Noise::ppsim_phase(uint32_t h) const { return uint64_t(unit(mix(spec_.seed ^ mix(uint64_t(h) + 1))) * double(t_.period())); }

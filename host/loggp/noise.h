@@ -43,6 +43,7 @@ class Noise {
   bool cosched() const { return spec_.cosched; }  // one phase for every processor
   uint64_t phase(uint32_t h) const {  // (inline: every lookup reads it)
     if (spec_.cosched) return common_;
+    if (h < phase32_.size()) return phase32_[h];
     if (h < phase_.size()) return phase_[h];
     return ppsim_phase(h);
   }
@@ -59,7 +60,11 @@ class Noise {
   // for a time in bucket b lies between after_[b] and after_[b + 1] (about one entry per bucket).
   std::vector<uint32_t> after_;
   int shift_ = 0;
-  std::vector<uint64_t> phase_;  // independent phases, drawn for the run's processors; else empty
+  // Independent phases, drawn for the run's processors (else both empty): in 32 bits where the
+  // period is below 2^32 ns, as a trace's mostly is (4 bytes a processor saved at millions of them).
+  void keep_phases(std::vector<uint64_t>&& drawn);
+  std::vector<uint32_t> phase32_;
+  std::vector<uint64_t> phase_;
   uint64_t common_ = 0;          // the co-scheduled phase
 };
 

@@ -22,6 +22,17 @@ namespace ppsim::cli {
 
 namespace {
 
+// The schedule's sends, receives and calcs: shape by shape where it is compact (Schedule::compact).
+void count_types(const goal::Schedule& s, uint64_t (&count)[3]) {
+  if (!s.compacted) {
+    for (uint32_t i = 0; i < s.size(); ++i) ++count[s.type(i) - loggp::kSend];
+    return;
+  }
+  std::vector<uint64_t> per_shape(s.shapes.size(), 0);
+  for (const uint32_t w : s.narrow) ++per_shape[w >> s.peer_bits];
+  for (size_t k = 0; k < per_shape.size(); ++k) count[s.shapes[k].type - loggp::kSend] += per_shape[k];
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -173,7 +184,7 @@ GoalTiming time_goal_file(const RunOptions& o) {
   }
   if (!t.result.unfinished.empty()) throw ScheduleError(o.goal + ": the schedule cannot finish: " + t.result.unfinished);
   t.simulate_seconds = seconds_since(t1);
-  for (uint32_t i = 0; i < t.schedule.size(); ++i) ++t.count[t.schedule.type(i) - loggp::kSend];
+  count_types(t.schedule, t.count);
   const loggp::Result& r = t.result;
   const goal::Schedule& s = t.schedule;
   t.json = nlohmann::json{{"goal", o.goal},

@@ -74,11 +74,19 @@ void DepLists::append_from(const DepLists& o, uint32_t offset) {
 
 bool DepLists::narrow() {
   if (!started_ || wide_ || narrow_) return narrow_;
-  const auto fits = [](const std::vector<uint16_t>& v) { return std::all_of(v.begin(), v.end(), [](uint16_t x) { return x <= 0xFF; }); };
-  if (!fits(row16_) || !fits(col16_)) return false;
-  row8_.assign(row16_.begin(), row16_.end());
+  // (in one pass each, given up at the first value past a byte)
+  auto narrowed = [](const std::vector<uint16_t>& v, std::vector<uint8_t>& out) {
+    out.resize(v.size());
+    uint16_t any = 0;
+    for (size_t i = 0; i < v.size(); ++i) any |= v[i], out[i] = uint8_t(v[i]);
+    return any <= 0xFF;
+  };
+  if (!narrowed(row16_, row8_) || !narrowed(col16_, col8_)) {
+    std::vector<uint8_t>().swap(row8_);
+    std::vector<uint8_t>().swap(col8_);
+    return false;
+  }
   std::vector<uint16_t>().swap(row16_);
-  col8_.assign(col16_.begin(), col16_.end());
   std::vector<uint16_t>().swap(col16_);
   narrow_ = true;
   return true;

@@ -166,26 +166,24 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   const double period = double(t_.period());
   if (spec.phases == NoisePhases::ppsim) {
     common_ = uint64_t(unit(mix(spec.seed)) * period);
-    if (!spec.cosched) {  // (drawn once: a lookup drew its processor's again, 2 % of a run)
-      std::vector<uint64_t> drawn(hosts);
-      for (uint32_t h = 0; h < hosts; ++h) drawn[h] = ppsim_phase(h);
-      keep_phases(std::move(drawn));
-    }
+    if (!spec.cosched) keep_phases(hosts, [&](uint32_t h) { return ppsim_phase(h); });  // (drawn once: a lookup drew its processor's again, 2 % of a run)
     return;
   }
   std::mt19937 draw(static_cast<std::mt19937::result_type>(spec.seed));
   auto next = [&] { return uint64_t(double(draw()) / double(std::mt19937::max()) * period); };
   common_ = next();
-  if (!spec.cosched) {
-    std::vector<uint64_t> drawn(hosts);
-    for (uint64_t& ph : drawn) ph = next();
-    keep_phases(std::move(drawn));
-  }
+  if (!spec.cosched) keep_phases(hosts, [&](uint32_t) { return next(); });
 }
 
-void Noise::keep_phases(std::vector<uint64_t>&& drawn) {
-  if (t_.period() >> 32) phase_ = std::move(drawn);  // (a phase is below the period)
-  else phase32_.assign(drawn.begin(), drawn.end());
+template <class Draw>
+void Noise::keep_phases(uint32_t hosts, Draw&& draw) {
+  if (t_.period() >> 32) {
+    phase_.resize(hosts);
+    for (uint32_t h = 0; h < hosts; ++h) phase_[h] = draw(h);
+  } else {  // (a phase is below the period)
+    phase32_.resize(hosts);
+    for (uint32_t h = 0; h < hosts; ++h) phase32_[h] = uint32_t(draw(h));
+  }
 }
 
 uint64_t Noise::ppsim_phase(uint32_t h) const { return uint64_t(unit(mix(spec_.seed ^ mix(uint64_t(h) + 1))) * double(t_.period())); }

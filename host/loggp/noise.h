@@ -62,7 +62,8 @@ class Noise {
   int shift_ = 0;
   // Independent phases, drawn for the run's processors (else both empty): in 32 bits where the
   // period is below 2^32 ns, as a trace's mostly is (4 bytes a processor saved at millions of them).
-  void keep_phases(std::vector<uint64_t>&& drawn);
+  template <class Draw>
+  void keep_phases(uint32_t hosts, Draw&& draw);  // draw(h) for h = 0, 1, ... in turn
   std::vector<uint32_t> phase32_;
   std::vector<uint64_t> phase_;
   uint64_t common_ = 0;          // the co-scheduled phase

@@ -206,6 +206,27 @@ TEST(GoalCorpus, TooManyShapesKeepEveryOperationAsItWas) {
   }
 }
 
+// In the 4-byte form a peer code of `ranks` stands for any source: a peer that is no rank (only a
+// schedule built by hand can hold one) leaves the operations as they are, rather than read back
+// as "any".
+TEST(GoalCorpus, APeerThatIsNoRankIsNotTakenForAny) {
+  for (const uint32_t to : {1u, 2u}) {
+    ppsim::goal::Schedule s;
+    s.ranks = 2;
+    s.first = {0, 1, 2};
+    ppsim::goal::OpFields send, recv;
+    send.type = ppsim::loggp::kSend, send.size = 8, send.peer = to;
+    recv.type = ppsim::loggp::kRecv, recv.size = 8, recv.peer = ppsim::loggp::kAny, recv.tag = ppsim::loggp::kAny;
+    s.push(send);
+    s.push(recv);
+    ppsim::goal::Schedule c = s;
+    EXPECT_EQ(c.compact(), to == 1u) << to;
+    EXPECT_EQ(c.op(0).peer, to);
+    EXPECT_EQ(c.op(1).peer, ppsim::loggp::kAny);
+    EXPECT_EQ(c.op(1).tag, ppsim::loggp::kAny);
+  }
+}
+
 // A rank's dependency lists are kept in 8 bits where all of its fit (DepLists::narrow): a chain
 // of n calcs, each requiring the one before, has starts up to n - 1, and stays in 16 bits from
 // n = 257 on, with the same times either way.

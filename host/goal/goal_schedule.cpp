@@ -74,7 +74,7 @@ void DepLists::append_from(const DepLists& o, uint32_t offset) {
 
 bool DepLists::narrow() {
   if (!started_ || wide_ || narrow_) return narrow_;
-  // (in one pass each, given up at the first value past a byte)
+  // (copied and checked in one pass each)
   auto narrowed = [](const std::vector<uint16_t>& v, std::vector<uint8_t>& out) {
     out.resize(v.size());
     uint16_t any = 0;
@@ -165,8 +165,9 @@ class Narrowing {
       shape = c.index;
       peer = calc ? 0 : o.peer;
     }
-    if (peer == loggp::kAny) peer = s_.ranks;
-    if (shape >= most_ || peer > s_.ranks) return false;
+    if (peer == loggp::kAny) peer = s_.ranks;  // (the code no rank has)
+    else if (peer >= s_.ranks) return false;
+    if (shape >= most_) return false;
     out = shape << bits_ | peer;
     return true;
   }

@@ -131,7 +131,7 @@ class WindowTiming {
     posted_.assign(p, first, receives, [&](uint32_t h, uint32_t at) { ranks_[h].rq_head = ranks_[h].rq_tail = at; });
     next_.assign(p, kNever);
     oldest_.assign(p, kNoMaker);
-    if (noise_) noise32_.assign(p, 0);
+    if (noise_) noise_per_rank_.assign(p);
     for (uint32_t h = 0; h < p && !failed_; ++h) {
       ready_.clear();
       for (uint32_t i = s_.first[h]; i < s_.first[h + 1]; ++i)
@@ -426,19 +426,10 @@ class WindowTiming {
     return false;
   }
 
-  // A detour, added to its rank's total: in 32 bits while every total fits (a few seconds of
-  // detours), in 64 from the first that does not.
   uint64_t detour(uint32_t h, uint64_t t, uint64_t len) {
     if (!noise_) return 0;
-    if (!noise64_.empty()) return loggp::counted_detour(noise_, noise64_, h, t, len);
-    const uint64_t d = noise_->detour(h, t, len), sum = noise32_[h] + d;
-    if (sum >> 32 == 0) {
-      noise32_[h] = uint32_t(sum);
-      return d;
-    }
-    noise64_.assign(noise32_.begin(), noise32_.end());
-    std::vector<uint32_t>().swap(noise32_);
-    noise64_[h] = loggp::add_capped(noise64_[h], d);
+    const uint64_t d = noise_->detour(h, t, len);
+    noise_per_rank_.add(h, d);
     return d;
   }
 
@@ -465,8 +456,7 @@ class WindowTiming {
         res.last_host = h;
       }
     }
-    std::vector<uint64_t> noise_per_rank = noise64_.empty() ? std::vector<uint64_t>(noise32_.begin(), noise32_.end()) : std::move(noise64_);
-    std::vector<uint32_t>().swap(noise32_);
+    std::vector<uint64_t> noise_per_rank = noise_per_rank_.take();
     for (uint64_t n : noise_per_rank) res.noise = loggp::add_capped(res.noise, n);
     if (res.noise >= loggp::kTimeLimit) return std::nullopt;
     res.noise_per_host = std::move(noise_per_rank);
@@ -483,8 +473,7 @@ class WindowTiming {
   loggp::detail::PostedSlots posted_;  // every rank's posted receives
   std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
   std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())
-  std::vector<uint32_t> noise32_;  // each rank's detours in all (detour())
-  std::vector<uint64_t> noise64_;
+  loggp::DetourTotals noise_per_rank_;
   std::vector<std::pair<uint32_t, Ev>> out_;  // (receiver, message) sent in this window
   std::vector<uint32_t> ready_;               // operations made ready by the event being run
   std::vector<uint32_t> active_;              // the ranks with events in the window

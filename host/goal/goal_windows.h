@@ -138,7 +138,15 @@ class WindowTiming {
         if (waits_->ready(i)) ready_.push_back(i);
       if (ready_.size() > kMostMade || ready_.size() > kMaxPending) failed_ = true;
       sort_by_type();
-      for (uint32_t k = 0; k < ready_.size() && !failed_; ++k) add(ranks_[h], ready_[k], PackedMade::root(uint16_t(k)), true);
+      // (every operation ready at the start runs at 0 before anything made later, in this order:
+      // each is taken as it is added, instead of found again among all of them, which cost a
+      // comparison with each of the others for every one taken)
+      roots_.assign(ready_.begin(), ready_.end());  // (take() fills ready_ anew)
+      Rank& x = ranks_[h];
+      for (uint32_t k = 0; k < roots_.size() && !failed_; ++k) {
+        add(x, roots_[k], PackedMade::root(uint16_t(k)), true);
+        if (!failed_) take(h, x, x.pending.size() - 1);
+      }
       run_rank(h, window_);  // the first window at once: its receives posted, not held as events
       ranks_[h].pending.shrink();
       if (out_.size() >= kHeld) deliver();
@@ -477,6 +485,7 @@ class WindowTiming {
   std::vector<std::pair<uint32_t, Ev>> out_;  // (receiver, message) sent in this window
   std::vector<uint32_t> ready_;               // operations made ready by the event being run
   std::vector<uint32_t> active_;              // the ranks with events in the window
+  std::vector<uint32_t> roots_;               // a rank's operations ready at the start
   std::vector<loggp::ReadyOp> sorted_;
   RecentMakers makers_;
   uint64_t events_ = 0, messages_ = 0, done_ = 0, visits_ = 0;

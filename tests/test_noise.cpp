@@ -204,6 +204,26 @@ TEST(NoiseDetour, FollowsTheRuleOnEveryWindow) {
           << trace.source << " host " << h << " start " << start << " len " << len;
     }
   }
+  // Operations a few buckets long (noise.h: a lookup that starts and ends in quiet buckets gives 0
+  // at once) on traces of long periods: each starting at random, or just before, at, inside or
+  // just after an entry; a first entry after 0, entries of length 0, and one that runs past the
+  // period.
+  NoiseTrace sparse;
+  sparse.start = {3000, 5000000, 5000000, 9000000, 9999000, 12000000};
+  sparse.length = {7000, 0, 2500, 1, 9000, 20};
+  for (const NoiseTrace& trace : {loggp::periodic_noise(1000, 25000), loggp::random_noise(500, 3000, 2), sparse}) {
+    const auto sh = std::make_shared<const NoiseTrace>(trace);
+    const loggp::Noise noise(NoiseSpec{sh, false, 4, NoisePhases::ppsim}, 5);
+    const uint64_t T = trace.period();
+    for (int k = 0; k < 20000; ++k) {
+      const uint32_t h = uint32_t(draw() % 5);
+      const uint64_t len = draw() % 5000, near = trace.start[draw() % trace.start.size()] + draw() % 64 - 32;
+      const uint64_t at = k % 2 ? draw() % T : (near + T - noise.phase(h) % T) % T;  // (at `near` in the trace, where len is short)
+      const uint64_t start = at + (draw() % 3) * (T - len);
+      ASSERT_EQ(noise.detour(h, start, len), detour_by_definition(trace, noise.phase(h), start, len))
+          << trace.source << " host " << h << " start " << start << " len " << len;
+    }
+  }
   // A hand-worked case: phase 0 (co-scheduled, the entry at 0 means nothing), an operation of 20
   // at 95 meets entry 1 (at 100, 50 long) whole: 50; at 120 it meets its last 30.
   NoiseTrace h;

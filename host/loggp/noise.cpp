@@ -163,6 +163,16 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
     while (i < s.size() && s[i] <= from) ++i;
     after_[size_t(b)] = uint32_t(i);
   }
+  period_ = t_.period();
+  // The quiet buckets: all of them, less those where an entry starts or runs.
+  while ((period_ >> quiet_shift_) >= (uint64_t(1) << 20)) ++quiet_shift_;
+  const uint64_t quiet_buckets = (period_ >> quiet_shift_) + 1;
+  quiet_.assign(size_t((quiet_buckets + 63) / 64), ~uint64_t(0));
+  for (size_t i = 0; i < s.size(); ++i) {
+    const uint64_t from = s[i] >> quiet_shift_, len = t_.length[i];
+    const uint64_t to = std::min(quiet_buckets - 1, std::max(from, len ? (s[i] + len - 1) >> quiet_shift_ : from));
+    for (uint64_t b = from; b <= to; ++b) quiet_[size_t(b >> 6)] &= ~(uint64_t(1) << (b & 63));
+  }
   const double period = double(t_.period());
   if (spec.phases == NoisePhases::ppsim) {
     common_ = uint64_t(unit(mix(spec.seed)) * period);
@@ -198,14 +208,13 @@ size_t Noise::entry_after(uint64_t at) const {
   return i;
 }
 
-uint64_t Noise::detour(uint32_t h, uint64_t start, uint64_t len) const {
+uint64_t Noise::detour_at(uint64_t at, uint64_t len) const {
   const std::vector<uint64_t>& s = t_.start;
   const std::vector<uint64_t>& d = t_.length;
   const size_t last = s.size() - 1;
   if (len >= s.back())
     throw NoiseError("an operation of " + std::to_string(len) + " ns is not shorter than the noise trace's period (" + std::to_string(s.back()) +
                      " ns): give a longer trace");
-  const uint64_t at = (start + phase(h)) % (s.back() - len);
   uint64_t noise = 0;
   size_t pos = 0;
   if (at > s[0]) {  // the last entry starting at or before `at` (LogGOPSim: none when at <= the first start)

@@ -62,20 +62,37 @@ class PackedBlock {
       bits += uint64_t(to - from) * x.entry_bits();
     }
     bits_.assign(bits / 64 + 2, 0);
-    for (uint32_t i = 0; i < n; ++i) {
-      const Group& x = groups_[i / kGroup];
-      const Fields f = fields(e[i]);
-      uint64_t at = x.at + uint64_t(i % kGroup) * x.entry_bits();
+    for (uint32_t g = 0; g < groups_.size(); ++g) {
+      const Group& x = groups_[g];
+      const uint32_t from = g * kGroup, to = std::min(n, from + kGroup), w0 = x.width[0], w01 = w0 + x.width[1], w012 = w01 + x.width[2];
       const uint64_t least[4] = {x.time, x.idx, x.host, x.ref};
-      for (int k = 0; k < 4; ++k) {
-        put(at, x.width[k], f.v[k] - least[k]);
-        at += x.width[k];
+      uint64_t at = x.at;
+      if (const uint32_t bits_each = x.entry_bits(); bits_each < 64) {  // (most groups: an entry's fields in one word, written at once)
+        for (uint32_t i = from; i < to; ++i, at += bits_each) {
+          const Fields f = fields(e[i]);
+          put(at, bits_each, (f.v[0] - least[0]) | (f.v[1] - least[1]) << w0 | (f.v[2] - least[2]) << w01 | (f.v[3] - least[3]) << w012);
+        }
+        continue;
+      }
+      for (uint32_t i = from; i < to; ++i) {
+        const Fields f = fields(e[i]);
+        for (int k = 0; k < 4; ++k) {
+          put(at, x.width[k], f.v[k] - least[k]);
+          at += x.width[k];
+        }
       }
     }
   }
   PackedMade operator[](uint32_t i) const {
     const Group& x = groups_[i / kGroup];
     uint64_t at = x.at + uint64_t(i % kGroup) * x.entry_bits();
+    if (const uint32_t bits = x.entry_bits(); bits < 64) {  // (read at once, as written)
+      const uint64_t all = get(at, bits);
+      const uint32_t w0 = x.width[0], w1 = x.width[1], w2 = x.width[2], w3 = x.width[3];
+      auto low = [](uint64_t v, uint32_t w) { return v & ((uint64_t(1) << w) - 1); };
+      return PackedMade{(x.time + low(all, w0)) << 16 | (x.idx + low(all >> w0, w1)), uint32_t(x.host + low(all >> (w0 + w1), w2)),
+                        uint32_t(x.ref + low(all >> (w0 + w1 + w2), w3)) - 1};
+    }
     const uint64_t time = x.time + get(at, x.width[0]);
     at += x.width[0];
     const uint64_t idx = x.idx + get(at, x.width[1]);
@@ -104,7 +121,7 @@ class PackedBlock {
     uint8_t width[4] = {};
     uint32_t entry_bits() const { return uint32_t(width[0]) + width[1] + width[2] + width[3]; }
   };
-  // (values of up to 48 bits: a time below 2^48, the others below 2^32)
+  // (values of up to 63 bits: a field, or an entry's fields together where they fit)
   void put(uint64_t at, uint32_t width, uint64_t v) {
     if (width == 0) return;
     const uint32_t shift = uint32_t(at & 63);

@@ -233,7 +233,7 @@ class PostedSlots {
     for (uint32_t h = 0; h < hosts; ++h) {
       start(h, uint32_t(at));
       at += receives(h);
-      narrow = narrow && first(h + 1) - first(h) <= (uint32_t(1) << 16);
+      narrow = narrow && first(h + 1) - first(h) < kTaken16;  // (an offset is never kTaken16)
     }
     if (narrow) narrow_.resize(at);
     else wide_.resize(at);
@@ -245,24 +245,28 @@ class PostedSlots {
     source_[tail] = filter(src);
     set(tail++, op - first);
   }
-  // The first operation in [head, tail) with match(op), removed (the ones before it move up a slot,
-  // so the order stays; as many moves as entries passed over). Only receives whose source could be
-  // `src`, the message's sender, are asked: a message passes over most of what its receiver posted
-  // (a dissemination barrier's receives are all posted at its start, in the order LogGOPSim's
-  // sort leaves them), and reading each one's operation was most of the time a message took.
+  // The first operation in [head, tail) with match(op), removed: marked as taken where others come
+  // before it (so the order stays, and nothing moves), and passed over with the taken ones after it
+  // where it is the first (so that `head` is always a receive still posted). Only receives whose
+  // source could be `src`, the message's sender, are asked: a message passes over most of what its
+  // receiver posted (a dissemination barrier's receives are all posted at its start, in the order
+  // LogGOPSim's sort leaves them), and reading each one's operation was most of the time a
+  // message took.
   template <class Match>
   bool take(uint32_t& head, uint32_t tail, uint32_t first, uint32_t src, Match&& match, uint32_t& out) {
     const uint16_t f = filter(src);
     for (uint32_t i = head; i < tail; ++i) {
       if (source_[i] != f && source_[i] != kAnySource) continue;
-      const uint32_t op = first + get(i);
-      if (match(op)) {
-        for (uint32_t k = i; k > head; --k) {
-          set(k, get(k - 1));
-          source_[k] = source_[k - 1];
+      const uint32_t offset = get(i);
+      if (offset == taken()) continue;
+      if (match(first + offset)) {
+        if (i == head) {
+          for (++head; head < tail && get(head) == taken();) ++head;
+        } else {
+          set(i, taken());
+          source_[i] = kTakenSource;
         }
-        ++head;
-        out = op;
+        out = first + offset;
         return true;
       }
     }
@@ -275,6 +279,12 @@ class PostedSlots {
   // whose low bits are those: such a receive is always asked).
   static constexpr uint16_t kAnySource = 0xFFFF;
   static uint16_t filter(uint32_t src) { return src == kAny ? kAnySource : uint16_t(src); }
+  // A taken slot's offset (hosts of fewer than 2^16 - 1 operations keep offsets in 16 bits), and a
+  // source it keeps (any other than kAnySource: a message from a sender of those low bits asks it,
+  // and passes over it).
+  static constexpr uint32_t kTaken16 = 0xFFFF, kTaken32 = ~uint32_t(0);
+  static constexpr uint16_t kTakenSource = 0xFFFE;
+  uint32_t taken() const { return narrow_.empty() ? kTaken32 : kTaken16; }
   uint32_t get(uint32_t i) const { return narrow_.empty() ? wide_[i] : narrow_[i]; }
   void set(uint32_t i, uint32_t v) {
     if (narrow_.empty()) wide_[i] = v;

@@ -99,20 +99,21 @@ TEST(GoalCorpus, EveryFileIsReadOrRefusedAndEverySmallScheduleIsTimedOrStuck) {
 // The quick reader (goal_quick.cpp, quick_block) reads a rank block straight from its bytes and gives
 // anything unusual back to the token reader. A comment after a block's `}` is such a thing, so the
 // same text with one there is read block by block by the token reader alone: every file of the
-// corpus that is read must give the same schedule both ways, field by field.
-bool same_schedule(const ppsim::goal::Schedule& a, const ppsim::goal::Schedule& b, std::string& why) {
+// corpus that is read must give the same schedule both ways, field by field. (A file's reader keeps
+// no lines or labels, and the texts here are no files: `lines` false compares the rest.)
+bool same_schedule(const ppsim::goal::Schedule& a, const ppsim::goal::Schedule& b, std::string& why, bool lines = true) {
   if (a.ranks != b.ranks || a.cpus != b.cpus || a.nics != b.nics) return why = "ranks, cpus or nics", false;
   if (a.first != b.first) return why = "rank offsets", false;
   if (a.size() != b.size()) return why = "operation count", false;
   for (size_t i = 0; i < a.size(); ++i) {
     const ppsim::goal::OpFields x = a.op(uint32_t(i)), y = b.op(uint32_t(i));
     if (x.peer != y.peer || x.tag != y.tag || x.size != y.size || x.cpu != y.cpu || x.nic != y.nic || x.type != y.type ||
-        a.line(uint32_t(i)) != b.line(uint32_t(i)))
+        (lines && a.line(uint32_t(i)) != b.line(uint32_t(i))))
       return why = "operation " + std::to_string(i), false;
   }
   if (!(a.done == b.done)) return why = "requires", false;
   if (!(a.start == b.start)) return why = "irequires", false;
-  if (a.labels != b.labels) return why = "labels", false;
+  if (lines && a.labels != b.labels) return why = "labels", false;
   return true;
 }
 
@@ -162,10 +163,22 @@ TEST(GoalCorpus, TheCompactFormGivesTheSameOperationsAndTimes) {
       continue;
     }
     ppsim::goal::Schedule c = s;
-    if (!c.compact()) continue;
+    const bool fits = c.compact();
+    // (a file's reader writes the 4-byte form as it reads, where the shapes allow; a block it reads
+    // token by token, given back by the quick reader, is written again)
+    std::string why, slow_text;
+    for (const char ch : read_bytes(entry.path())) {
+      slow_text.push_back(ch);
+      if (ch == '}') slow_text += " //";
+    }
+    for (const std::string& text : {read_bytes(entry.path()), slow_text}) {
+      const ppsim::goal::Schedule r = ppsim::goal::parse_file_text(text, name, {});
+      EXPECT_EQ(r.compacted, fits) << name;
+      EXPECT_TRUE(same_schedule(s, r, why, false)) << name << " as read: " << why << " differ";
+    }
+    if (!fits) continue;
     ++compacted;
     EXPECT_TRUE(c.ops.empty()) << name;
-    std::string why;
     EXPECT_TRUE(same_schedule(s, c, why)) << name << ": " << why << " differ";
     if (s.ranks > kMaxRanksTimed || s.size() > kMaxOpsTimed) continue;
     std::string a, b;
@@ -203,6 +216,11 @@ TEST(GoalCorpus, TooManyShapesKeepEveryOperationAsItWas) {
     EXPECT_EQ(c.compacted, lengths == 32765u) << lengths;
     std::string why;
     EXPECT_TRUE(same_schedule(s, c, why)) << lengths << ": " << why << " differ";
+    // The same where the reader writes the 4-byte form as it reads: the operations read before it
+    // found out are rewritten in 8 bytes.
+    const ppsim::goal::Schedule r = ppsim::goal::parse_file_text(text, "shapes.goal", {});
+    EXPECT_EQ(r.compacted, lengths == 32765u) << lengths;
+    EXPECT_TRUE(same_schedule(s, r, why, false)) << lengths << " as read: " << why << " differ";
   }
 }
 
@@ -358,15 +376,50 @@ TEST(GoalCorpus, ReadingOnThreadsKeepsWideOperationsAndBothKindsOfDependency) {
     text += "l5: recv 4194304b from " + prev2 + " tag 5\n";
     text += "l3 requires l2\nl4 irequires l1\nl5 requires l3\n}\n";
   }
+  const ppsim::goal::Schedule wide = ppsim::goal::parse(text, "wide.goal");
+  ASSERT_EQ(wide.wide.size(), size_t(5 * p));  // l1, l2 (tags), l3 (cpu), l4 (size, nic), l5 (size): none fits Op's word
+  ASSERT_FALSE(wide.start.empty());
   const ppsim::goal::Schedule in_order = ppsim::goal::parse_file_text(text, "wide.goal", {});
-  ASSERT_EQ(in_order.wide.size(), size_t(5 * p));  // l1, l2 (tags), l3 (cpu), l4 (size, nic), l5 (size): none fits
-  ASSERT_FALSE(in_order.start.empty());
+  EXPECT_TRUE(in_order.compacted);  // (as a file is read: 194 shapes)
+  std::string why;
+  EXPECT_TRUE(same_schedule(in_order, wide, why, false)) << why << " differ";
   for (int threads : {2, 4, 7}) {
     const ppsim::goal::Schedule s = ppsim::goal::parse_file_text(text, "wide.goal", {}, threads, {}, 0);
     EXPECT_EQ(s.segments, uint32_t(threads));
+    EXPECT_TRUE(s.compacted);
+    EXPECT_EQ(s.shapes.size(), in_order.shapes.size());
+    EXPECT_TRUE(same_schedule(s, wide, why, false)) << threads << " threads: " << why << " differ";
+  }
+}
+
+// Parts read on threads each in whichever form their shapes allow, put together: all in 4 bytes
+// where their shapes together fit; else in 8, from parts of either form (2^16 ranks leave room for
+// 32,768 shapes). Rank r has a calc of its own length, 65,536 shapes in all: each part of 2, 4 or
+// 7 fits alone, not all together; or rank 0 alone has 40,000 shapes, its part none of the others'.
+// Wide operations (a tag from 255, a CPU past 0) among them keep their fields.
+TEST(GoalCorpus, ReadingOnThreadsJoinsPartsOfEitherForm) {
+  const int p = 65536;
+  for (const bool rank0 : {false, true}) {
+    std::string text = "num_ranks " + std::to_string(p) + "\n";
+    for (int r = 0; r < p; ++r) {
+      text += "rank " + std::to_string(r) + " {\n";
+      text += "l1: send 8b to " + std::to_string((r + 1) % p) + " tag " + std::to_string(r % 3 == 0 ? 300 : 7) + "\n";
+      text += "l2: recv 8b from " + std::to_string((r + p - 1) % p) + " tag " + std::to_string((r + p - 1) % 3 == 0 ? 300 : 7) + "\n";
+      if (!rank0) text += "l3: calc " + std::to_string(10 + r) + (r % 5 == 0 ? " cpu 1" : "") + "\nl3 requires l2\n";
+      if (rank0 && r == 0)
+        for (int k = 0; k < 40000; ++k) text += "calc " + std::to_string(10 + k) + "\n";
+      text += "}\n";
+    }
+    const ppsim::goal::Schedule wide = ppsim::goal::parse(text, "join.goal");
+    ppsim::goal::Schedule c = wide;
+    EXPECT_FALSE(c.compact());
     std::string why;
-    EXPECT_TRUE(same_schedule(s, in_order, why)) << threads << " threads: " << why << " differ";
-    EXPECT_EQ(s.wide.size(), in_order.wide.size());
+    for (int threads : {1, 2, 4, 7}) {
+      const ppsim::goal::Schedule s = ppsim::goal::parse_file_text(text, "join.goal", {}, threads, {}, 0);
+      EXPECT_EQ(s.segments, uint32_t(threads));
+      EXPECT_FALSE(s.compacted) << threads;
+      EXPECT_TRUE(same_schedule(s, wide, why, false)) << rank0 << ", " << threads << " threads: " << why << " differ";
+    }
   }
 }
 

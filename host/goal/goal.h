@@ -212,11 +212,14 @@ struct Schedule {
       if (f.type != loggp::kCalc) f.peer = narrow_peer(w);
       return f;
     }
-    const Op& o = ops[i];
+    return op_fields(ops[i], wide);
+  }
+  // The fields of o, its wide part (if any) in `wide_ops`.
+  static OpFields op_fields(const Op& o, const std::vector<WideOp>& wide_ops) {
     OpFields f;
     f.peer = o.peer;
     if (o.word >> 31) {
-      const WideOp& w = wide[o.word & kWideIndex];
+      const WideOp& w = wide_ops[o.word & kWideIndex];
       f.size = w.size, f.tag = w.tag, f.cpu = w.cpu, f.nic = w.nic, f.type = w.type;
     } else if ((f.type = uint8_t(o.word & 3)) == loggp::kCalc) {
       f.size = uint64_t(o.word >> 2) << 32 | o.peer;

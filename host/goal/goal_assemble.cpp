@@ -45,7 +45,7 @@ void Reader::settle_block() {
 }
 
 void Reader::assemble(Schedule& out) {
-  const size_t n = ops_.size();
+  const size_t n = store_.size();
   std::vector<uint32_t> first(size_t(ranks_) + 1, 0);
   for (const Block& b : blocks_) first[b.rank + 1] = b.end - b.begin;
   for (size_t r = 0; r < ranks_; ++r) first[r + 1] += first[r];
@@ -54,17 +54,16 @@ void Reader::assemble(Schedule& out) {
   std::vector<uint32_t> where;  // file index -> final index (empty: the same)
   if (in_order || !keep_labels_) std::swap(out.labels, labels_);
   if (in_order) {
-    out.ops = std::move(ops_);
+    store_.move_into(out);
     out.lines = std::move(lines_);
   } else {
     where.resize(n);
     for (const Block& b : blocks_)
       for (uint32_t i = b.begin; i < b.end; ++i) where[i] = first[b.rank] + (i - b.begin);
-    out.ops.resize(n);
+    store_.move_into(out, where);
     if (keep_lines_) out.lines.resize(n);
     std::vector<uint32_t> file_op(n);  // final index -> file index
     for (size_t i = 0; i < n; ++i) {
-      out.ops[where[i]] = ops_[i];
       if (keep_lines_) out.lines[where[i]] = lines_[i];
       file_op[where[i]] = uint32_t(i);
     }
@@ -80,12 +79,10 @@ void Reader::assemble(Schedule& out) {
         out.labels.push_back('\0');
       }
     }
-    std::vector<Op, HugeAlloc<Op>>().swap(ops_);
     std::vector<uint32_t>().swap(lines_);
     std::string().swap(labels_);
   }
   auto final_index = [&](uint32_t i) { return where.empty() ? i : where[i]; };
-  out.wide = std::move(wide_);
   out.ranks = ranks_;
   out.quick_blocks = quick_blocks_;
   out.cpus = cpus_;

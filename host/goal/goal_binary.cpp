@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "goal/goal.h"
+#include "goal/goal_op_store.h"
 
 namespace ppsim::goal {
 
@@ -54,12 +55,14 @@ class BinaryReader {
     // unless it fills them. Each rank's dependency lists go into the schedule's as it is read
     // (rows over the whole schedule, converted at the end, raised the peak by 4 bytes an operation).
     s.first.assign(size_t(ranks) + 1, 0);
-    s.ops.reserve(b_.size() / kNodeBytes + 1);
+    detail::OpStore ops(true);  // (in 4 bytes as they are read, where their shapes allow)
+    ops.set_ranks(ranks);
+    ops.reserve(b_.size() / kNodeBytes + 1);
     std::vector<uint32_t> counted;  // the dependencies of each operation of the rank, as listed
     std::vector<uint32_t> done_at, done_to, start_at, start_to;  // the rank's lists (DepLists::append_rank)
     for (uint32_t r = 0; r < ranks; ++r) {
       const Rank k = rank(r);
-      const uint64_t first = s.ops.size();
+      const uint64_t first = ops.size();
       if (first + k.n >= (uint64_t(1) << 31)) fail("more than 2^31 operations");
       s.first[r + 1] = uint32_t(first + k.n);
       counted.assign(k.n, 0);
@@ -86,7 +89,7 @@ class BinaryReader {
         done_at.push_back(uint32_t(done_to.size()));
         list(at + 31, start_to);
         start_at.push_back(uint32_t(start_to.size()));
-        s.push(op);
+        ops.push(op);
       }
       for (uint32_t i = 0; i < k.n; ++i)
         if (const uint32_t written = u32(k.node(i), ""); written != counted[i])
@@ -98,6 +101,7 @@ class BinaryReader {
     }
     s.done.finish();
     s.start.finish();
+    ops.move_into(s);
     return s;
   }
 

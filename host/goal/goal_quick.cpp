@@ -97,20 +97,18 @@ bool Reader::fast_line(FastLine& f) {
 }
 
 bool Reader::quick_block(uint32_t rank, uint32_t line) {
-  const size_t at = i_, ops_at = ops_.size(), edges_at = edges_.size(), labels_at = labels_.size(), wide_at = wide_.size(),
-               lines_at = lines_.size();
+  const size_t at = i_, ops_at = store_.size(), edges_at = edges_.size(), labels_at = labels_.size(), lines_at = lines_.size();
   const uint32_t line_at = line_;
   const int cpus_at = cpus_, nics_at = nics_;
   if (quick_lines()) {
-    blocks_.push_back(Block{rank, uint32_t(ops_at), uint32_t(ops_.size()), line});
+    blocks_.push_back(Block{rank, uint32_t(ops_at), store_.size(), line});
     ++quick_blocks_;
     settle_block();
     return true;
   }
   i_ = at;
   line_ = line_at;
-  ops_.resize(ops_at);
-  wide_.resize(wide_at);
+  store_.truncate(uint32_t(ops_at));
   lines_.resize(lines_at);
   edges_.resize(edges_at);
   labels_.resize(labels_at);
@@ -181,8 +179,8 @@ bool Reader::quick_operation(std::string_view w, OpFields& op) {
 }
 
 bool Reader::quick_define(uint32_t label, const OpFields& op, uint32_t line) {
-  if (ops_.size() >= (uint64_t(1) << 31)) return false;
-  const uint32_t index = uint32_t(ops_.size());
+  if (store_.size() >= (uint64_t(1) << 31)) return false;
+  const uint32_t index = store_.size();
   if (label != kNoLabel) {
     if (label >= quick_label_.size()) {
       quick_label_.resize(std::max<size_t>(label + 1, quick_label_.size() * 2), 0);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "goal/goal.h"
+#include "goal/goal_op_store.h"
 
 namespace ppsim::goal::detail {
 
@@ -45,9 +46,11 @@ class Reader {
   // `consumed(n)`: the first n bytes of the text will not be read again.
   // keep_labels (keep_lines) false: the labels (lines) stay in the file (Schedule::label, line
   // read them back).
+  // compact: the operations in the 4-byte form of Schedule::compact as they are read, where their
+  // shapes allow it (goal_op_store.h).
   Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true,
-         bool keep_lines = true)
-      : s_(text), name_(name), consumed_(std::move(consumed)), keep_labels_(keep_labels), keep_lines_(keep_lines) {
+         bool keep_lines = true, bool compact = false)
+      : s_(text), name_(name), store_(compact), consumed_(std::move(consumed)), keep_labels_(keep_labels), keep_lines_(keep_lines) {
     if (s_.starts_with(kByteOrderMark)) i_ = kByteOrderMark.size();  // (editors on Windows write one)
   }
 
@@ -252,13 +255,13 @@ class Reader {
   // Returns that many lines.
   size_t reserve_for(size_t bytes) {
     const size_t lines = bytes / 24 + 16;
-    ops_.reserve(lines);
+    store_.reserve(lines);
     done_.reserve(lines, lines);
     return lines;
   }
 
   void add(const OpFields& op, uint32_t line) {
-    ops_.push_back(Schedule::pack(op, wide_));
+    store_.push(op);
     if (keep_lines_) lines_.push_back(line);
   }
 
@@ -290,8 +293,7 @@ class Reader {
   uint32_t line_ = 1;
   uint32_t ranks_ = 0;
   int cpus_ = 1, nics_ = 1;
-  std::vector<Op, HugeAlloc<Op>> ops_;
-  std::vector<WideOp> wide_;
+  OpStore store_;
   std::vector<uint32_t> lines_;  // each operation's line (keep_lines_)
   std::string labels_;
   std::vector<Edge, HugeAlloc<Edge>> edges_;  // the block's dependencies (all of them, once blocks came out of order)

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "goal/goal.h"
+#include "goal/goal_op_store.h"
 #include "goal/goal_reader.h"
 
 namespace ppsim::goal {
@@ -127,72 +128,6 @@ void DepLists::finish() {
   if (!started_) *this = DepLists();
 }
 
-namespace {
-
-// A shape: an operation's fields but its peer.
-struct ShapeKey {
-  uint64_t size;
-  uint32_t tag;
-  uint8_t cpu, nic, type;
-  bool operator==(const ShapeKey&) const = default;
-};
-struct ShapeHash {
-  size_t operator()(const ShapeKey& k) const {
-    return std::hash<uint64_t>()(k.size * 0x9E3779B97F4A7C15ull ^ (uint64_t(k.tag) << 24 | uint64_t(k.cpu) << 16 | uint64_t(k.nic) << 8 | k.type));
-  }
-};
-
-// Each operation's 4-byte form: its shape's index (found through a small table keyed by its Op, a
-// word and for a calc its peer, which holds the ns' low bits: a schedule repeats a few shapes one
-// after another, so that most operations cost one comparison instead of a hash lookup) above its
-// peer's `bits` bits.
-class Narrowing {
- public:
-  Narrowing(const Schedule& s, uint32_t bits) : s_(s), bits_(bits), most_(uint32_t(1) << (32 - bits)) {}
-  // False where the shapes are too many, or a peer is no rank.
-  bool encode(uint32_t i, uint32_t& out) {
-    const Op o = s_.ops[i];
-    uint32_t shape, peer;
-    if (o.word >> 31) {  // (a wide operation: rare)
-      const OpFields f = s_.op(i);
-      shape = find(f);
-      peer = f.type == loggp::kCalc ? 0 : f.peer;
-    } else {
-      const bool calc = (o.word & 3) == loggp::kCalc;
-      const uint32_t low = calc ? o.peer : 0;
-      Slot& c = cache_[((o.word ^ low * 0x9E3779B1u) * 0x85EBCA6Bu) >> 24];
-      if (!c.used || c.word != o.word || c.low != low) c = Slot{o.word, low, find(s_.op(i)), true};
-      shape = c.index;
-      peer = calc ? 0 : o.peer;
-    }
-    if (peer == loggp::kAny) peer = s_.ranks;  // (the code no rank has)
-    else if (peer >= s_.ranks) return false;
-    if (shape >= most_) return false;
-    out = shape << bits_ | peer;
-    return true;
-  }
-  const std::vector<OpFields>& shapes() const { return list_; }
-
- private:
-  uint32_t find(OpFields f) {
-    f.peer = 0;
-    const auto [at, added] = index_.try_emplace(ShapeKey{f.size, f.tag, f.cpu, f.nic, f.type}, uint32_t(list_.size()));
-    if (added) list_.push_back(f);
-    return at->second;
-  }
-  struct Slot {
-    uint32_t word = 0, low = 0, index = 0;
-    bool used = false;
-  };
-  const Schedule& s_;
-  const uint32_t bits_, most_;
-  std::array<Slot, 256> cache_{};
-  std::unordered_map<ShapeKey, uint32_t, ShapeHash> index_;
-  std::vector<OpFields> list_;
-};
-
-}  // namespace
-
 bool Schedule::compact() {
   const bool narrowed = compact_operations();
   done.narrow();  // (after the operations: the lists' two forms are held together for a moment)
@@ -202,10 +137,10 @@ bool Schedule::compact() {
 
 bool Schedule::compact_operations() {
   if (compacted || ops.empty()) return compacted;
-  const uint32_t bits = uint32_t(std::bit_width(ranks));  // peers 0 .. ranks - 1, and `ranks` for any
-  if (bits == 0 || bits > 27) return false;
+  const uint32_t bits = detail::peer_bits_for(ranks);
+  if (bits == 0) return false;
   const uint32_t n = uint32_t(ops.size());
-  Narrowing form(*this, bits);
+  detail::ShapeIndex form;
   narrow.resize(n);
   // 2 MiB of operations at a time, each given back once written (the two forms are never both held
   // whole), in one pass: a schedule found to have too many shapes gets those back from their 4 bytes.
@@ -214,12 +149,12 @@ bool Schedule::compact_operations() {
   bool fits = true;
   for (uint32_t i0 = 0; i0 < n && fits; i0 += kStep) {
     const uint32_t i1 = std::min(n, i0 + kStep);
-    for (uint32_t i = i0; i < i1 && fits; ++i) fits = form.encode(i, narrow[i]);
+    for (uint32_t i = i0; i < i1 && fits; ++i) fits = detail::narrow_word(form, op(i), ranks, bits, narrow[i]);
     if (!fits) break;
     release_copied(ops, i0, i1);
     given = i1;
   }
-  shapes = form.shapes();
+  shapes = form.list();
   peer_bits = bits;
   if (!fits) {
     compacted = true;  // (op() reads the 4-byte form of the operations given back)

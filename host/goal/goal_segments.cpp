@@ -1,4 +1,5 @@
 // A large GOAL file's rank blocks read on threads (goal_reader.h).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -30,6 +31,7 @@ bool Reader::header(size_t& first_block, uint32_t& ranks) {
 bool Reader::read_segment(size_t begin, size_t end, uint32_t ranks, uint32_t rank_base, const std::function<void(size_t, size_t)>& drop) {
   i_ = begin;
   ranks_ = ranks;
+  store_.set_ranks(ranks);
   rank_base_ = rank_base;
   reserve_for(end - begin);
   size_t dropped = begin;
@@ -70,7 +72,7 @@ std::optional<Schedule> Reader::read_segments(std::string_view text, const std::
   std::vector<char> ok(n, 0);
   auto read = [&](size_t k) {
     try {  // (nothing may leave a thread: the reader in order meets any failure again, and reports it)
-      seg[k] = std::make_unique<Reader>(text, name, std::function<void(size_t)>(), false, false);
+      seg[k] = std::make_unique<Reader>(text, name, std::function<void(size_t)>(), false, false, true);
       ok[k] = seg[k]->read_segment(begin[k], begin[k + 1], ranks, base[k], drop);
     } catch (...) {
       ok[k] = 0;
@@ -85,7 +87,7 @@ std::optional<Schedule> Reader::read_segments(std::string_view text, const std::
   for (size_t k = 0; k < n; ++k) {
     if (!ok[k] || base[k] != blocks) return std::nullopt;
     blocks += seg[k]->blocks_.size();
-    wide += seg[k]->wide_.size();
+    wide += seg[k]->store_.wide_size();
   }
   if (blocks != ranks || wide > uint64_t(Schedule::kWideIndex) + 1) return std::nullopt;
   return join(seg, name, ranks);
@@ -119,40 +121,83 @@ std::optional<Schedule> Reader::join(std::vector<std::unique_ptr<Reader>>& seg, 
   out.name = name;
   out.ranks = ranks;
   size_t total = 0;
-  for (size_t k = 0; k < n; ++k) total += seg[k]->ops_.size();
+  std::vector<OpStore*> parts;
+  std::vector<uint32_t> sizes;
+  for (size_t k = 0; k < n; ++k) {
+    sizes.push_back(seg[k]->store_.size());
+    total += sizes.back();
+    parts.push_back(&seg[k]->store_);
+  }
   if (total >= (uint64_t(1) << 31)) return std::nullopt;
-  out.ops.resize(total);  // (left unwritten until each segment's operations are copied in)
+  OpStore::join(parts, out);
   out.first.assign(1, 0);
   out.first.reserve(size_t(ranks) + 1);
   uint32_t at = 0;
   for (size_t k = 0; k < n; ++k) {
     Reader& r = *seg[k];
-    const uint32_t wide_at = uint32_t(out.wide.size());
-    // (2 MiB at a time, each given back once copied: the two copies are never both held whole)
-    constexpr size_t kStep = (size_t(2) << 20) / sizeof(Op);
-    for (size_t i0 = 0; i0 < r.ops_.size(); i0 += kStep) {
-      const size_t i1 = std::min(r.ops_.size(), i0 + kStep);
-      for (size_t i = i0; i < i1; ++i) {  // (a wide operation's index moves by the wide ones before)
-        Op o = r.ops_[i];
-        if (o.word >> 31) o.word += wide_at;
-        out.ops[at + i] = o;
-      }
-      release_copied(r.ops_, i0, i1);
-    }
-    out.wide.insert(out.wide.end(), r.wide_.begin(), r.wide_.end());
     for (const Block& b : r.blocks_) out.first.push_back(at + b.end);
     out.done.append_from(r.done_, at);
     out.start.append_from(r.start_, at);
     out.cpus = std::max(out.cpus, r.cpus_);
     out.nics = std::max(out.nics, r.nics_);
     out.quick_blocks += r.quick_blocks_;
-    at += uint32_t(r.ops_.size());
+    at += sizes[k];
     seg[k].reset();
   }
   out.done.finish();
   out.start.finish();
   out.segments = uint32_t(n);
   return out;
+}
+
+void OpStore::join(std::vector<OpStore*>& parts, Schedule& s) {
+  // One numbering of the parts' shapes, where every part has the 4-byte form and they all fit.
+  bool compact = true;
+  ShapeIndex all;
+  std::vector<std::vector<uint32_t>> renumber(parts.size());
+  const uint32_t bits = peer_bits_for(s.ranks);
+  for (size_t k = 0; k < parts.size() && compact; ++k) {
+    compact = parts[k]->compact_ && bits != 0 && parts[k]->bits_ == bits;
+    for (const OpFields& f : parts[k]->shapes_.list()) renumber[k].push_back(all.find(f));
+    compact = compact && all.list().size() <= (uint64_t(1) << (32 - bits));
+  }
+  size_t total = 0;
+  for (const OpStore* p : parts) total += p->size();
+  compact = compact && total > 0;  // (no operations: no form, as Schedule::compact leaves them)
+  if (compact) {
+    s.narrow.resize(total);  // (left unwritten until each part's operations are copied in)
+    s.shapes = all.list();
+    s.peer_bits = bits;
+    s.compacted = true;
+  } else {
+    s.ops.resize(total);
+  }
+  size_t at = 0;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    OpStore& p = *parts[k];
+    const uint32_t wide_at = uint32_t(s.wide.size()), peer = (uint32_t(1) << p.bits_) - 1;
+    // (2 MiB at a time, each given back once copied: the two copies are never both held whole)
+    const size_t step = (size_t(2) << 20) / (p.compact_ ? sizeof(uint32_t) : sizeof(Op));
+    for (size_t i0 = 0; i0 < p.size(); i0 += step) {
+      const size_t i1 = std::min<size_t>(p.size(), i0 + step);
+      for (size_t i = i0; i < i1; ++i) {
+        if (compact) {
+          s.narrow[at + i] = renumber[k][p.words_[i] >> bits] << bits | (p.words_[i] & peer);
+        } else if (p.compact_) {
+          s.ops[at + i] = Schedule::pack(p.fields_of(p.words_[i]), s.wide);
+        } else {  // (a wide operation's index moves by the wide ones before)
+          Op o = p.ops_[i];
+          if (o.word >> 31) o.word += wide_at;
+          s.ops[at + i] = o;
+        }
+      }
+      if (p.compact_) release_copied(p.words_, i0, i1);
+      else release_copied(p.ops_, i0, i1);
+    }
+    if (!p.compact_) s.wide.insert(s.wide.end(), p.wide_.begin(), p.wide_.end());
+    at += p.size();
+    p = OpStore(p.compact_);
+  }
 }
 
 }  // namespace ppsim::goal::detail

@@ -46,6 +46,7 @@ Schedule Reader::run() {
       uint64_t v = number(n, "the number of ranks");
       if (v < 1 || v > kMaxRanks) fail(n, "a number of ranks from 1 to " + std::to_string(kMaxRanks), std::string(n.text));
       ranks_ = uint32_t(v);
+      store_.set_ranks(ranks_);
       have_ranks = true;
       end_of_line(next());
     } else if (t.kind == Tok::word && t.text == "rank") {
@@ -150,7 +151,7 @@ uint64_t Reader::number(const Token& t, const std::string& what, uint64_t max) c
 }
 
 void Reader::block(uint32_t rank, uint32_t line) {
-  Block blk{rank, uint32_t(ops_.size()), 0, line};
+  Block blk{rank, store_.size(), 0, line};
   label_of_.clear();
   pending_.clear();
   for (;;) {
@@ -161,7 +162,7 @@ void Reader::block(uint32_t rank, uint32_t line) {
     statement(rank, t);
   }
   resolve_dependencies(rank);
-  blk.end = uint32_t(ops_.size());
+  blk.end = store_.size();
   blocks_.push_back(blk);
   settle_block();
   end_of_line(next());
@@ -187,8 +188,8 @@ void Reader::statement(uint32_t rank, Token t) {
   }
   if (t.kind != Tok::word || !is_op(t.text)) fail(t, "send, recv or calc", t);
   const OpFields op = operation(t);
-  if (ops_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
-  const uint32_t index = uint32_t(ops_.size());
+  if (store_.size() >= (uint64_t(1) << 31)) fail(t, "at most 2^31 operations", "more");
+  const uint32_t index = store_.size();
   if (!label.empty() && !label_of_.emplace(label, index).second)
     fail(t, "a label defined once in rank " + std::to_string(rank), quoted(label) + " again");
   if (keep_labels_) {
@@ -284,7 +285,7 @@ Schedule parse_file_text(std::string_view text, const std::string& path, std::fu
                          const std::function<void(size_t, size_t)>& drop, size_t least_share) {
   if (threads > 1 && text.size() >= size_t(threads) * least_share)
     if (std::optional<Schedule> s = detail::Reader::read_segments(text, path, threads, drop)) return std::move(*s);
-  return detail::Reader(text, path, std::move(consumed), false, false).run();
+  return detail::Reader(text, path, std::move(consumed), false, false, true).run();
 }
 
 Schedule parse_file_lines(std::string_view text, const std::string& path, std::function<void(size_t)> consumed) {

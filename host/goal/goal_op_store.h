@@ -16,11 +16,26 @@
 namespace ppsim::goal::detail {
 
 // The shapes of a schedule's operations (a shape: an operation's fields but its peer), numbered in
-// the order they are met: found through a small table keyed by the fields (operations of one shape
-// come in runs, so most cost one comparison instead of a hash lookup).
+// the order they are met: found as the last shape of the operation's type, else through a small
+// table keyed by the fields, so that most cost a comparison instead of a hash lookup.
 class ShapeIndex {
  public:
   uint32_t find(const OpFields& f) {
+    // (first the last shape of f's type: a generator's sends are alike, and so are its receives)
+    Slot& last = last_[f.type & 3];
+    if (!last.used || last.size != f.size || last.tag != f.tag || last.cpu != f.cpu || last.nic != f.nic || last.type != f.type) last = slot(f);
+    return last.index;
+  }
+  const std::vector<OpFields>& list() const { return list_; }
+
+ private:
+  struct Slot {
+    uint64_t size = 0;
+    uint32_t tag = 0, index = 0;
+    uint8_t cpu = 0, nic = 0, type = 0;
+    bool used = false;
+  };
+  [[gnu::noinline]] const Slot& slot(const OpFields& f) {
     Slot& c = cache_[size_t((f.size * 0x9E3779B97F4A7C15ull ^ (uint64_t(f.tag) << 24 | uint64_t(f.cpu) << 16 | uint64_t(f.nic) << 8 | f.type)) *
                                 0xBF58476D1CE4E5B9ull >> 56)];
     if (!c.used || c.size != f.size || c.tag != f.tag || c.cpu != f.cpu || c.nic != f.nic || c.type != f.type) {
@@ -30,11 +45,8 @@ class ShapeIndex {
       if (added) list_.push_back(shape);
       c = Slot{f.size, f.tag, at->second, f.cpu, f.nic, f.type, true};
     }
-    return c.index;
+    return c;
   }
-  const std::vector<OpFields>& list() const { return list_; }
-
- private:
   struct Key {
     uint64_t size;
     uint32_t tag;
@@ -46,12 +58,7 @@ class ShapeIndex {
       return std::hash<uint64_t>()(k.size * 0x9E3779B97F4A7C15ull ^ (uint64_t(k.tag) << 24 | uint64_t(k.cpu) << 16 | uint64_t(k.nic) << 8 | k.type));
     }
   };
-  struct Slot {
-    uint64_t size = 0;
-    uint32_t tag = 0, index = 0;
-    uint8_t cpu = 0, nic = 0, type = 0;
-    bool used = false;
-  };
+  std::array<Slot, 4> last_{};
   std::array<Slot, 256> cache_{};
   std::unordered_map<Key, uint32_t, KeyHash> index_;
   std::vector<OpFields> list_;

@@ -30,10 +30,12 @@ template <size_t N>
 // Digits at p, as q_number reads them: at least one and at most 18, the value at most `max`; p
 // moved past them (it reads at most 19).
 [[gnu::always_inline]] inline bool digits(const char*& p, uint64_t max, uint64_t& v) {
-  const char* b = p;
-  v = 0;
-  while (p - b < 19 && unsigned(*p - '0') < 10) v = v * 10 + unsigned(*p++ - '0');
-  return p > b && p - b <= 18 && v <= max;
+  v = unsigned(p[0] - '0');
+  if (v >= 10) return false;
+  int n = 1;
+  for (unsigned d; n < 19 && (d = unsigned(p[n] - '0')) < 10; ++n) v = v * 10 + d;
+  p += n;
+  return n <= 18 && v <= max;
 }
 // A label's number after its `l`, as label_number reads it: 1 to 7 digits, no leading zero.
 [[gnu::always_inline]] inline bool label_digits(const char*& p, uint32_t most, uint32_t& label) {

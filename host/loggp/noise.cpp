@@ -168,6 +168,7 @@ Noise::Noise(const NoiseSpec& spec, uint32_t hosts) : t_(*spec.trace), spec_(spe
   while ((period_ >> quiet_shift_) >= (uint64_t(1) << 20)) ++quiet_shift_;
   const uint64_t quiet_buckets = (period_ >> quiet_shift_) + 1;
   quiet_.assign(size_t((quiet_buckets + 63) / 64), ~uint64_t(0));
+  quiet_.push_back(0);  // (read beside the last word, never for a bucket of its own)
   for (size_t i = 0; i < s.size(); ++i) {
     const uint64_t from = s[i] >> quiet_shift_, len = t_.length[i];
     const uint64_t to = std::min(quiet_buckets - 1, std::max(from, len ? (s[i] + len - 1) >> quiet_shift_ : from));

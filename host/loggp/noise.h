@@ -45,10 +45,10 @@ class Noise {
       const uint64_t m = period_ - len, x = start + phase(h);
       const uint64_t at = x < m ? x : x - m < m ? x - m : x % m;
       const uint64_t b0 = at >> quiet_shift_, b1 = (at + len) >> quiet_shift_;
-      if (b1 - b0 < 4) {
-        bool quiet = true;
-        for (uint64_t b = b0; b <= b1; ++b) quiet &= bool(quiet_[b >> 6] >> (b & 63) & 1);
-        if (quiet) return 0;
+      if (b1 - b0 < 4) {  // (the bits of b0 .. b1, from the word of b0 and the next)
+        const uint64_t k = b0 & 63, w = b0 >> 6, need = (uint64_t(2) << (b1 - b0)) - 1;
+        const uint64_t bits = quiet_[w] >> k | (quiet_[w + 1] << 1) << (63 - k);
+        if ((bits & need) == need) return 0;
       }
       return detour_at(at, len);
     }
@@ -77,9 +77,10 @@ class Noise {
   std::vector<uint32_t> after_;
   int shift_ = 0;
   uint64_t period_ = 0;
-  // Quiet buckets (of 2^quiet_shift_ ns, at most 2^20 of them over the period), a bit each: where
-  // no entry starts and every entry before has ended, so that an operation that starts and ends
-  // in quiet buckets has no detour (no entry running at its start, none starting before its end).
+  // Quiet buckets (of 2^quiet_shift_ ns, at most 2^20 of them over the period; and a word more),
+  // a bit each: where no entry starts and every entry before has ended, so that an operation that
+  // starts and ends in quiet buckets has no detour (no entry running at its start, none starting
+  // before its end).
   std::vector<uint64_t> quiet_;
   int quiet_shift_ = 0;
   // Independent phases, drawn for the run's processors (else both empty): in 32 bits where the

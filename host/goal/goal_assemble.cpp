@@ -27,8 +27,14 @@ void Reader::settle_block() {
   if (!direct_) return;
   const uint32_t n = b.end - b.begin;
   // Each kind's lists of the block: grouped by the operation waited for, each group in file order.
+  size_t starts = 0;
+  for (const Edge& e : edges_) starts += e.start;
   auto rows = [&](bool start, DepLists& lists) {
     group_.assign(size_t(n) + 1, 0);
+    if ((start ? starts : edges_.size() - starts) == 0) {  // (none of this kind: most blocks have no irequires)
+      lists.append_rank(b.begin, n, group_.data(), to_.data());
+      return;
+    }
     for (const Edge& e : edges_)
       if (e.start == start) ++group_[e.from - b.begin + 1];
     for (uint32_t i = 0; i < n; ++i) group_[i + 1] += group_[i];

@@ -274,13 +274,13 @@ class WindowTiming {
   static constexpr size_t kHeld = 4096;
   void deliver() {
     for (size_t i = 0; i < out_.size(); ++i) {
-      if (i + kAhead < out_.size()) prefetch(ranks_[out_[i + kAhead].first]);
-      const auto& [to, m] = out_[i];
+      if (i + kAhead < out_.size()) prefetch(ranks_[out_[i + kAhead].to]);
+      const auto& [to, reach, m] = out_[i];
       Rank& x = ranks_[to];
       if (x.pending.size() >= kMaxPending) failed_ = true;
       x.pending.push_back(m);
       next_[to] = std::min(next_[to], m.time);
-      oldest_[to] = std::min(oldest_[to], reach(m.made_ref));
+      oldest_[to] = std::min(oldest_[to], reach);
       earliest_ = std::min(earliest_, m.time);
     }
     out_.clear();
@@ -373,7 +373,9 @@ class WindowTiming {
     release(s_.done, h, e.arg);
     ++done_;
     const PackedMade by = made(h, x, e, 1);
-    out_.emplace_back(e.peer, event(rules_.arrival(h, t), by, e.size(), loggp::kMsg, kTagInSchedule, h, tag_of(e)));
+    // (the oldest maker it reaches, reach(by.ref), is the send's maker, or the send where that was a root)
+    const Ev m = event(rules_.arrival(h, t), by, e.size(), loggp::kMsg, kTagInSchedule, h, tag_of(e));
+    out_.push_back(Sent{e.peer, e.root() ? by.ref : e.made_ref, m});
   }
 
   // A receive completes at once with a message already there, or is posted.
@@ -501,7 +503,11 @@ class WindowTiming {
   std::vector<uint64_t> next_;     // each rank's earliest event (kNever: none)
   std::vector<uint32_t> oldest_;   // the oldest maker each rank's pending events reach (reach())
   loggp::DetourTotals noise_per_rank_;
-  std::vector<std::pair<uint32_t, Ev>> out_;  // (receiver, message) sent in this window
+  struct Sent {
+    uint32_t to, reach;  // its receiver; the oldest maker it reaches (reach())
+    Ev m;
+  };
+  std::vector<Sent> out_;  // the messages sent in this window
   std::vector<uint32_t> ready_;               // operations made ready by the event being run
   std::vector<uint32_t> active_;              // the ranks with events in the window
   std::vector<uint32_t> roots_;               // a rank's operations ready at the start

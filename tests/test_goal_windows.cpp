@@ -133,6 +133,39 @@ TEST(GoalWindows, RandomSchedulesGiveTheEnginesTimes) {
   EXPECT_GT(windowed, 30);
 }
 
+// Operations ready together run in the order of the engine's std::sort by type, which the window
+// timing finds from the types alone and keeps for the next sequence of the same types: ranks
+// whose operations are all ready at the start, 6 to 40 of them (past the 19 whose order is kept),
+// sends to the next rank, receives from the one before and calcs in random order, each rank's
+// order that of the rank before or a new one.
+TEST(GoalWindows, OperationsReadyTogetherRunInTheEnginesOrder) {
+  std::mt19937 rng(99);
+  const auto t = trace(loggp::random_noise(100000, 2000, 5));
+  int windowed = 0;
+  for (int i = 0; i < 20; ++i) {
+    const uint32_t ranks = 4 + uint32_t(rng() % 12), n = 6 + uint32_t(rng() % 35);
+    std::vector<int> kinds(n, 2);  // (as many sends as receives: every message is received)
+    for (uint32_t k = 0; k + 1 < n; k += 2)
+      if (rng() % 3) kinds[k] = 0, kinds[k + 1] = 1;
+    std::shuffle(kinds.begin(), kinds.end(), rng);
+    std::string text = "num_ranks " + std::to_string(ranks) + "\n";
+    for (uint32_t r = 0; r < ranks; ++r) {
+      if (rng() % 2) std::shuffle(kinds.begin(), kinds.end(), rng);
+      text += "rank " + std::to_string(r) + " {\n";
+      for (const int k : kinds) {
+        if (k == 0) text += "send 8b to " + std::to_string((r + 1) % ranks) + " tag 0\n";
+        if (k == 1) text += "recv 8b from " + std::to_string((r + ranks - 1) % ranks) + " tag 0\n";
+        if (k == 2) text += "calc " + std::to_string(100 + rng() % 900) + "\n";
+      }
+      text += "}\n";
+    }
+    const goal::Schedule s = goal::parse(text, "ready together");
+    const loggp::Noise noise(NoiseSpec{t, false, uint64_t(i), NoisePhases::ppsim}, s.ranks);
+    windowed += same_as_engine(s, LogGPParams{}, loggp::Effects{&noise, nullptr}, "schedule " + std::to_string(i));
+  }
+  EXPECT_EQ(windowed, 20);  // (every one timed window by window, and equal)
+}
+
 // A message passes over the posted receives that cannot be its sender's by their sources' low 16
 // bits alone; sources that share them (1 and 65537) are told apart by the receives themselves.
 // Rank 0 posts a receive from 65537, then one from 1, and a calc of 10000 ns after the second;

@@ -23,7 +23,7 @@ class ShapeIndex {
   uint32_t find(const OpFields& f) {
     // (first the last shape of f's type: a generator's sends are alike, and so are its receives)
     Slot& last = last_[f.type & 3];
-    if (!last.used || last.size != f.size || last.tag != f.tag || last.cpu != f.cpu || last.nic != f.nic || last.type != f.type) last = slot(f);
+    if (!last.holds(f)) last = slot(f);
     return last.index;
   }
   const std::vector<OpFields>& list() const { return list_; }
@@ -34,11 +34,11 @@ class ShapeIndex {
     uint32_t tag = 0, index = 0;
     uint8_t cpu = 0, nic = 0, type = 0;
     bool used = false;
+    bool holds(const OpFields& f) const { return used && size == f.size && tag == f.tag && cpu == f.cpu && nic == f.nic && type == f.type; }
   };
   [[gnu::noinline]] const Slot& slot(const OpFields& f) {
-    Slot& c = cache_[size_t((f.size * 0x9E3779B97F4A7C15ull ^ (uint64_t(f.tag) << 24 | uint64_t(f.cpu) << 16 | uint64_t(f.nic) << 8 | f.type)) *
-                                0xBF58476D1CE4E5B9ull >> 56)];
-    if (!c.used || c.size != f.size || c.tag != f.tag || c.cpu != f.cpu || c.nic != f.nic || c.type != f.type) {
+    Slot& c = cache_[size_t(mix(f.size, f.tag, f.cpu, f.nic, f.type) * 0xBF58476D1CE4E5B9ull >> 56)];
+    if (!c.holds(f)) {
       OpFields shape = f;
       shape.peer = 0;
       const auto [at, added] = index_.try_emplace(Key{f.size, f.tag, f.cpu, f.nic, f.type}, uint32_t(list_.size()));
@@ -46,6 +46,9 @@ class ShapeIndex {
       c = Slot{f.size, f.tag, at->second, f.cpu, f.nic, f.type, true};
     }
     return c;
+  }
+  static uint64_t mix(uint64_t size, uint32_t tag, uint8_t cpu, uint8_t nic, uint8_t type) {
+    return size * 0x9E3779B97F4A7C15ull ^ (uint64_t(tag) << 24 | uint64_t(cpu) << 16 | uint64_t(nic) << 8 | type);
   }
   struct Key {
     uint64_t size;
@@ -55,7 +58,7 @@ class ShapeIndex {
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.size * 0x9E3779B97F4A7C15ull ^ (uint64_t(k.tag) << 24 | uint64_t(k.cpu) << 16 | uint64_t(k.nic) << 8 | k.type));
+      return std::hash<uint64_t>()(mix(k.size, k.tag, k.cpu, k.nic, k.type));
     }
   };
   std::array<Slot, 4> last_{};

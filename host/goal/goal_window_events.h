@@ -1,9 +1,13 @@
 // What the GOAL window timing (goal_windows.h) keeps for each rank: its pending events, in 32
-// bytes each, and its unexpected messages.
+// bytes each, and its unexpected messages; and the engine's order of operations made ready
+// together.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "goal/goal_makers_log.h"
 #include "loggp/loggp_events.h"
@@ -84,6 +88,55 @@ class UnexpectedQueue {
 
  private:
   std::unique_ptr<Unexpected[]> q_;
+};
+
+// The order in which the engine runs operations made ready together: its std::sort by type, on
+// the same sequence. Which order std::sort leaves depends on the types alone (it moves elements as
+// their comparisons say), so it is found by sorting the types with their places, and the last
+// order found is used again for the same sequence of types (a generator's ranks start alike).
+class ReadyOrder {
+ public:
+  // `ready` in the engine's order; type(i): operation i's type.
+  template <class Type>
+  void sort(std::vector<uint32_t>& ready, Type&& type) {
+    if (ready.size() >= 2) sort_many(ready, type);  // (most events make one operation ready, or none)
+  }
+
+ private:
+  struct Typed {
+    uint8_t type;
+    uint32_t at;
+  };
+  static constexpr auto by_type = [](const Typed& a, const Typed& b) { return a.type < b.type; };
+  static constexpr uint32_t kKept = 19;  // (19 types of 3 bits and their count in 64 bits)
+  template <class Type>
+  [[gnu::noinline]] void sort_many(std::vector<uint32_t>& ready, Type& type) {
+    const uint32_t n = uint32_t(ready.size());
+    if (n > kKept) {
+      typed_.clear();
+      for (uint32_t k = 0; k < n; ++k) typed_.push_back(Typed{type(ready[k]), k});
+      std::sort(typed_.begin(), typed_.end(), by_type);
+      unsorted_.assign(ready.begin(), ready.end());
+      for (uint32_t k = 0; k < n; ++k) ready[k] = unsorted_[typed_[k].at];
+      return;
+    }
+    uint64_t key = n;  // (the types, 3 bits each, and their count)
+    for (uint32_t k = 0; k < n; ++k) key = key << 3 | type(ready[k]);
+    if (key != last_types_) {
+      std::array<Typed, kKept> typed;
+      for (uint32_t k = 0; k < n; ++k) typed[k] = Typed{uint8_t(key >> (3 * (n - 1 - k)) & 7), k};
+      std::sort(typed.begin(), typed.begin() + n, by_type);
+      for (uint32_t k = 0; k < n; ++k) last_order_[k] = uint8_t(typed[k].at);
+      last_types_ = key;
+    }
+    std::array<uint32_t, kKept> unsorted;
+    std::copy(ready.begin(), ready.end(), unsorted.begin());
+    for (uint32_t k = 0; k < n; ++k) ready[k] = unsorted[last_order_[k]];
+  }
+  std::vector<Typed> typed_;  // for more than kKept
+  std::vector<uint32_t> unsorted_;
+  std::array<uint8_t, kKept> last_order_{};
+  uint64_t last_types_ = 0;  // (0: none; a key of 2 or more types is not 0)
 };
 
 }  // namespace ppsim::goal::detail

@@ -23,7 +23,6 @@
 // than their events.
 #pragma once
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -155,35 +154,9 @@ class WindowTiming {
     deliver();
   }
 
-  // The operations made ready together, in the engine's order: its std::sort by type, on the
-  // same sequence. Which order std::sort leaves depends on the types alone (it moves elements as
-  // their comparisons say), so it is found by sorting the types with their places, and the last
-  // order found is used again for the same sequence of types (a generator's ranks start alike).
+  // The operations made ready together, in the engine's order (ReadyOrder).
   void sort_by_type() {
-    if (ready_.size() >= 2) sort_ready();  // (most events make one operation ready, or none)
-  }
-  [[gnu::noinline]] void sort_ready() {
-    const uint32_t n = uint32_t(ready_.size());
-    if (n > kTypesKept) {
-      typed_.clear();
-      for (uint32_t k = 0; k < n; ++k) typed_.push_back(Typed{s_.type(ready_[k]), k});
-      std::sort(typed_.begin(), typed_.end(), by_type);
-      unsorted_.assign(ready_.begin(), ready_.end());
-      for (uint32_t k = 0; k < n; ++k) ready_[k] = unsorted_[typed_[k].at];
-      return;
-    }
-    uint64_t key = n;  // (the types, 3 bits each, and their count)
-    for (uint32_t k = 0; k < n; ++k) key = key << 3 | s_.type(ready_[k]);
-    if (key != last_types_) {
-      std::array<Typed, kTypesKept> typed;
-      for (uint32_t k = 0; k < n; ++k) typed[k] = Typed{uint8_t(key >> (3 * (n - 1 - k)) & 7), k};
-      std::sort(typed.begin(), typed.begin() + n, by_type);
-      for (uint32_t k = 0; k < n; ++k) last_order_[k] = uint8_t(typed[k].at);
-      last_types_ = key;
-    }
-    std::array<uint32_t, kTypesKept> unsorted;
-    std::copy(ready_.begin(), ready_.end(), unsorted.begin());
-    for (uint32_t k = 0; k < n; ++k) ready_[k] = unsorted[last_order_[k]];
+    order_.sort(ready_, [this](uint32_t i) { return s_.type(i); });
   }
 
   // Operation i made ready as `m`, at the time its clocks allow (a send also waits for its NIC; at
@@ -511,16 +484,7 @@ class WindowTiming {
   std::vector<uint32_t> ready_;               // operations made ready by the event being run
   std::vector<uint32_t> active_;              // the ranks with events in the window
   std::vector<uint32_t> roots_;               // a rank's operations ready at the start
-  struct Typed {
-    uint8_t type;
-    uint32_t at;
-  };
-  static constexpr auto by_type = [](const Typed& a, const Typed& b) { return a.type < b.type; };
-  static constexpr uint32_t kTypesKept = 19;  // (19 types of 3 bits and their count in 64 bits)
-  std::vector<Typed> typed_;                  // sort_by_type's, for more than kTypesKept
-  std::vector<uint32_t> unsorted_;
-  std::array<uint8_t, kTypesKept> last_order_{};
-  uint64_t last_types_ = 0;  // (0: none; a key of 2 or more types is not 0)
+  ReadyOrder order_;
   RecentMakers makers_;
   uint64_t events_ = 0, messages_ = 0, done_ = 0, visits_ = 0;
   bool failed_ = false;

@@ -166,6 +166,29 @@ TEST(GoalWindows, OperationsReadyTogetherRunInTheEnginesOrder) {
   EXPECT_EQ(windowed, 20);  // (every one timed window by window, and equal)
 }
 
+// A posted receive taken from the middle is marked as taken, in 16 bits (a rank of fewer than
+// 2^16 - 1 operations) or 32: rank 0 posts receives from ranks 1, 2 and 3, whose messages come in
+// the opposite order (ranks 1 and 2 send after calcs), then a calc for each; with none or a chain
+// of 70,000 calcs beside them, on both timings, under independent noise.
+TEST(GoalWindows, ReceivesTakenOutOfTheirOrderOnRanksOfFewAndManyOperations) {
+  for (const int before : {0, 70000}) {
+    std::string text = "num_ranks 4\nrank 0 {\n";
+    for (int k = 0; k < before; ++k)  // (a chain, one ready at a time)
+      text += "c" + std::to_string(k) + ": calc 1\n" + (k ? "c" + std::to_string(k) + " requires c" + std::to_string(k - 1) + "\n" : "");
+    text += "l1: recv 8b from 1 tag 0\nl2: recv 8b from 2 tag 0\nl3: recv 8b from 3 tag 0\n";
+    text += "l4: calc 100\nl4 requires l1\nl5: calc 200\nl5 requires l2\nl6: calc 300\nl6 requires l3\n}\n";
+    text += "rank 1 {\nl1: calc 20000\nl2: send 8b to 0 tag 0\nl2 requires l1\n}\n";
+    text += "rank 2 {\nl1: calc 9000\nl2: send 8b to 0 tag 0\nl2 requires l1\n}\n";
+    text += "rank 3 {\nl1: send 8b to 0 tag 0\n}\n";
+    const goal::Schedule s = goal::parse(text, "out of order");
+    const auto t = trace(loggp::periodic_noise(1000, 25000));
+    for (uint64_t seed : {1, 2, 3}) {
+      const loggp::Noise noise(NoiseSpec{t, false, seed, NoisePhases::ppsim}, s.ranks);
+      EXPECT_TRUE(same_as_engine(s, LogGPParams{}, loggp::Effects{&noise, nullptr}, std::to_string(before) + " before, seed " + std::to_string(seed)));
+    }
+  }
+}
+
 // A message passes over the posted receives that cannot be its sender's by their sources' low 16
 // bits alone; sources that share them (1 and 65537) are told apart by the receives themselves.
 // Rank 0 posts a receive from 65537, then one from 1, and a calc of 10000 ns after the second;

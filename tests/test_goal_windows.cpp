@@ -184,7 +184,8 @@ TEST(GoalWindows, ReceivesTakenOutOfTheirOrderOnRanksOfFewAndManyOperations) {
     const auto t = trace(loggp::periodic_noise(1000, 25000));
     for (uint64_t seed : {1, 2, 3}) {
       const loggp::Noise noise(NoiseSpec{t, false, seed, NoisePhases::ppsim}, s.ranks);
-      EXPECT_TRUE(same_as_engine(s, LogGPParams{}, loggp::Effects{&noise, nullptr}, std::to_string(before) + " before, seed " + std::to_string(seed)));
+      const std::string what = std::to_string(before) + " calcs beside, seed " + std::to_string(seed);
+      EXPECT_TRUE(same_as_engine(s, LogGPParams{}, loggp::Effects{&noise, nullptr}, what));
     }
   }
 }

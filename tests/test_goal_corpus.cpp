@@ -245,25 +245,35 @@ TEST(GoalCorpus, APeerThatIsNoRankIsNotTakenForAny) {
   }
 }
 
-// A rank's dependency lists are kept in 8 bits where all of its fit (DepLists::narrow): a chain
-// of n calcs, each requiring the one before, has starts up to n - 1, and stays in 16 bits from
-// n = 257 on, with the same times either way.
+// A schedule's dependency lists are kept in 8 bits where all of them fit (DepLists::narrow, and
+// a file's reader from the first): a chain of n calcs, each requiring the one before, has starts
+// up to n - 1, and stays in 16 bits from n = 257 on, with the same times either way.
 TEST(GoalCorpus, DependencyListsNarrowOnlyWhereTheyFit) {
   for (const int n : {200, 256, 257, 300}) {
-    std::string text = "num_ranks 2\nrank 0 {\n";
-    for (int k = 1; k <= n; ++k) text += "l" + std::to_string(k) + ": calc " + std::to_string(k) + "\n";
-    for (int k = 2; k <= n; ++k) text += "l" + std::to_string(k) + " requires l" + std::to_string(k - 1) + "\n";
-    text += "}\nrank 1 {\n}\n";
+    // (rank 0 a chain of 10, whose lists fit 8 bits, before rank 1's of n: a file's reader, which
+    // writes them in 8 bits from the first, then has to rewrite rank 0's in 16)
+    std::string text = "num_ranks 2\n";
+    for (const int r : {0, 1}) {
+      const int length = r == 0 ? 10 : n;
+      text += "rank " + std::to_string(r) + " {\n";
+      for (int k = 1; k <= length; ++k) text += "l" + std::to_string(k) + ": calc " + std::to_string(k) + "\n";
+      for (int k = 2; k <= length; ++k) text += "l" + std::to_string(k) + " requires l" + std::to_string(k - 1) + "\n";
+      text += "}\n";
+    }
     const ppsim::goal::Schedule s = ppsim::goal::parse(text, "chain.goal");
     ppsim::goal::Schedule c = s;
     c.compact();
+    const ppsim::goal::Schedule r = ppsim::goal::parse_file_text(text, "chain.goal", {});
     EXPECT_EQ(s.done.bits(), 16) << n;
     EXPECT_EQ(c.done.bits(), n <= 256 ? 8 : 16) << n;
+    EXPECT_EQ(r.done.bits(), n <= 256 ? 8 : 16) << n;
     std::string why;
     EXPECT_TRUE(same_schedule(s, c, why)) << n << ": " << why << " differ";
-    const ppsim::loggp::Result a = ppsim::goal::simulate(s, {}), b = ppsim::goal::simulate(c, {});
+    EXPECT_TRUE(same_schedule(s, r, why, false)) << n << " as read: " << why << " differ";
+    const ppsim::loggp::Result a = ppsim::goal::simulate(s, {}), b = ppsim::goal::simulate(c, {}), d = ppsim::goal::simulate(r, {});
     EXPECT_EQ(a.finish, b.finish) << n;
-    EXPECT_EQ(a.finish[0], uint64_t(n) * uint64_t(n + 1) / 2) << n;  // (the calcs one after another: 1 + 2 + ... + n)
+    EXPECT_EQ(a.finish, d.finish) << n;
+    EXPECT_EQ(a.finish[1], uint64_t(n) * uint64_t(n + 1) / 2) << n;  // (the calcs one after another: 1 + 2 + ... + n)
   }
 }
 

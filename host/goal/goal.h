@@ -93,9 +93,17 @@ class DepLists {
   // reader's estimate: pages of room left unused are never touched, while growing copied the
   // lists and touched fresh pages twice over).
   void reserve(size_t ops, size_t entries) {
-    row16_.reserve(ops);
-    col16_.reserve(entries);
+    if (narrow_first_) {
+      row8_.reserve(ops);
+      col8_.reserve(entries);
+    } else {
+      row16_.reserve(ops);
+      col16_.reserve(entries);
+    }
   }
+  // Lists appended after this are kept in 8 bits from the first (a file's reader: no 16-bit copy
+  // to narrow after), and in 16 or 32 from the first rank whose do not fit; before any is appended.
+  void narrow_from_start() { narrow_first_ = true; }
   bool empty() const { return size_ == 0; }
   uint64_t size() const { return size_; }
   int bits() const { return wide_ ? 32 : narrow_ ? 8 : 16; }  // of a list's start and its entries
@@ -139,8 +147,9 @@ class DepLists {
 
  private:
   void widen();
+  void to16();
   uint64_t size_ = 0;
-  bool started_ = false, wide_ = false, narrow_ = false;
+  bool started_ = false, wide_ = false, narrow_ = false, narrow_first_ = false;
   uint32_t ops_ = 0;                          // operations appended
   std::vector<uint32_t> firsts_;              // each rank's first operation, while appending
   std::vector<uint32_t> base_;                // per rank, and one more

@@ -47,10 +47,14 @@ class Reader {
   // keep_labels (keep_lines) false: the labels (lines) stay in the file (Schedule::label, line
   // read them back).
   // compact: the operations in the 4-byte form of Schedule::compact as they are read, where their
-  // shapes allow it (goal_op_store.h).
+  // shapes allow it (goal_op_store.h), and the dependency lists in 8 bits where they fit.
   Reader(std::string_view text, const std::string& name, std::function<void(size_t)> consumed = {}, bool keep_labels = true,
          bool keep_lines = true, bool compact = false)
       : s_(text), name_(name), store_(compact), consumed_(std::move(consumed)), keep_labels_(keep_labels), keep_lines_(keep_lines) {
+    if (compact) {  // (the dependency lists too, in 8 bits from the first where they fit)
+      done_.narrow_from_start();
+      start_.narrow_from_start();
+    }
     if (s_.starts_with(kByteOrderMark)) i_ = kByteOrderMark.size();  // (editors on Windows write one)
   }
 

@@ -34,16 +34,28 @@ void DepLists::append_rank(uint32_t first, uint32_t n, const uint32_t* at, const
   const uint32_t m = at[n];
   if (!started_ && m > 0) {  // the first lists: those of the ranks before are empty
     started_ = true;
-    row16_.assign(first, 0);
+    narrow_ = narrow_first_;
+    if (narrow_) row8_.assign(first, 0);
+    else row16_.assign(first, 0);
     base_.assign(firsts_.size() + 1, 0);
   }
   if (started_) {
+    if (narrow_) {  // (8 bits while every start and entry fits, as narrow() would find)
+      bool fits = true;
+      for (uint32_t i = 0; i < n && fits; ++i) fits = at[i] <= 0xFF;
+      for (uint32_t k = 0; k < m && fits; ++k) fits = to[k] >= first && to[k] - first <= 0xFF;
+      if (!fits) to16();
+    }
     bool fits = !wide_ && m <= 0xFFFF;
     for (uint32_t k = 0; k < m && fits; ++k) fits = to[k] >= first && to[k] - first <= 0xFFFF;
     if (!fits && !wide_) widen();
     if (wide_) {
       for (uint32_t i = 1; i <= n; ++i) row32_.push_back(uint32_t(size_ + at[i]));
       col32_.insert(col32_.end(), to, to + m);
+    } else if (narrow_) {
+      for (uint32_t i = 0; i < n; ++i) row8_.push_back(uint8_t(at[i]));
+      for (uint32_t k = 0; k < m; ++k) col8_.push_back(uint8_t(to[k] - first));
+      base_.push_back(base_.back() + m);
     } else {
       for (uint32_t i = 0; i < n; ++i) row16_.push_back(uint16_t(at[i]));
       for (uint32_t k = 0; k < m; ++k) col16_.push_back(uint16_t(to[k] - first));
@@ -62,9 +74,9 @@ void DepLists::append_from(const DepLists& o, uint32_t offset) {
     at.assign(size_t(n) + 1, 0);
     to.clear();
     if (o.started_ && !o.wide_) {
-      for (uint32_t i = 0; i < n; ++i) at[i] = o.row16_[begin + i];
+      for (uint32_t i = 0; i < n; ++i) at[i] = o.narrow_ ? o.row8_[begin + i] : o.row16_[begin + i];
       at[n] = o.base_[r + 1] - o.base_[r];
-      for (uint32_t k = o.base_[r]; k < o.base_[r + 1]; ++k) to.push_back(offset + begin + o.col16_[k]);
+      for (uint32_t k = o.base_[r]; k < o.base_[r + 1]; ++k) to.push_back(offset + begin + (o.narrow_ ? o.col8_[k] : o.col16_[k]));
     } else if (o.wide_) {
       for (uint32_t i = 0; i <= n; ++i) at[i] = o.row32_[begin + i] - o.row32_[begin];
       for (uint32_t k = o.row32_[begin]; k < o.row32_[end]; ++k) to.push_back(offset + o.col32_[k]);
@@ -107,8 +119,18 @@ bool DepLists::operator==(const DepLists& o) const {
   return same(row8_, row16_, narrow_, o.row8_, o.row16_, o.narrow_) && same(col8_, col16_, narrow_, o.col8_, o.col16_, o.narrow_);
 }
 
+// The 8-bit lists in 16 bits (a rank whose starts or entries do not fit 8).
+void DepLists::to16() {
+  row16_.assign(row8_.begin(), row8_.end());
+  col16_.assign(col8_.begin(), col8_.end());
+  std::vector<uint8_t>().swap(row8_);
+  std::vector<uint8_t>().swap(col8_);
+  narrow_ = false;
+}
+
 // The 16-bit lists as rows over the whole schedule (a rank with 2^16 entries or more).
 void DepLists::widen() {
+  if (narrow_) to16();
   wide_ = true;
   row32_.resize(size_t(ops_) + 1);
   col32_.resize(col16_.size());

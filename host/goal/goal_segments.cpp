@@ -130,6 +130,8 @@ std::optional<Schedule> Reader::join(std::vector<std::unique_ptr<Reader>>& seg, 
   }
   if (total >= (uint64_t(1) << 31)) return std::nullopt;
   OpStore::join(parts, out);
+  out.done.narrow_from_start();
+  out.start.narrow_from_start();
   out.first.assign(1, 0);
   out.first.reserve(size_t(ranks) + 1);
   uint32_t at = 0;

@@ -73,9 +73,9 @@ struct WideOp {
 // in file order. An operation waits only for operations of its rank, so where every rank has fewer
 // than 2^16 operations and entries, a list's start and its entries are kept in 16 bits, relative to
 // the rank (its lists start at base[r], its operations at first[r]): 2 bytes an operation and an
-// entry instead of 4, and 1 once narrow() found every rank's below 2^8 (a generator's ranks have
-// a few dozen). Else, or where an entry names another rank's operation, compressed rows over the
-// whole schedule: col32[row32[i] .. row32[i+1]).
+// entry instead of 4, and 1 where every rank's are below 2^8 (a generator's ranks have a few dozen):
+// found by narrow(), or kept so from the first (narrow_from_start). Else, or where an entry names
+// another rank's operation, compressed rows over the whole schedule: col32[row32[i] .. row32[i+1]).
 class DepLists {
  public:
   // From compressed rows over the whole schedule (row: an entry per operation and one more; both
@@ -89,7 +89,7 @@ class DepLists {
   void finish();
   // The 16-bit lists in 8 bits where every value fits (after finish()). Whether they were.
   bool narrow();
-  // Room for lists of `ops` operations with `entries` entries in all, where they fit 16 bits (a
+  // Room for lists of `ops` operations with `entries` entries in all, in the form they start in (a
   // reader's estimate: pages of room left unused are never touched, while growing copied the
   // lists and touched fresh pages twice over).
   void reserve(size_t ops, size_t entries) {
@@ -223,6 +223,17 @@ struct Schedule {
     }
     return op_fields(ops[i], wide);
   }
+  // The fields of a 4-byte word w of a schedule of `ranks` ranks, its peer in `bits` bits (`ranks`
+  // for any source), its shape in `shape_list`.
+  static OpFields word_fields(uint32_t w, const std::vector<OpFields>& shape_list, uint32_t bits, uint32_t ranks) {
+    OpFields f = shape_list[w >> bits];
+    if (f.type != loggp::kCalc) f.peer = word_peer(w, bits, ranks);
+    return f;
+  }
+  static uint32_t word_peer(uint32_t w, uint32_t bits, uint32_t ranks) {
+    const uint32_t peer = w & ((uint32_t(1) << bits) - 1);
+    return peer == ranks ? loggp::kAny : peer;
+  }
   // The fields of o, its wide part (if any) in `wide_ops`.
   static OpFields op_fields(const Op& o, const std::vector<WideOp>& wide_ops) {
     OpFields f;
@@ -253,10 +264,7 @@ struct Schedule {
     return Op{f.peer, uint32_t(wide_ops.size() - 1) | uint32_t(1) << 31};
   }
   void push(const OpFields& f) { ops.push_back(pack(f, wide)); }  // (not once compact)
-  uint32_t narrow_peer(uint32_t w) const {
-    const uint32_t peer = w & ((uint32_t(1) << peer_bits) - 1);
-    return peer == ranks ? loggp::kAny : peer;
-  }
+  uint32_t narrow_peer(uint32_t w) const { return word_peer(w, peer_bits, ranks); }
 
   static constexpr uint32_t kWideIndex = (uint32_t(1) << 31) - 1;
   static constexpr uint64_t kInlineSize = uint64_t(1) << 21;

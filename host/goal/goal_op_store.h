@@ -160,12 +160,7 @@ class OpStore {
     for (const uint32_t w : words_) ops_.push_back(Schedule::pack(fields_of(w), wide_));
     std::vector<uint32_t, HugeAlloc<uint32_t>>().swap(words_);
   }
-  OpFields fields_of(uint32_t w) const {
-    OpFields f = shapes_.list()[w >> bits_];
-    const uint32_t peer = w & ((uint32_t(1) << bits_) - 1);
-    if (f.type != loggp::kCalc) f.peer = peer == ranks_ ? loggp::kAny : peer;
-    return f;
-  }
+  OpFields fields_of(uint32_t w) const { return Schedule::word_fields(w, shapes_.list(), bits_, ranks_); }
   template <class V>
   static V permuted(V&& v, const std::vector<uint32_t>& where) {
     if (where.empty()) return std::move(v);

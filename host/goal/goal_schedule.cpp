@@ -2,14 +2,9 @@
 // bytes where they come in few shapes, and an operation's line and label read back from its file
 // when a message needs one.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <fstream>
-#include <functional>
 #include <mutex>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 
 #include "goal/goal.h"
 #include "goal/goal_op_store.h"
